@@ -1,0 +1,92 @@
+//! Advanced DaemonSet (daemonsets.apps.kruise.io/v1alpha1).
+
+use k8s_openapi::{
+    api::core::v1::PodTemplateSpec,
+    apimachinery::pkg::{
+        apis::meta::v1::{LabelSelector, ObjectMeta},
+        util::intstr::IntOrString,
+    },
+};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: DaemonSetSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<DaemonSetStatus>,
+}
+crate::impl_resource!(
+    DaemonSet,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "DaemonSet",
+    plural = "daemonsets",
+    scope = NamespaceResourceScope
+);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetSpec {
+    #[serde(default)]
+    pub selector: LabelSelector,
+    #[serde(default)]
+    pub template: PodTemplateSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_strategy: Option<DaemonSetUpdateStrategy>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetUpdateStrategy {
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_update: Option<RollingUpdateDaemonSet>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdateDaemonSet {
+    /// Standard | Surging | InPlaceIfPossible.
+    #[serde(
+        default,
+        rename = "rollingUpdateType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rolling_update_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetStatus {
+    #[serde(default)]
+    pub current_number_scheduled: i32,
+    #[serde(default)]
+    pub number_misscheduled: i32,
+    #[serde(default)]
+    pub desired_number_scheduled: i32,
+    #[serde(default)]
+    pub number_ready: i32,
+    #[serde(default)]
+    pub observed_generation: i64,
+    #[serde(default)]
+    pub updated_number_scheduled: i32,
+    #[serde(default)]
+    pub number_available: i32,
+    #[serde(default)]
+    pub number_unavailable: i32,
+    #[serde(default)]
+    pub daemon_set_hash: String,
+}

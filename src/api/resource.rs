@@ -1,0 +1,27 @@
+//! `impl_resource!`: the k8s-openapi `Resource` + `Metadata` impls for a Kruise type.
+
+/// Implements `k8s_openapi::Resource` and `k8s_openapi::Metadata` for a struct with a
+/// `metadata: ObjectMeta` field.
+#[macro_export]
+macro_rules! impl_resource {
+    ($ty:ty, group = $group:literal, version = $version:literal, kind = $kind:literal,
+     plural = $plural:literal, scope = $scope:ident) => {
+        impl k8s_openapi::Resource for $ty {
+            const API_VERSION: &'static str = concat!($group, "/", $version);
+            const GROUP: &'static str = $group;
+            const KIND: &'static str = $kind;
+            const VERSION: &'static str = $version;
+            const URL_PATH_SEGMENT: &'static str = $plural;
+            type Scope = k8s_openapi::$scope;
+        }
+        impl k8s_openapi::Metadata for $ty {
+            type Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+            fn metadata(&self) -> &Self::Ty {
+                &self.metadata
+            }
+            fn metadata_mut(&mut self) -> &mut Self::Ty {
+                &mut self.metadata
+            }
+        }
+    };
+}

@@ -1,0 +1,1 @@
+//! Rendering only: `impl Widget for &ViewModel`. Views read state; they never change it.

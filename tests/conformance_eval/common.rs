@@ -1,0 +1,73 @@
+//! Shared helpers for the evaluators: field access with clear errors and JSON diffs.
+#![allow(dead_code)]
+
+use serde_json::Value;
+
+/// The case's `input`.
+pub fn input(case: &Value) -> Result<&Value, String> {
+    case.get("input")
+        .ok_or_else(|| "case has no input".to_owned())
+}
+
+/// The case's `expected`.
+pub fn expected(case: &Value) -> Result<&Value, String> {
+    case.get("expected")
+        .ok_or_else(|| "case has no expected".to_owned())
+}
+
+/// Deserializes a value into a typed input, naming the failure.
+pub fn parse<T: serde::de::DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("cannot read {what}: {e}"))
+}
+
+/// Compares the whole of `actual` with `expected`.
+pub fn expect_eq(expected: &Value, actual: &Value) -> Result<(), String> {
+    let mut diffs = Vec::new();
+    diff_values("$", expected, actual, false, &mut diffs);
+    finish(diffs)
+}
+
+/// Compares only the keys present in `expected` (recursively for objects).
+pub fn expect_subset(expected: &Value, actual: &Value) -> Result<(), String> {
+    let mut diffs = Vec::new();
+    diff_values("$", expected, actual, true, &mut diffs);
+    finish(diffs)
+}
+
+fn finish(diffs: Vec<String>) -> Result<(), String> {
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(diffs.join("\n"))
+    }
+}
+
+fn diff_values(path: &str, exp: &Value, act: &Value, subset: bool, out: &mut Vec<String>) {
+    match (exp, act) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                let p = format!("{path}.{k}");
+                match a.get(k) {
+                    Some(av) => diff_values(&p, ev, av, subset, out),
+                    None if ev.is_null() => {}
+                    None => out.push(format!("{p}: expected {ev}, missing")),
+                }
+            }
+            if !subset {
+                for (k, av) in a {
+                    if !e.contains_key(k) && !av.is_null() {
+                        out.push(format!("{path}.{k}: unexpected {av}"));
+                    }
+                }
+            }
+        }
+        (Value::Array(e), Value::Array(a)) if e.len() == a.len() => {
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                diff_values(&format!("{path}[{i}]"), ev, av, subset, out);
+            }
+        }
+        (Value::Number(e), Value::Number(a)) if e.as_f64() == a.as_f64() => {}
+        _ if exp == act => {}
+        _ => out.push(format!("{path}:\n  - expected {exp}\n  + actual   {act}")),
+    }
+}
