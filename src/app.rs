@@ -10,12 +10,3 @@ pub mod stores;
 pub use effect::Effect;
 pub use msg::{Kind, Msg};
 pub use stores::Stores;
-
-use anyhow::Result;
-
-use crate::cli::ConsoleArgs;
-
-/// Runs the console (or, with `--demo`, the embedded cluster plus the console).
-pub fn run_console(_args: ConsoleArgs) -> Result<()> {
-    anyhow::bail!("console: not built yet")
-}

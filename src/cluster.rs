@@ -1,16 +1,10 @@
-//! The embedded cluster: a loopback Kubernetes API server, object store with watch, simulated
-//! nodes and kubelet.
+//! The embedded cluster: a loopback Kubernetes API server (object store with watch, generic CRD
+//! serving, admission chains), simulated nodes and kubelet, and the demo scenario.
 
-use anyhow::Result;
+pub mod server;
 
-use crate::cli::{DemoServerArgs, SimNodesArgs};
+pub mod demo;
+pub mod sim;
 
-/// `kruise-tui demo-server`.
-pub fn run_demo_server(_args: DemoServerArgs) -> Result<()> {
-    anyhow::bail!("demo-server: not built yet")
-}
-
-/// `kruise-tui sim-nodes`.
-pub fn run_sim_nodes(_args: SimNodesArgs) -> Result<()> {
-    anyhow::bail!("sim-nodes: not built yet")
-}
+pub use demo::run_demo_server;
+pub use sim::run_sim_nodes;

@@ -1,8 +1,5 @@
 //! Themes, keymaps and paths: built-in defaults plus user overrides.
 
-use anyhow::Result;
+pub mod paths;
 
-/// `kruise-tui config paths`.
-pub fn print_paths() -> Result<()> {
-    anyhow::bail!("config paths: not built yet")
-}
+pub use paths::{Paths, print_paths};

@@ -1,4 +1,27 @@
 //! Sans-IO port of OpenKruise's controller and webhook logic (reference: Kruise v1.8.4, commit
-//! a081ad61e2; HEAD differences behind [`KruiseVersion`]).
+//! a081ad61e2; documented HEAD/v1.9 differences behind [`KruiseVersion`]).
 //!
-//! Must not depend on tokio, kube, ratatui, hyper or any clock: time is a parameter.
+//! Must not depend on tokio, kube, ratatui, hyper or any clock: time is a parameter. Inputs are
+//! this module's own small structs (or k8s-openapi / `crate::api` types, which are plain data).
+
+pub mod features;
+pub mod selector;
+
+// Workload logic.
+pub mod cloneset;
+pub mod intstr;
+pub mod plan;
+pub mod revision;
+pub mod updatesort;
+
+pub mod daemonset;
+pub mod protection;
+pub mod pub_budget;
+pub mod statefulset;
+
+// Ops logic.
+pub mod crr;
+pub mod probe_marker;
+pub mod sidecarset;
+
+pub use features::{FeatureGates, KruiseVersion};

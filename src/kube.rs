@@ -3,12 +3,6 @@
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
 pub mod connect;
+pub mod plan_cmd;
 
-use anyhow::Result;
-
-use crate::cli::PlanArgs;
-
-/// `kruise-tui plan KIND/NAME --partition V`.
-pub fn run_plan(_args: PlanArgs) -> Result<()> {
-    anyhow::bail!("plan: not built yet")
-}
+pub use plan_cmd::run_plan;

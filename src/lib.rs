@@ -14,4 +14,5 @@ pub mod cluster;
 pub mod config;
 pub mod kruise;
 pub mod kube;
+pub mod runtime;
 pub mod view;

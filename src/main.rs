@@ -8,7 +8,7 @@ use kruise_tui::cli::{Cli, Command, ConfigCommand};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => kruise_tui::app::run_console(cli.console),
+        None => kruise_tui::runtime::run_console(cli.console),
         Some(Command::DemoServer(args)) => kruise_tui::cluster::run_demo_server(args),
         Some(Command::SimNodes(args)) => kruise_tui::cluster::run_sim_nodes(args),
         Some(Command::Plan(args)) => kruise_tui::kube::run_plan(args),

@@ -3,11 +3,33 @@
 
 pub mod common;
 
+mod cloneset;
+mod ops;
+mod workloads;
+
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.
 pub type Evaluator = fn(Option<&str>, &serde_json::Value) -> Result<(), String>;
 
 /// The evaluator for a vector file, by file stem. None means the file is unknown (a failure).
 pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
-    let _ = file_stem;
-    None
+    Some(match file_stem {
+        "cloneset-diffs" => cloneset::diffs,
+        "cloneset-lifecycle" => cloneset::lifecycle,
+        "cloneset-partition" => cloneset::partition,
+        "cloneset-scale-down-order" => cloneset::scale_down_order,
+        "cloneset-scale" => cloneset::scale,
+        "cloneset-scatter" => cloneset::scatter,
+        "cloneset-update-count" => cloneset::update_count,
+        "cloneset-update-order" => cloneset::update_order,
+        "int-or-percent" => cloneset::int_or_percent,
+        "revision-hash" => cloneset::revision_hash,
+        "statefulset-partition" => workloads::statefulset_partition,
+        "daemonset-partition" => workloads::daemonset_partition,
+        "deletion-protection" => workloads::deletion_protection,
+        "pub" => workloads::pub_budget,
+        "sidecarset" => ops::sidecarset,
+        "crr" => ops::crr,
+        "probe-marker" => ops::probe_marker,
+        _ => return None,
+    })
 }

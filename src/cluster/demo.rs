@@ -1,0 +1,10 @@
+//! `kruise-tui demo-server` and the seeded demo scenario.
+
+use anyhow::Result;
+
+use crate::cli::DemoServerArgs;
+
+/// `kruise-tui demo-server`.
+pub fn run_demo_server(_args: DemoServerArgs) -> Result<()> {
+    anyhow::bail!("demo-server: not built yet")
+}

@@ -1,0 +1,1 @@
+//! The embedded API server (being built).

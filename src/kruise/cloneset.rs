@@ -1,0 +1,1 @@
+//! cloneset (being ported).

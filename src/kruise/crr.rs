@@ -1,0 +1,1 @@
+//! crr (being ported).

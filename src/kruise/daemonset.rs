@@ -1,0 +1,1 @@
+//! daemonset (being ported).

@@ -1,0 +1,111 @@
+//! Kruise feature gates (v1.8.4 defaults, `pkg/features/kruise_features.go`) and the Kruise
+//! version whose behaviour the logic follows.
+
+use std::collections::BTreeMap;
+
+/// Which upstream behaviour to follow where v1.8.4 and HEAD (v1.9) differ.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum KruiseVersion {
+    /// Tag v1.8.4 (the reference).
+    #[default]
+    V1_8,
+    /// The master branch / v1.9 behaviour documented in the research notes.
+    V1_9,
+}
+
+/// Feature gates: upstream defaults, overridden per name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureGates {
+    overrides: BTreeMap<String, bool>,
+}
+
+/// v1.8.4 defaults of the gates the ported logic reads.
+const DEFAULTS: &[(&str, bool)] = &[
+    ("KruiseDaemon", true),
+    ("PodWebhook", true),
+    ("ResourcesDeletionProtection", false),
+    ("DeletionProtectionForCRDCascadingGate", false),
+    ("PodUnavailableBudgetDeleteGate", true),
+    ("PodUnavailableBudgetUpdateGate", false),
+    ("PodProbeMarkerGate", true),
+    ("EnablePodProbeMarkerOnServerless", false),
+    ("SidecarSetPatchPodMetadataDefaultsAllowed", false),
+    ("CloneSetPartitionRollback", false),
+    ("PreparingUpdateAsUpdate", false),
+    ("InPlaceUpdateEnvFromMetadata", true),
+    ("RecreatePodWhenChangeVCTInCloneSetGate", false),
+];
+
+impl FeatureGates {
+    /// Upstream defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every gate on (what upstream's e2e suite runs with: AllAlpha=true,AllBeta=true).
+    pub fn all_on() -> Self {
+        let mut gates = Self::default();
+        for (name, _) in DEFAULTS {
+            gates.set(name, true);
+        }
+        gates
+    }
+
+    /// Sets one gate.
+    pub fn set(&mut self, name: &str, enabled: bool) -> &mut Self {
+        self.overrides.insert(name.to_owned(), enabled);
+        self
+    }
+
+    /// Builder form of [`set`](Self::set).
+    pub fn with(mut self, name: &str, enabled: bool) -> Self {
+        self.set(name, enabled);
+        self
+    }
+
+    /// Whether a gate is on: the override, else the upstream default, else off.
+    pub fn enabled(&self, name: &str) -> bool {
+        self.overrides.get(name).copied().unwrap_or_else(|| {
+            DEFAULTS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .is_some_and(|(_, on)| *on)
+        })
+    }
+
+    /// Parses `A=true,B=false` (the `--feature-gates` flag form).
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let mut gates = Self::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("feature gate {part:?} is not NAME=true|false"))?;
+            let on = match value.trim() {
+                "true" => true,
+                "false" => false,
+                other => return Err(format!("feature gate {name}: {other:?} is not true|false")),
+            };
+            gates.set(name.trim(), on);
+        }
+        Ok(gates)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let gates = FeatureGates::new();
+        assert!(gates.enabled("PodWebhook"));
+        assert!(!gates.enabled("ResourcesDeletionProtection"));
+        assert!(!gates.enabled("NoSuchGate"));
+        let gates = FeatureGates::parse("ResourcesDeletionProtection=true, PodWebhook=false")
+            .unwrap_or_default();
+        assert!(gates.enabled("ResourcesDeletionProtection"));
+        assert!(!gates.enabled("PodWebhook"));
+        assert!(FeatureGates::parse("A=yes").is_err());
+        assert!(FeatureGates::all_on().enabled("PodUnavailableBudgetUpdateGate"));
+    }
+}

@@ -1,0 +1,1 @@
+//! intstr (being ported).

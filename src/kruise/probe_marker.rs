@@ -1,0 +1,1 @@
+//! probe_marker (being ported).

@@ -1,0 +1,1 @@
+//! protection (being ported).

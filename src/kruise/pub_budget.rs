@@ -1,0 +1,1 @@
+//! pub_budget (being ported).

@@ -1,0 +1,1 @@
+//! revision (being ported).

@@ -1,0 +1,1 @@
+//! sidecarset (being ported).

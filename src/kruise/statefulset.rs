@@ -1,0 +1,1 @@
+//! statefulset (being ported).

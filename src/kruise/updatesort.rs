@@ -1,0 +1,1 @@
+//! updatesort (being ported).
