@@ -85,3 +85,26 @@ pub struct CloneSetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
 }
+
+/// Reads a CloneSet as served in `version` into the one internal model.
+///
+/// v1alpha1 is the internal shape. v1beta1 (upstream HEAD) moves `partition`, `paused` (and
+/// `podUpdatePolicy`) under `updateStrategy.rollingUpdate`; they are lifted back up here.
+pub fn from_served_json(
+    version: &str,
+    mut value: serde_json::Value,
+) -> Result<CloneSet, serde_json::Error> {
+    if version != "v1alpha1" {
+        if let Some(strategy) = value
+            .pointer_mut("/spec/updateStrategy")
+            .and_then(|s| s.as_object_mut())
+        {
+            if let Some(serde_json::Value::Object(rolling)) = strategy.remove("rollingUpdate") {
+                for (key, v) in rolling {
+                    strategy.entry(key).or_insert(v);
+                }
+            }
+        }
+    }
+    serde_json::from_value(value)
+}
