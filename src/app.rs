@@ -76,6 +76,14 @@ pub enum Mode {
     Help,
 }
 
+/// What a banner is about (the view picks its style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Banner {
+    Error,
+    Warn,
+    Info,
+}
+
 /// Severity of a status-line message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -169,11 +177,52 @@ impl App {
         self.stack.last().unwrap_or(&self.stack[0])
     }
 
-    /// Banner lines shown under the header (watch failures, Kruise missing, config warnings).
+    /// The banners under the header: failing watches, Kruise missing, config warnings (one
+    /// each), most important first.
+    pub(crate) fn banners(&self) -> Vec<(Banner, String)> {
+        let mut out = Vec::new();
+        if !self.failed.is_empty() {
+            let kinds: Vec<&str> = self.failed.keys().map(|k| k.plural()).collect();
+            let error = self.failed.values().last().cloned().unwrap_or_default();
+            out.push((
+                Banner::Error,
+                format!(
+                    "✖ watch failing for {}, retrying with backoff (rows may be stale): {}",
+                    kinds.join(", "),
+                    error.lines().next().unwrap_or("")
+                ),
+            ));
+        }
+        if self.kruise_missing {
+            out.push((
+                Banner::Info,
+                "OpenKruise is not installed in this cluster (no apps.kruise.io CRDs are served): \
+                 no CloneSets, Advanced StatefulSets or Advanced DaemonSets; pods are shown"
+                    .to_owned(),
+            ));
+        }
+        let dismiss = self.keymap.hint(crate::config::Action::Back);
+        for (i, w) in self.warnings.iter().enumerate() {
+            let last = i + 1 == self.warnings.len();
+            let tail = if last {
+                format!(" ({dismiss} dismisses)")
+            } else {
+                String::new()
+            };
+            out.push((Banner::Warn, format!("⚠ config: {w}{tail}")));
+        }
+        out
+    }
+
+    /// Terminal rows the banners take (each wraps at the terminal width; at most 6 rows).
     pub(crate) fn banner_count(&self) -> usize {
-        usize::from(!self.failed.is_empty())
-            + usize::from(self.kruise_missing)
-            + usize::from(!self.warnings.is_empty())
+        let width = usize::from(self.size.0.max(1));
+        let rows: usize = self
+            .banners()
+            .iter()
+            .map(|(_, text)| text.chars().count().div_ceil(width).max(1))
+            .sum();
+        rows.min(6)
     }
 
     /// Rows a table body can show at the current size (header, banners, borders, column titles

@@ -101,10 +101,10 @@ fn load_theme(name: &str, dir: &Path, warnings: &mut Vec<String>) -> Theme {
             }
             None => {
                 warnings.push(format!(
-                    "unknown theme `{name}` (shipped: {}; none in {}); using {}",
+                    "unknown theme `{name}`, using {} (shipped: {}; no {name}.toml in {})",
+                    theme::DEFAULT_THEME,
                     names(&theme::BUILTIN),
                     dir.display(),
-                    theme::DEFAULT_THEME
                 ));
                 return Theme::default_theme();
             }
@@ -134,10 +134,10 @@ fn load_keymap(name: &str, dir: &Path, warnings: &mut Vec<String>) -> Keymap {
             }
             None => {
                 warnings.push(format!(
-                    "unknown keymap `{name}` (shipped: {}; none in {}); using {}",
+                    "unknown keymap `{name}`, using {} (shipped: {}; no {name}.toml in {})",
+                    keymap::DEFAULT_KEYMAP,
                     names(&keymap::BUILTIN),
                     dir.display(),
-                    keymap::DEFAULT_KEYMAP
                 ));
                 return Keymap::default_keymap();
             }

@@ -185,8 +185,9 @@ fn navigate(app: &mut App, delta: isize) {
                 Fetch::Loaded(lines) => lines.len(),
                 _ => 0,
             };
-            // Scrolling stops when the last line reaches the bottom of the view.
-            let max = len.saturating_sub(page);
+            // Scrolling stops when the last line reaches the bottom of the view (which has no
+            // column-title row, hence one line more than a table page).
+            let max = len.saturating_sub(page + 1);
             view.scroll = (view.scroll as isize)
                 .saturating_add(delta)
                 .clamp(0, max as isize) as usize;

@@ -4,13 +4,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Row},
+    widgets::Cell,
 };
 
 use super::{
     age,
     header::role,
-    widgets::table::{self, TableSpec},
+    widgets::table::{self, Column, TableSpec},
     yaml::title,
 };
 use crate::{
@@ -39,14 +39,13 @@ pub fn render(app: &App, view: &EventsView, area: Rect, buf: &mut Buffer) {
     let spec = TableSpec {
         title: Line::from(title("Events", &view.target)),
         title_right: Line::default(),
-        header: vec!["LAST SEEN", "TYPE", "REASON", "COUNT", "SOURCE", "MESSAGE"],
-        widths: vec![
-            Constraint::Length(9),
-            Constraint::Length(7),
-            Constraint::Length(18),
-            Constraint::Length(5),
-            Constraint::Length(16),
-            Constraint::Fill(1),
+        columns: vec![
+            Column::new("LAST SEEN", Constraint::Length(9), 0),
+            Column::new("TYPE", Constraint::Length(7), 0),
+            Column::new("REASON", Constraint::Length(26), 0),
+            Column::new("COUNT", Constraint::Length(5), 2),
+            Column::new("SOURCE", Constraint::Length(16), 1),
+            Column::new("MESSAGE", Constraint::Fill(1), 0),
         ],
         len: events.len(),
         selected: view.selected,
@@ -55,20 +54,20 @@ pub fn render(app: &App, view: &EventsView, area: Rect, buf: &mut Buffer) {
     };
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(e) = events.get(i) else {
-            return Row::default();
+            return Vec::new();
         };
         let type_role = if e.type_ == "Normal" {
             Role::Text
         } else {
             Role::StatusWarn
         };
-        Row::new(vec![
+        vec![
             Cell::from(age(app.now, e.last_seen)),
             Cell::from(Span::styled(e.type_.clone(), role(app, type_role))),
             Cell::from(e.reason.clone()),
             Cell::from(e.count.to_string()),
             Cell::from(e.source.clone()),
             Cell::from(e.message.clone()),
-        ])
+        ]
     });
 }

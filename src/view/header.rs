@@ -6,11 +6,11 @@ use ratatui::{
     layout::Rect,
     style::Style,
     text::{Line, Span},
-    widgets::{Paragraph, Widget},
+    widgets::{Paragraph, Widget, Wrap},
 };
 
 use crate::{
-    app::{App, Level, Mode, keys::selection, route::Route},
+    app::{App, Banner, Level, Mode, keys::selection, route::Route},
     config::{Action, Role},
 };
 
@@ -42,45 +42,21 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
 
 pub fn render_banners(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
-    let mut lines = Vec::new();
-    if !app.failed.is_empty() {
-        let kinds: Vec<&str> = app.failed.keys().map(|k| kind_plural(*k)).collect();
-        let error = app.failed.values().last().cloned().unwrap_or_default();
-        lines.push(
-            Line::from(format!(
-                " ✖ watch failing: {} — {} — retrying with backoff; rows shown may be stale",
-                kinds.join(", "),
-                error.lines().next().unwrap_or("")
-            ))
-            .style(t.style(Role::BannerError)),
-        );
-    }
-    if app.kruise_missing {
-        lines.push(
-            Line::from(
-                " OpenKruise is not installed in this cluster (no apps.kruise.io CRDs served): \
-                 no CloneSets, Advanced StatefulSets or DaemonSets — pods are still shown",
-            )
-            .style(t.style(Role::BannerInfo)),
-        );
-    }
-    if !app.warnings.is_empty() {
-        let n = app.warnings.len();
-        let head = if n == 1 {
-            "config warning".to_owned()
-        } else {
-            format!("{n} config warnings")
-        };
-        lines.push(
-            Line::from(format!(
-                " ⚠ {head} ({} dismisses): {}",
-                app.keymap.hint(Action::Back),
-                app.warnings.join(" · ")
-            ))
-            .style(t.style(Role::BannerWarn)),
-        );
-    }
-    Paragraph::new(lines).render(area, buf);
+    let lines: Vec<Line> = app
+        .banners()
+        .into_iter()
+        .map(|(kind, text)| {
+            let role = match kind {
+                Banner::Error => Role::BannerError,
+                Banner::Warn => Role::BannerWarn,
+                Banner::Info => Role::BannerInfo,
+            };
+            Line::from(text).style(t.style(role))
+        })
+        .collect();
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(area, buf);
 }
 
 pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
@@ -191,13 +167,7 @@ fn position(app: &App) -> String {
 }
 
 pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
-    use crate::app::Kind;
-    match kind {
-        Kind::CloneSet => "CloneSets",
-        Kind::StatefulSet => "Advanced StatefulSets",
-        Kind::DaemonSet => "Advanced DaemonSets",
-        Kind::Pod => "Pods",
-    }
+    kind.plural()
 }
 
 pub fn kind_name(kind: crate::app::Kind) -> &'static str {

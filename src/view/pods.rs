@@ -5,13 +5,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Row},
+    widgets::Cell,
 };
 
 use super::{
     age,
     header::{kind_name, role},
-    widgets::table::{self, TableSpec},
+    widgets::table::{self, Column, TableSpec},
 };
 use crate::{
     app::{
@@ -24,23 +24,18 @@ use crate::{
 
 pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     let all_ns = app.namespace.is_none() && !matches!(list.scope, Scope::PodsOf(_));
-    let mut header = Vec::new();
-    let mut widths = Vec::new();
+    let mut columns = Vec::new();
     if all_ns {
-        header.push("NAMESPACE");
-        widths.push(Constraint::Length(14));
+        columns.push(Column::new("NAMESPACE", Constraint::Length(14), 4));
     }
-    header.extend([
-        "NAME", "READY", "STATUS", "RESTARTS", "REVISION", "NODE", "AGE",
-    ]);
-    widths.extend([
-        Constraint::Fill(2),
-        Constraint::Length(5),
-        Constraint::Length(17),
-        Constraint::Length(8),
-        Constraint::Length(14),
-        Constraint::Fill(1),
-        Constraint::Length(4),
+    columns.extend([
+        Column::new("NAME", Constraint::Fill(2), 0),
+        Column::new("READY", Constraint::Length(5), 0),
+        Column::new("STATUS", Constraint::Length(17), 0),
+        Column::new("RESTARTS", Constraint::Length(8), 3),
+        Column::new("REVISION", Constraint::Length(14), 1),
+        Column::new("NODE", Constraint::Fill(1), 5),
+        Column::new("AGE", Constraint::Length(4), 2),
     ]);
     let (what, where_) = match &list.scope {
         Scope::PodsOf(o) => (
@@ -68,8 +63,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     let spec = TableSpec {
         title: Line::from(title),
         title_right: Line::default(),
-        header,
-        widths,
+        columns,
         len: list.visible.len(),
         selected: list.selected,
         offset: list.offset,
@@ -77,8 +71,8 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     };
     table::render(spec, &app.theme, area, buf, |i| {
         match list.visible.get(i).and_then(|&r| app.pods.get(r as usize)) {
-            Some(pod) => pod_row(app, pod, all_ns),
-            None => Row::default(),
+            Some(pod) => pod_cells(app, pod, all_ns),
+            None => Vec::new(),
         }
     });
 }
@@ -110,7 +104,7 @@ fn status_role(status: &str, all_ready: bool) -> Role {
     }
 }
 
-fn pod_row<'a>(app: &App, p: &'a PodRow, all_ns: bool) -> Row<'a> {
+fn pod_cells<'a>(app: &App, p: &'a PodRow, all_ns: bool) -> Vec<Cell<'a>> {
     let mut cells: Vec<Cell> = Vec::with_capacity(8);
     if all_ns {
         cells.push(Cell::from(p.namespace.as_str()));
@@ -141,7 +135,7 @@ fn pod_row<'a>(app: &App, p: &'a PodRow, all_ns: bool) -> Row<'a> {
     cells.push(Cell::from(revision(app, p)));
     cells.push(Cell::from(p.node.as_str()));
     cells.push(Cell::from(age(app.now, p.created)));
-    Row::new(cells)
+    cells
 }
 
 /// The pod's short hash, marked `✓` when it is its owner's update revision, `old` when not.

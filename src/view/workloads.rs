@@ -5,13 +5,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Row},
+    widgets::Cell,
 };
 
 use super::{
     age,
     header::{kind_plural, role},
-    widgets::table::{self, TableSpec},
+    widgets::table::{self, Column, TableSpec},
 };
 use crate::{
     app::{
@@ -28,37 +28,23 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
         _ => None,
     };
     let all_ns = app.namespace.is_none();
-    let mut header = Vec::new();
-    let mut widths = Vec::new();
+    let mut columns = Vec::new();
     if kind.is_none() {
-        header.push("KIND");
-        widths.push(Constraint::Length(4));
+        columns.push(Column::new("KIND", Constraint::Length(4), 0));
     }
     if all_ns {
-        header.push("NAMESPACE");
-        widths.push(Constraint::Length(14));
+        columns.push(Column::new("NAMESPACE", Constraint::Length(14), 4));
     }
-    header.extend([
-        "NAME",
-        "PROTECT",
-        "REPLICAS",
-        "READY",
-        "UPDATED",
-        "PARTITION",
-        "PAUSED",
-        "REVISION",
-        "AGE",
-    ]);
-    widths.extend([
-        Constraint::Fill(1),
-        Constraint::Length(9),
-        Constraint::Length(8),
-        Constraint::Length(5),
-        Constraint::Length(7),
-        Constraint::Length(9),
-        Constraint::Length(6),
-        Constraint::Length(21),
-        Constraint::Length(4),
+    columns.extend([
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("PROTECT", Constraint::Length(9), 3),
+        Column::new("REPLICAS", Constraint::Length(8), 5),
+        Column::new("READY", Constraint::Length(5), 0),
+        Column::new("UPDATED", Constraint::Length(7), 0),
+        Column::new("PARTITION", Constraint::Length(9), 1),
+        Column::new("PAUSED", Constraint::Length(6), 6),
+        Column::new("REVISION", Constraint::Length(21), 2),
+        Column::new("AGE", Constraint::Length(4), 7),
     ]);
     let what = kind.map_or("Workloads", kind_plural);
     let where_ = app.namespace.as_deref().unwrap_or("all namespaces");
@@ -75,8 +61,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     let spec = TableSpec {
         title: Line::from(title),
         title_right: Line::default(),
-        header,
-        widths,
+        columns,
         len: list.visible.len(),
         selected: list.selected,
         offset: list.offset,
@@ -88,8 +73,8 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
             .get(i)
             .and_then(|&r| app.workloads.get(r as usize));
         match row {
-            Some(row) => workload_row(app, row, kind.is_none(), all_ns),
-            None => Row::default(),
+            Some(row) => workload_cells(app, row, kind.is_none(), all_ns),
+            None => Vec::new(),
         }
     });
 }
@@ -132,7 +117,12 @@ fn kind_short(kind: Kind) -> &'static str {
     }
 }
 
-fn workload_row<'a>(app: &App, w: &'a WorkloadRow, show_kind: bool, all_ns: bool) -> Row<'a> {
+fn workload_cells<'a>(
+    app: &App,
+    w: &'a WorkloadRow,
+    show_kind: bool,
+    all_ns: bool,
+) -> Vec<Cell<'a>> {
     let mut cells: Vec<Cell> = Vec::with_capacity(11);
     if show_kind {
         cells.push(Cell::from(kind_short(w.kind)));
@@ -175,7 +165,7 @@ fn workload_row<'a>(app: &App, w: &'a WorkloadRow, show_kind: bool, all_ns: bool
     });
     cells.push(Cell::from(revision(app, w)));
     cells.push(Cell::from(age(app.now, w.created)));
-    Row::new(cells)
+    cells
 }
 
 fn revision<'a>(app: &App, w: &'a WorkloadRow) -> Line<'a> {
