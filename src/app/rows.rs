@@ -54,6 +54,11 @@ impl WorkloadRow {
         format!("{:?}/{}/{}", self.kind, self.namespace, self.name)
     }
 
+    /// `key() == key`, without allocating.
+    pub fn has_key(&self, key: &str) -> bool {
+        key_is(key, &[self.kind.debug_name(), &self.namespace, &self.name])
+    }
+
     /// True while pods still have to move to the update revision.
     pub fn rolling(&self) -> bool {
         (!self.current_revision.is_empty() && self.current_revision != self.update_revision)
@@ -94,6 +99,11 @@ pub struct PodRow {
 impl PodRow {
     pub fn key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// `key() == key`, without allocating.
+    pub fn has_key(&self, key: &str) -> bool {
+        key_is(key, &[&self.namespace, &self.name])
     }
 
     /// Whether this pod belongs to `owner`: its controller ownerReference is `owner`, or it has
@@ -166,17 +176,47 @@ pub fn build_workloads(
     (rows, index)
 }
 
-/// All pods in scope, sorted.
-pub fn build_pods(stores: &Stores, namespace: Option<&str>) -> Vec<PodRow> {
-    let mut rows: Vec<PodRow> = stores
+/// All pods in scope, sorted. Rows of pods whose object did not change since `previous` was
+/// built (the store hands out the same `Arc`) are reused, not rebuilt.
+pub fn build_pods(
+    stores: &Stores,
+    namespace: Option<&str>,
+    previous: &[Arc<PodRow>],
+) -> Vec<Arc<PodRow>> {
+    // Keyed by the address of the stored pod: `previous` holds those Arcs, so an address seen
+    // here cannot have been reused by a newer object.
+    let known: HashMap<*const SlimPod, &Arc<PodRow>> =
+        previous.iter().map(|r| (Arc::as_ptr(&r.pod), r)).collect();
+    let mut rows: Vec<Arc<PodRow>> = stores
         .pods
         .state()
         .into_iter()
         .filter(|p| namespace.is_none_or(|ns| p.metadata.namespace.as_deref() == Some(ns)))
-        .map(pod_row)
+        .map(|p| match known.get(&Arc::as_ptr(&p)) {
+            Some(row) => Arc::clone(row),
+            None => Arc::new(pod_row(p)),
+        })
         .collect();
     rows.sort_unstable_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     rows
+}
+
+/// Whether `key` is `a/b` (or `a/b/c`) without building the string.
+fn key_is(key: &str, parts: &[&str]) -> bool {
+    let mut rest = key;
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix('/') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(part) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 struct Common {
@@ -390,6 +430,9 @@ mod tests {
         assert!(same_revision("7d9f", "web-7d9f"));
         assert!(!same_revision("web-6c8b", "web-7d9f"));
         assert_eq!(short_hash("web-a-7d9f"), "7d9f");
+        assert!(key_is("a/b", &["a", "b"]));
+        assert!(!key_is("a/bc", &["a", "b"]));
+        assert!(!key_is("ab", &["a", "b"]));
     }
 
     #[test]
