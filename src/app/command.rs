@@ -142,10 +142,10 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
 
 /// Puts a list on top of the stack (replacing a list of the same scope already on top).
 fn open_list(app: &mut App, scope: Scope) {
-    if let Route::List(top) = app.top() {
-        if top.scope == scope {
-            return;
-        }
+    if let Route::List(top) = app.top()
+        && top.scope == scope
+    {
+        return;
     }
     app.stack.push(Route::List(ListView::new(scope)));
     app.refresh_lists();

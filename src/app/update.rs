@@ -97,22 +97,22 @@ fn effect_done(app: &mut App, result: EffectResult) {
     match result {
         EffectResult::Yaml { target, yaml } => {
             for route in app.stack.iter_mut().rev() {
-                if let Route::Yaml(view) = route {
-                    if view.target == target {
-                        view.lines = Fetch::Loaded(yaml.lines().map(str::to_owned).collect());
-                        view.scroll = 0;
-                    }
+                if let Route::Yaml(view) = route
+                    && view.target == target
+                {
+                    view.lines = Fetch::Loaded(yaml.lines().map(str::to_owned).collect());
+                    view.scroll = 0;
                 }
             }
         }
         EffectResult::Events { target, events } => {
             for route in app.stack.iter_mut().rev() {
-                if let Route::Events(view) = route {
-                    if view.target == target {
-                        view.events = Fetch::Loaded(events.clone());
-                        view.selected = 0;
-                        view.offset = 0;
-                    }
+                if let Route::Events(view) = route
+                    && view.target == target
+                {
+                    view.events = Fetch::Loaded(events.clone());
+                    view.selected = 0;
+                    view.offset = 0;
                 }
             }
         }
