@@ -416,3 +416,21 @@ fn missing_kruise_opens_pods_until_a_switch_finds_it() {
     assert!(screen.contains("context prod-eu"));
     assert!(!screen.contains("OpenKruise is not installed"));
 }
+
+#[test]
+fn command_history_is_bounded_and_esc_walks_it_back() {
+    let mut h = Harness::standard();
+    for _ in 0..20 {
+        h.type_text(":pods");
+        h.press(&["enter"]);
+        h.type_text(":cs");
+        h.press(&["enter"]);
+    }
+    let mut pops = 0;
+    while !h.screen().contains("Workloads — all namespaces") {
+        h.press(&["esc"]);
+        pops += 1;
+        assert!(pops < 20, "esc reaches the root");
+    }
+    assert_eq!(pops, 15, "16 views deep at most");
+}
