@@ -28,7 +28,7 @@ use kruise_tui::{
     config::LoadedConfig,
     view,
 };
-use kube::runtime::{reflector, watcher};
+use kube::runtime::{reflector, reflector::store::Writer, watcher};
 use ratatui::{Terminal, backend::TestBackend};
 
 const CLONESETS: usize = 100;
@@ -44,7 +44,7 @@ fn labels(pairs: &[(&str, String)]) -> Option<BTreeMap<String, String>> {
     )
 }
 
-fn world(now: Timestamp) -> (Stores, usize) {
+fn world(now: Timestamp) -> (Stores, Writer<SlimPod>, Vec<SlimPod>) {
     let (clonesets, mut cw) = reflector::store::<CloneSet>();
     let (statefulsets, _sw) = reflector::store();
     let (daemonsets, _dw) = reflector::store();
@@ -52,7 +52,7 @@ fn world(now: Timestamp) -> (Stores, usize) {
     let created = Some(Time(
         Timestamp::from_second(now.as_second() - 86_400).unwrap_or(now),
     ));
-    let mut count = 0;
+    let mut all = Vec::new();
     for c in 0..CLONESETS {
         let name = format!("svc-{c:03}");
         let ns = format!("team-{}", c % 10);
@@ -87,7 +87,7 @@ fn world(now: Timestamp) -> (Stores, usize) {
         }));
         for p in 0..PODS_PER_SET {
             let rev = if p < 40 { &update } else { &current };
-            pw.apply_watcher_event(&watcher::Event::Apply(SlimPod {
+            let pod = SlimPod {
                 metadata: ObjectMeta {
                     name: Some(format!("{name}-{p:05x}")),
                     namespace: Some(ns.clone()),
@@ -125,8 +125,9 @@ fn world(now: Timestamp) -> (Stores, usize) {
                     }],
                     ..Default::default()
                 },
-            }));
-            count += 1;
+            };
+            pw.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
+            all.push(pod);
         }
     }
     (
@@ -136,7 +137,8 @@ fn world(now: Timestamp) -> (Stores, usize) {
             daemonsets,
             pods,
         },
-        count,
+        pw,
+        all,
     )
 }
 
@@ -199,7 +201,9 @@ fn frames(app: &mut App, term: &mut Terminal<TestBackend>) -> Vec<Duration> {
 
 fn main() {
     let now: Timestamp = "2026-01-10T12:00:00Z".parse().expect("time");
-    let (stores, pods) = world(now);
+    let (stores, mut writer, mut all) = world(now);
+    let pods = all.len();
+    let cold = Instant::now();
     let mut app = App::new(AppInit {
         stores,
         config: LoadedConfig::default(),
@@ -217,7 +221,13 @@ fn main() {
         app::update(&mut app, Msg::StoreReady(kind));
     }
     let mut term = Terminal::new(TestBackend::new(200, 50)).expect("terminal");
+    let cold = cold.elapsed();
     println!("render bench: {CLONESETS} CloneSets, {pods} pods, all namespaces, 200x50");
+    println!(
+        "{:<42} {:.3} ms",
+        "App::new: build all rows from cold stores",
+        cold.as_secs_f64() * 1e3
+    );
 
     let rebuild = |app: &mut App, kind: Kind, n: usize| -> Vec<Duration> {
         (0..n)
@@ -232,6 +242,17 @@ fn main() {
         "StoreChanged(Pod): rebuild 10k pod rows",
         rebuild(&mut app, Kind::Pod, 30),
     );
+    let one_changed: Vec<Duration> = (0..30)
+        .map(|i| {
+            let pod = &mut all[i * 37 % pods];
+            pod.status.container_statuses[0].restart_count += 1;
+            writer.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
+            let start = Instant::now();
+            black_box(app::update(&mut app, Msg::StoreChanged(Kind::Pod)));
+            start.elapsed()
+        })
+        .collect();
+    report("StoreChanged(Pod) after one pod changed", one_changed);
     report(
         "StoreChanged(CloneSet): rebuild workloads",
         rebuild(&mut app, Kind::CloneSet, 30),
