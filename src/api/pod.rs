@@ -4,9 +4,10 @@
 //! holds whole Pods. `managedFields` is dropped by the watcher before objects are stored.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPod {
     #[serde(default)]
@@ -25,7 +26,7 @@ crate::impl_resource!(
     scope = NamespaceResourceScope
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,7 +39,7 @@ pub struct SlimPodSpec {
     pub readiness_gates: Vec<SlimReadinessGate>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainer {
     pub name: String,
@@ -46,13 +47,13 @@ pub struct SlimContainer {
     pub image: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimReadinessGate {
     pub condition_type: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +70,7 @@ pub struct SlimPodStatus {
     pub container_statuses: Vec<SlimContainerStatus>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodCondition {
     #[serde(rename = "type")]
@@ -81,7 +82,7 @@ pub struct SlimPodCondition {
     pub last_transition_time: Option<Time>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerStatus {
     pub name: String,
@@ -98,7 +99,7 @@ pub struct SlimContainerStatus {
 }
 
 /// The container's state summarised: which of running/waiting/terminated, with reason and time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,7 +110,7 @@ pub struct SlimContainerState {
     pub terminated: Option<SlimStateDetail>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
