@@ -112,20 +112,16 @@ impl Walker {
             return;
         }
         match our_type {
-            "integer" => {
-                if let (Some(a), Some(b)) = (ours["format"].as_str(), theirs["format"].as_str()) {
-                    if a != b {
-                        self.errors
-                            .push(format!("{path}: integer format ours {a}, upstream {b}"));
-                    }
-                }
-            }
-            "string" => {
-                if theirs["format"] == "date-time" && ours["format"] != "date-time" {
-                    self.errors.push(format!(
-                        "{path}: upstream is date-time, ours a plain string"
-                    ));
-                }
+            "integer" => match (ours["format"].as_str(), theirs["format"].as_str()) {
+                (Some(a), Some(b)) if a != b => self
+                    .errors
+                    .push(format!("{path}: integer format ours {a}, upstream {b}")),
+                _ => {}
+            },
+            "string" if theirs["format"] == "date-time" && ours["format"] != "date-time" => {
+                self.errors.push(format!(
+                    "{path}: upstream is date-time, ours a plain string"
+                ));
             }
             "array" => self.walk(&format!("{path}[]"), &ours["items"], &theirs["items"]),
             "object" => self.walk_object(path, &ours, theirs, preserve),
