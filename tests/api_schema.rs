@@ -476,3 +476,88 @@ mod negative {
         );
     }
 }
+
+#[test]
+fn persistentpodstate_matches_upstream() {
+    assert_matches::<api::PersistentPodState>(
+        "apps.kruise.io_persistentpodstates.yaml",
+        &[
+            ".spec.targetRef.kind",
+            ".spec.requiredPersistentTopology.nodeTopologyKeys[]",
+            ".spec.preferredPersistentTopology[].preference.nodeTopologyKeys[]",
+            ".spec.persistentPodAnnotations[].key",
+            ".spec.persistentPodStateRetentionPolicy",
+            ".status.podStates{}.nodeTopologyLabels{}",
+        ],
+    );
+}
+
+#[test]
+fn workloadspread_matches_upstream() {
+    assert_matches::<api::WorkloadSpread>(
+        "apps.kruise.io_workloadspreads.yaml",
+        &[
+            ".spec.targetFilter.replicasPathList[]",
+            ".spec.subsets[].maxReplicas",
+            ".spec.subsets[].requiredNodeSelectorTerm.matchExpressions[].values[]",
+            ".spec.subsets[].tolerations[].effect",
+            ".spec.scheduleStrategy.adaptive.rescheduleCriticalSeconds",
+            ".status.subsetStatuses[].missingReplicas",
+            ".status.subsetStatuses[].creatingPods{}",
+            ".status.versionedSubsetStatuses{}[].replicas",
+        ],
+    );
+}
+
+#[test]
+fn uniteddeployment_matches_upstream() {
+    assert_matches::<api::UnitedDeployment>(
+        "apps.kruise.io_uniteddeployments.yaml",
+        &[
+            ".spec.template.cloneSetTemplate.spec.updateStrategy.partition",
+            ".spec.template.advancedStatefulSetTemplate.spec.updateStrategy.rollingUpdate.partition",
+            ".spec.topology.subsets[].replicas",
+            ".spec.topology.subsets[].nodeSelectorTerm.matchExpressions[].key",
+            ".spec.topology.scheduleStrategy.adaptive.unschedulableLastSeconds",
+            ".spec.updateStrategy.manualUpdate.partitions{}",
+            ".status.subsetStatuses[].partition",
+            ".status.updateStatus.currentPartitions{}",
+        ],
+    );
+}
+
+#[test]
+fn jobs_match_upstream() {
+    assert_matches::<api::BroadcastJob>(
+        "apps.kruise.io_broadcastjobs.yaml",
+        &[
+            ".spec.parallelism",
+            ".spec.completionPolicy.ttlSecondsAfterFinished",
+            ".spec.failurePolicy.restartLimit",
+            ".status.conditions[].lastProbeTime",
+            ".status.phase",
+        ],
+    );
+    assert_matches::<api::AdvancedCronJob>(
+        "apps.kruise.io_advancedcronjobs.yaml",
+        &[
+            ".spec.schedule",
+            ".spec.startingDeadlineSeconds",
+            ".spec.template.broadcastJobTemplate.spec.completionPolicy.activeDeadlineSeconds",
+            ".spec.template.jobTemplate",
+            ".status.active[].uid",
+            ".status.lastScheduleTime",
+        ],
+    );
+    assert_matches::<api::ImagePullJob>(
+        "apps.kruise.io_imagepulljobs.yaml",
+        &[
+            ".spec.selector.names[]",
+            ".spec.selector.matchLabels{}",
+            ".spec.podSelector.matchLabels{}",
+            ".spec.pullPolicy.backoffLimit",
+            ".spec.sandboxConfig.labels{}",
+            ".status.failedNodes[]",
+        ],
+    );
+}
