@@ -14,6 +14,7 @@ pub mod containerrecreaterequest;
 pub mod daemonset;
 pub mod imagepulljob;
 pub mod keys;
+pub mod kinds;
 pub mod nodepodprobe;
 pub mod persistentpodstate;
 pub mod pod;
