@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use kruise_tui::kruise::{FeatureGates, KruiseVersion, daemonset as ds, statefulset as asts};
+use kruise_tui::kruise::{
+    FeatureGates, KruiseVersion, daemonset as ds, protection, statefulset as asts,
+};
 
 use super::common::{expect_eq, expected, input, parse};
 
@@ -272,8 +274,27 @@ pub fn daemonset_partition(op: Option<&str>, case: &Value) -> Result<(), String>
     expect_eq(expected, &actual)
 }
 
-pub fn deletion_protection(_op: Option<&str>, _case: &Value) -> Result<(), String> {
-    Err("not evaluated yet".to_owned())
+pub fn deletion_protection(op: Option<&str>, case: &Value) -> Result<(), String> {
+    if let Some(op) = op {
+        return Err(format!("deletion-protection has no ops, got {op:?}"));
+    }
+    let input = input(case)?;
+    let gates = gates_from(input, FeatureGates::new());
+    let request = input.get("request").ok_or("input.request is missing")?;
+    let facts: protection::ClusterFacts =
+        parse("cluster", input.get("cluster").unwrap_or(&json!({})))?;
+    let verdict = protection::validate_deletion(
+        &gates,
+        str_field(request, "operation")?,
+        request
+            .get("subResource")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+        input.get("oldObject"),
+        &facts,
+    );
+    let actual = serde_json::to_value(&verdict).map_err(|e| e.to_string())?;
+    expect_eq(expected(case)?, &actual)
 }
 
 pub fn pub_budget(_op: Option<&str>, _case: &Value) -> Result<(), String> {
