@@ -2,7 +2,7 @@
 //! proposed partition, which nodes would update, in what order, what this pass does, and how
 //! many nodes end on the new revision.
 
-use super::{DsNode, DsPod, DsRollingUpdate, DsSpec, NodeToPods, update};
+use super::{DsNode, DsPod, DsSpec, NodeToPods, update};
 
 /// The preview of a partition change (see [`plan_partition`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +35,7 @@ pub fn plan_partition(
     can_update_in_place: &dyn Fn(&DsPod) -> bool,
 ) -> Result<DsPartitionPlan, String> {
     let mut spec = spec.clone();
-    let mut rolling = spec
-        .rolling_update
-        .take()
-        .unwrap_or(DsRollingUpdate::default());
+    let mut rolling = spec.rolling_update.take().unwrap_or_default();
     rolling.partition = partition;
     spec.rolling_update = Some(rolling);
 

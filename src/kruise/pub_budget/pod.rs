@@ -133,10 +133,11 @@ pub fn check_in_place_update_completed(pod: &Pod) -> Result<(), String> {
         .iter()
         .flat_map(|s| s.container_statuses.iter().flatten())
     {
-        if let Some(old) = state.last_container_statuses.remove(&cs.name) {
-            if old.image_id == cs.image_id && images.get(cs.name.as_str()) != Some(&cs.image) {
-                return Err(format!("container {} imageID not changed", cs.name));
-            }
+        if let Some(old) = state.last_container_statuses.remove(&cs.name)
+            && old.image_id == cs.image_id
+            && images.get(cs.name.as_str()) != Some(&cs.image)
+        {
+            return Err(format!("container {} imageID not changed", cs.name));
         }
     }
     if !state.last_container_statuses.is_empty() {

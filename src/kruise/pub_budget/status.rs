@@ -92,15 +92,15 @@ pub fn pub_status(
         left >= 0
     };
     for pod in pods.iter().filter(|p| p.active) {
-        if let Some(&age) = prior.disrupted.get(&pod.name) {
-            if keep(age, DELETION_TIMEOUT_SECONDS) {
-                out.disrupted_pods.insert(pod.name.clone(), age);
-            }
+        if let Some(&age) = prior.disrupted.get(&pod.name)
+            && keep(age, DELETION_TIMEOUT_SECONDS)
+        {
+            out.disrupted_pods.insert(pod.name.clone(), age);
         }
-        if let Some(&age) = prior.unavailable.get(&pod.name) {
-            if keep(age, UPDATED_DELAY_CHECK_SECONDS) {
-                out.unavailable_pods.insert(pod.name.clone(), age);
-            }
+        if let Some(&age) = prior.unavailable.get(&pod.name)
+            && keep(age, UPDATED_DELAY_CHECK_SECONDS)
+        {
+            out.unavailable_pods.insert(pod.name.clone(), age);
         }
     }
     let available = pods

@@ -140,12 +140,12 @@ pub fn validate_pub(
             }
         }
     }
-    if let Some(total) = obj.annotation(PROTECT_TOTAL_REPLICAS_ANNOTATION) {
-        if total.parse::<i32>().is_err() {
-            errors.push(format!(
-                "metadata: Internal error: annotation[{PROTECT_TOTAL_REPLICAS_ANNOTATION}] is invalid"
-            ));
-        }
+    if let Some(total) = obj.annotation(PROTECT_TOTAL_REPLICAS_ANNOTATION)
+        && total.parse::<i32>().is_err()
+    {
+        errors.push(format!(
+            "metadata: Internal error: annotation[{PROTECT_TOTAL_REPLICAS_ANNOTATION}] is invalid"
+        ));
     }
     let spec = &obj.spec;
     match (&spec.selector, &spec.target_ref) {
@@ -171,10 +171,13 @@ pub fn validate_pub(
         (Some(v), None) => validate_int_or_percent(v, "spec.maxUnavailable", &mut errors),
         (None, Some(v)) => validate_int_or_percent(v, "spec.minAvailable", &mut errors),
     }
-    if let Some(old) = old {
-        if old.spec.selector != spec.selector || old.spec.target_ref != spec.target_ref {
-            errors.push("spec.selector, targetRef: Required value: selector and targetRef cannot be modified".to_owned());
-        }
+    if let Some(old) = old
+        && (old.spec.selector != spec.selector || old.spec.target_ref != spec.target_ref)
+    {
+        errors.push(
+            "spec.selector, targetRef: Required value: selector and targetRef cannot be modified"
+                .to_owned(),
+        );
     }
     for other in others.iter().filter(|o| o.name() != obj.name()) {
         match (
@@ -191,11 +194,9 @@ pub fn validate_pub(
                     break;
                 }
             }
-            (_, _, Some(cur), Some(oth)) => {
-                if selector_loose_overlap(cur, oth) {
-                    errors.push(format!("spec.selector: Invalid value: pub.spec.selector is in conflict with other PodUnavailableBudget {}", other.name()));
-                    break;
-                }
+            (_, _, Some(cur), Some(oth)) if selector_loose_overlap(cur, oth) => {
+                errors.push(format!("spec.selector: Invalid value: pub.spec.selector is in conflict with other PodUnavailableBudget {}", other.name()));
+                break;
             }
             _ => {}
         }
