@@ -17,6 +17,9 @@ mod priority;
 pub(crate) mod scaled;
 pub mod update;
 
+#[cfg(test)]
+mod proptests;
+
 pub use ordinals::{
     ReplicasRange, parse_ordinal, replica_slots, replicas_range, reserve_ordinal_set,
 };
