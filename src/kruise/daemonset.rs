@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 pub mod plan;
 pub mod update;
 
+#[cfg(test)]
+mod tests;
+
 pub use plan::{DsPartitionPlan, plan_partition};
 pub use update::{
     DsRollingStep, filter_nodes_to_update, find_updated_pods_on_node, rolling_update_step,
