@@ -376,4 +376,37 @@ mod tests {
             Some("failed to list CRs of g.io/v2, Kind=K: custom resources unavailable")
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn always_denies_every_protected_kind_only_when_the_gate_is_on(
+            kind in proptest::sample::select(vec![
+                ("v1", "Namespace"), ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+                ("apps.kruise.io/v1alpha1", "CloneSet"), ("apps.kruise.io/v1beta1", "StatefulSet"),
+                ("apps.kruise.io/v1alpha1", "UnitedDeployment"), ("apps/v1", "Deployment"),
+                ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("v1", "Service"),
+                ("networking.k8s.io/v1", "Ingress"), ("apps/v1", "DaemonSet"),
+                ("apps.kruise.io/v1alpha1", "DaemonSet"),
+            ]),
+            gate in proptest::bool::ANY,
+            replicas in proptest::option::of(0i64..5),
+            terminating in proptest::bool::ANY,
+        ) {
+            let (api_version, kind) = kind;
+            let mut obj = json!({"apiVersion": api_version, "kind": kind,
+                "metadata": {"name": "x", "labels": {DELETION_PROTECTION_KEY: "Always"}},
+                "spec": {"replicas": replicas}});
+            if terminating {
+                obj["metadata"]["deletionTimestamp"] = json!("2025-01-01T00:00:00Z");
+            }
+            let gates = FeatureGates::new().with("ResourcesDeletionProtection", gate);
+            let v = validate_deletion(&gates, "DELETE", "", Some(&obj), &ClusterFacts::default());
+            let protected = protected_kind(api_version, kind).is_some();
+            proptest::prop_assert_eq!(v.allowed, !(gate && protected && !terminating));
+            if !v.allowed {
+                proptest::prop_assert_eq!(v.code, 403);
+                proptest::prop_assert_eq!(v.message.as_deref(), Some("forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always"));
+            }
+        }
+    }
 }

@@ -17,6 +17,9 @@ pub mod pod;
 pub mod status;
 pub mod validation;
 
+#[cfg(test)]
+mod tests;
+
 pub use admission::{PodAdmissionRequest, PubOperation, pod_admission};
 pub use pod::{is_pod_ready, is_pod_state_consistent, is_pod_unavailable_changed};
 pub use status::{PriorRecords, PubPod, PubStatusCalc, desired_available, pub_status};
