@@ -322,7 +322,8 @@ pub fn plan_pod_creations(input: &CreationInput<'_>) -> CreationPlan {
 const ID_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// Port of sync/cloneset_scale.go::getOrGenAvailableIDs (v1.8.4): ids of PVCs whose pod is gone
-/// first, then random 5-character ids (from `rng`) colliding with nothing.
+/// first, then random 5-character ids (from `rng`) colliding with nothing. Returns fewer than
+/// `num` only if `rng` keeps producing collisions.
 pub fn available_ids(
     num: usize,
     pod_ids: &[String],
@@ -340,7 +341,10 @@ pub fn available_ids(
             out.push(id.clone());
         }
     }
-    while out.len() < num {
+    // A broken `rng` (e.g. constant) must not spin forever.
+    let mut attempts = 0usize;
+    while out.len() < num && attempts < num.saturating_mul(1000).max(1000) {
+        attempts += 1;
         let id: String = (0..5)
             .map(|_| char::from(ID_ALPHABET[(rng() % ID_ALPHABET.len() as u64) as usize]))
             .collect();
