@@ -312,7 +312,7 @@ pub fn flip_hot_upgrading(set: &SidecarSet, pod: &mut Pod, now: jiff::Timestamp)
     let mut non_idle = sidecar_containers_in_pod(set);
     let mut idle_twins = Vec::new();
     for sidecar in set.spec.containers.iter().filter(|c| c.is_hot_upgrade()) {
-        let (_, idle) = pod_hot_upgrade_containers(sidecar.name(), pod);
+        let (working, idle) = pod_hot_upgrade_containers(sidecar.name(), pod);
         non_idle.remove(&idle);
         idle_twins.push((
             working,
