@@ -1,4 +1,11 @@
-//! Simulated nodes and kubelet, against any API server (like kwok).
+//! Simulated nodes and kubelet, against any API server (like kwok): `kruise-tui sim-nodes`.
+//!
+//! The decisions are pure (`kubelet::decide`, `schedule::pick_node`, `nodes::node_object`);
+//! `driver` is the thin IO loop that watches pods and nodes with kube-rs, applies those
+//! decisions, and keeps one sorted deadline queue instead of per-pod tasks or polling.
+
+pub mod ids;
+pub mod kubelet;
 
 use anyhow::Result;
 
