@@ -6,6 +6,8 @@
 
 pub mod ids;
 pub mod kubelet;
+pub mod nodes;
+pub mod schedule;
 
 use anyhow::Result;
 
