@@ -436,12 +436,12 @@ fn set_conditions(pod: &Pod, next: &mut PodStatus, now: Timestamp) {
         .collect();
     let running = next.phase.as_deref() == Some("Running");
     let containers_ready = running && unready.is_empty();
-    let gates = pod
+    let gates: Vec<String> = pod
         .spec
         .as_ref()
         .and_then(|s| s.readiness_gates.as_ref())
         .map(|g| g.iter().map(|g| g.condition_type.clone()).collect())
-        .unwrap_or_else(Vec::new);
+        .unwrap_or_default();
     let missing_gate = gates.iter().find(|gate| {
         !conditions
             .iter()

@@ -7,8 +7,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::api::core::v1::{
-    Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, Taint, Toleration,
+use k8s_openapi::{
+    api::core::v1::{
+        Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodCondition, PodSpec, PodStatus,
+        Taint, Toleration,
+    },
+    apimachinery::pkg::apis::meta::v1::Time,
 };
 
 /// Why a node does not fit a pod (the scheduler's wording).
@@ -53,10 +57,9 @@ pub fn fits(pod: &PodSpec, node: &Node) -> Result<(), Unfit> {
     {
         return Err(Unfit::Unschedulable);
     }
-    if let Some(selector) = &pod.node_selector {
-        if selector.iter().any(|(k, v)| labels.get(k) != Some(v)) {
-            return Err(Unfit::Affinity);
-        }
+    let selector = pod.node_selector.iter().flatten();
+    if selector.into_iter().any(|(k, v)| labels.get(k) != Some(v)) {
+        return Err(Unfit::Affinity);
     }
     let required = pod
         .affinity
@@ -214,6 +217,42 @@ pub fn wants_scheduling(pod: &Pod) -> bool {
         .and_then(|s| s.phase.as_deref())
         .is_some_and(|p| p == "Succeeded" || p == "Failed");
     unbound && scheduler_ok && !finished && pod.metadata.deletion_timestamp.is_none()
+}
+
+/// The status a pod no node fits gets: PodScheduled False, reason Unschedulable, with the
+/// scheduler's message. `None` when the pod already says exactly that.
+pub fn unschedulable_status(pod: &Pod, message: &str, now: jiff::Timestamp) -> Option<PodStatus> {
+    let mut status = pod.status.clone().unwrap_or_default();
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    let existing = conditions.iter_mut().find(|c| c.type_ == "PodScheduled");
+    let unchanged = existing.as_ref().is_some_and(|c| {
+        c.status == "False"
+            && c.reason.as_deref() == Some("Unschedulable")
+            && c.message.as_deref() == Some(message)
+    });
+    if unchanged {
+        return None;
+    }
+    let condition = PodCondition {
+        type_: "PodScheduled".into(),
+        status: "False".into(),
+        reason: Some("Unschedulable".into()),
+        message: Some(message.to_owned()),
+        last_transition_time: Some(Time(
+            jiff::Timestamp::from_second(now.as_second()).unwrap_or(now),
+        )),
+        ..Default::default()
+    };
+    match existing {
+        Some(c) if c.status == "False" => {
+            c.reason = condition.reason;
+            c.message = condition.message;
+        }
+        Some(c) => *c = condition,
+        None => conditions.push(condition),
+    }
+    status.phase.get_or_insert_with(|| "Pending".to_owned());
+    Some(status)
 }
 
 #[cfg(test)]

@@ -211,3 +211,26 @@ fn only_unbound_live_default_scheduler_pods_are_scheduled() {
         ..Default::default()
     })));
 }
+
+#[test]
+fn unfit_pods_get_an_unschedulable_condition_once() {
+    let now = Timestamp::from_second(1_800_000_000).unwrap();
+    let mut p = pod(PodSpec::default());
+    let status = unschedulable_status(&p, "0/3 nodes are available", now).unwrap();
+    let cond = &status.conditions.as_ref().unwrap()[0];
+    assert_eq!(
+        (
+            cond.type_.as_str(),
+            cond.status.as_str(),
+            cond.reason.as_deref()
+        ),
+        ("PodScheduled", "False", Some("Unschedulable"))
+    );
+    assert_eq!(status.phase.as_deref(), Some("Pending"));
+    p.status = Some(status);
+    assert_eq!(
+        unschedulable_status(&p, "0/3 nodes are available", now),
+        None
+    );
+    assert!(unschedulable_status(&p, "0/4 nodes are available", now).is_some());
+}
