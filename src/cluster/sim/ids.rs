@@ -9,6 +9,13 @@ fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
     })
 }
 
+/// splitmix64's finalizer: every input bit flips about half the output bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// 64 hex characters derived from `parts` (a stand-in for a sha256 digest).
 pub fn digest_hex(parts: &[&str]) -> String {
     let mut out = String::with_capacity(64);
@@ -18,7 +25,7 @@ pub fn digest_hex(parts: &[&str]) -> String {
             hash = fnv1a(hash, part.as_bytes());
             hash = fnv1a(hash, b"\0");
         }
-        out.push_str(&format!("{hash:016x}"));
+        out.push_str(&format!("{:016x}", mix(hash)));
     }
     out
 }
@@ -52,7 +59,7 @@ pub fn container_id(pod_uid: &str, container: &str, restart_count: i32) -> Strin
 
 /// A pod IP in 10.0.0.0/8 derived from the pod's UID (collisions are possible but rare).
 pub fn pod_ip(pod_uid: &str) -> String {
-    let hash = fnv1a(0xcbf2_9ce4_8422_2325, pod_uid.as_bytes());
+    let hash = mix(fnv1a(0xcbf2_9ce4_8422_2325, pod_uid.as_bytes()));
     let [a, b, c] = [(hash >> 16) as u8, (hash >> 8) as u8, hash as u8];
     // Avoid the network and broadcast-looking addresses.
     format!("10.{a}.{b}.{}", c.clamp(2, 254))
