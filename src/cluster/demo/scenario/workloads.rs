@@ -253,7 +253,7 @@ fn cloneset(ctx: &Ctx, plan: CloneSetPlan, out: &mut Vec<SeedObject>) -> Vec<See
 /// budget, Cascading delete protection and a finished restart.
 pub(crate) fn web(ctx: &Ctx, out: &mut Vec<SeedObject>) {
     let sidecar = ops::logtail_revisions();
-    let upgraded = |i: usize| i % 3 == 0;
+    let upgraded = |i: usize| i.is_multiple_of(3);
     let probe_failing = |i: usize| i == 2;
     let restarted = 1usize;
     let crr_at = ctx.ago(30 * 60);
@@ -434,7 +434,7 @@ pub(crate) fn bulk(ctx: &Ctx, pods: usize, out: &mut Vec<SeedObject>) {
     for k in 0..sets {
         let replicas = pods / sets + usize::from(k < pods % sets);
         let ns = bulk_namespace(&ctx.ns, k);
-        if k % 10 == 0 {
+        if k.is_multiple_of(10) {
             out.push(super::namespace_seed(
                 &ns,
                 &[("kruise-tui.io/demo", "scale")],
