@@ -14,6 +14,18 @@ pub enum Kind {
     Pod,
 }
 
+impl Kind {
+    /// The kind's plural name as the console shows it.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::CloneSet => "CloneSets",
+            Kind::StatefulSet => "Advanced StatefulSets",
+            Kind::DaemonSet => "Advanced DaemonSets",
+            Kind::Pod => "Pods",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Msg {
     /// A key press from the terminal.
