@@ -561,3 +561,47 @@ fn jobs_match_upstream() {
         ],
     );
 }
+
+#[test]
+fn slim_pod_matches_the_core_pod_schema() {
+    // The built-in Pod has no CRD: check SlimPod against k8s-openapi's own Pod schema.
+    let pod = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<k8s_openapi::api::core::v1::Pod>();
+    let pod = serde_json::to_value(pod).unwrap();
+    let ours = our_schema::<api::SlimPod>();
+    let mut walker = Walker::new(&ours);
+    walker.walk("", &ours, &pod);
+    // SlimStateDetail is one struct for running/waiting/terminated (the union of their fields,
+    // all of which `terminated` has); the extra fields are simply absent on the other two.
+    let union_extra = |e: &String| {
+        let in_union_state = [
+            ".state.running.",
+            ".state.waiting.",
+            ".lastState.running.",
+            ".lastState.waiting.",
+        ]
+        .iter()
+        .any(|s| e.contains(s));
+        let field = e.rsplit('.').next().unwrap_or("");
+        in_union_state
+            && ["reason", "message", "startedAt", "finishedAt", "exitCode"]
+                .iter()
+                .any(|f| field == format!("{f}: not in upstream schema"))
+    };
+    let errors: Vec<_> = walker.errors.iter().filter(|e| !union_extra(e)).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    for path in [
+        ".status.podIP",
+        ".status.containerStatuses[].containerID",
+        ".status.containerStatuses[].lastState.terminated.exitCode",
+        ".status.conditions[].lastProbeTime",
+        ".spec.readinessGates[].conditionType",
+    ] {
+        assert!(
+            walker.visited.iter().any(|v| v == path),
+            "{path} not checked"
+        );
+    }
+}
