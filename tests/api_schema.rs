@@ -386,17 +386,16 @@ fn podunavailablebudget_matches_upstream() {
 
 mod negative {
     //! Deliberately wrong types: the walker must report each defect.
+    #![allow(dead_code)]
     use super::*;
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     #[serde(rename_all = "camelCase")]
     pub struct BadCloneSet {
         spec: BadSpec,
     }
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     #[serde(rename_all = "camelCase")]
     struct BadSpec {
@@ -406,7 +405,6 @@ mod negative {
         lifecycle: Option<BadLifecycle>,
     }
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     #[serde(rename_all = "camelCase")]
     struct BadStrategy {
@@ -416,7 +414,6 @@ mod negative {
         scatter_strategy: Vec<String>,
     }
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     #[serde(rename_all = "camelCase")]
     struct BadLifecycle {
@@ -444,13 +441,11 @@ mod negative {
         assert_eq!(errors.len(), expect.len(), "{errors:#?}");
     }
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     struct BadPub {
         status: BadPubStatus,
     }
 
-    #[allow(dead_code)]
     #[derive(JsonSchema)]
     #[serde(rename_all = "camelCase")]
     struct BadPubStatus {

@@ -119,7 +119,7 @@ fn cloneset_examples() {
 
     let cs = cloneset("cloneset-image-predownload.yaml");
     assert_eq!(
-        annotation(&cs.metadata, "apps.kruise.io/image-predownload-parallelism"),
+        annotation(&cs.metadata, keys::IMAGE_PREDOWNLOAD_PARALLELISM),
         "5"
     );
 
@@ -174,7 +174,7 @@ fn advanced_statefulset_examples() {
 fn advanced_daemonset_examples() {
     let ds: DaemonSet = read("ads-image-predownload.yaml");
     assert_eq!(
-        annotation(&ds.metadata, "apps.kruise.io/image-predownload-parallelism"),
+        annotation(&ds.metadata, keys::IMAGE_PREDOWNLOAD_PARALLELISM),
         "10"
     );
     let ds: DaemonSet = read("ads-lifecycle-predelete.yaml");
