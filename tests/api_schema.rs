@@ -183,8 +183,18 @@ fn check<T: JsonSchema>(file: &str, version: &str) -> (Vec<String>, Vec<String>)
     (walker.errors, walker.visited)
 }
 
+/// Fields from upstream HEAD (served by newer Kruise) that the v1.8.4 schemas lack.
+const HEAD_ONLY: [&str; 2] = [
+    "CloneSet .spec.progressDeadlineSeconds: not in upstream schema",
+    "UnitedDeployment .spec.template.cloneSetTemplate.spec.progressDeadlineSeconds: not in upstream schema",
+];
+
 fn assert_matches<T: JsonSchema + Resource>(file: &str, must_visit: &[&str]) {
     let (errors, visited) = check::<T>(file, T::VERSION);
+    let errors: Vec<_> = errors
+        .into_iter()
+        .filter(|e| !HEAD_ONLY.contains(&format!("{} {e}", T::KIND).as_str()))
+        .collect();
     assert!(errors.is_empty(), "{}: {errors:#?}", T::KIND);
     for path in must_visit {
         assert!(

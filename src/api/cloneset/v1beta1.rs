@@ -224,6 +224,7 @@ mod tests {
             "metadata": {"name": "web", "namespace": "default"},
             "spec": {
                 "replicas": 5,
+                "progressDeadlineSeconds": 600,
                 "selector": {"matchLabels": {"app": "web"}},
                 "template": {"metadata": {"labels": {"app": "web"}},
                              "spec": {"containers": [{"name": "main", "image": "nginx:1.25"}]}},
@@ -264,6 +265,7 @@ mod tests {
             Some(10)
         );
         assert!(!cs.spec.scale_strategy.as_ref().unwrap().disable_pvc_reuse);
+        assert_eq!(cs.spec.progress_deadline_seconds, Some(600));
         let labels = cs.metadata.labels.as_ref().unwrap();
         assert_eq!(labels[CLONESET_SCALING_EXCLUDE_PREPARING_DELETE], "true");
         let annotations = cs.metadata.annotations.as_ref().unwrap();
