@@ -145,13 +145,11 @@ proptest! {
             }
         }
         let mut s = spec(partition, 1, 0);
-        if with_selector {
-            if let Some(r) = s.rolling_update.as_mut() {
-                r.selector = Some(LabelSelector {
-                    match_labels: Some([("pool".to_owned(), "canary".to_owned())].into()),
-                    ..Default::default()
-                });
-            }
+        if with_selector && let Some(r) = s.rolling_update.as_mut() {
+            r.selector = Some(LabelSelector {
+                match_labels: Some([("pool".to_owned(), "canary".to_owned())].into()),
+                ..Default::default()
+            });
         }
         let list = filter_nodes_to_update(&s, "v2", &map, &nodes).unwrap_or_default();
         let unique: BTreeSet<&String> = list.iter().collect();
