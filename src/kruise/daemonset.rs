@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 use serde::{Deserialize, Serialize};
 
+pub mod convert;
 pub mod plan;
 pub mod update;
 

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 use serde::{Deserialize, Serialize};
 
+pub mod convert;
 pub mod ordinals;
 pub mod plan;
 mod priority;
