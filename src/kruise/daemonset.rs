@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod convert;
 pub mod plan;
+pub mod scheduling;
 pub mod update;
 
 #[cfg(test)]
