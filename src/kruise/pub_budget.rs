@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod admission;
 pub mod pod;
+pub mod resolve;
 pub mod status;
 pub mod validation;
 

@@ -16,6 +16,7 @@ pub mod ordinals;
 pub mod plan;
 mod priority;
 pub(crate) mod scaled;
+pub mod status;
 pub mod update;
 
 #[cfg(test)]
