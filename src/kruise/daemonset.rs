@@ -1,7 +1,8 @@
 //! Advanced DaemonSet (apps.kruise.io/v1alpha1) rollout logic, ported sans-IO from Kruise v1.8.4
 //! `pkg/controller/daemonset`: which nodes may update under partition and selector, the surge and
 //! unavailability budgets, one rolling-update pass ([`update`]) and the partition preview for the
-//! plan API ([`plan`]).
+//! plan API ([`plan`]), which nodes should run the pod ([`scheduling`]) and the mapping from
+//! Kubernetes objects ([`convert`]).
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,7 @@ pub mod update;
 mod tests;
 
 pub use plan::{DsPartitionPlan, plan_partition};
+pub use scheduling::{NodeFit, node_should_run_daemon_pod, nodes_that_should_run};
 pub use update::{
     DsRollingStep, filter_nodes_to_update, find_updated_pods_on_node, rolling_update_step,
     updated_desired_node_counts,
