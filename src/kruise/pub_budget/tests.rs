@@ -79,6 +79,30 @@ fn in_place_state_decides_consistency() {
 }
 
 #[test]
+fn digest_images_compare_repo_and_digest() {
+    let mut p = pod("a", true, json!({}));
+    if let Some(spec) = p.spec.as_mut() {
+        spec.containers[0].image = Some("nginx@sha256:bbb".into());
+    }
+    if let Some(cs) = p
+        .status
+        .as_mut()
+        .and_then(|s| s.container_statuses.as_mut())
+    {
+        cs[0].image_id = "docker-pullable://docker.io/library/nginx@sha256:bbb".into();
+    }
+    assert!(is_pod_state_consistent(&p));
+    if let Some(cs) = p
+        .status
+        .as_mut()
+        .and_then(|s| s.container_statuses.as_mut())
+    {
+        cs[0].image_id = "docker.io/library/busybox@sha256:bbb".into();
+    }
+    assert!(!is_pod_state_consistent(&p));
+}
+
+#[test]
 fn status_prunes_expired_records_and_reports_recheck() {
     let pods: Vec<PubPod> = (0..4)
         .map(|i| PubPod {
