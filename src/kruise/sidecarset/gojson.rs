@@ -218,6 +218,14 @@ pub fn encode_sidecar_containers(containers: &[Value]) -> String {
     out
 }
 
+/// Encodes a core `Probe` (given as Kubernetes JSON; None is the zero struct) exactly as Go
+/// would.
+pub fn encode_probe(probe: Option<&Value>) -> String {
+    let mut out = String::new();
+    write_obj(&mut out, probe, PROBE);
+    out
+}
+
 /// Encodes an arbitrary JSON value as Go does for `interface{}` data: object keys sorted, HTML
 /// characters escaped, no whitespace.
 pub fn encode_any(v: &Value) -> String {
