@@ -44,6 +44,13 @@ impl Verdict {
     }
 }
 
+/// The RFC 6902 patch a mutating webhook answers with for `before` -> `after`.
+pub fn json_patch<T: serde::Serialize>(before: &T, after: &T) -> json_patch::Patch {
+    let a = serde_json::to_value(before).unwrap_or_default();
+    let b = serde_json::to_value(after).unwrap_or_default();
+    json_patch::diff(&a, &b)
+}
+
 /// How a CREATE looked up the target pod.
 #[derive(Debug, Clone, Copy)]
 pub enum Lookup<'a, T> {
