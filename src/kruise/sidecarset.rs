@@ -51,3 +51,6 @@ pub const SIDECARSET_NAME_LABEL: &str = "kruise.io/sidecarset-name";
 pub const SIDECARSET_CUSTOM_VERSION_LABEL: &str = "apps.kruise.io/sidecarset-custom-version";
 /// Pod condition maintained by the controller.
 pub const SIDECARSET_UPGRADABLE_CONDITION: &str = "SidecarSetUpgradable";
+
+#[cfg(test)]
+mod tests;
