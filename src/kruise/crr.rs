@@ -26,3 +26,6 @@ pub const POD_UID_KEY: &str = "crr.apps.kruise.io/pod-uid";
 pub const SYNC_CONTAINER_STATUSES_KEY: &str = "crr.apps.kruise.io/sync-container-statuses";
 /// Annotation and finalizer: when the pod was forced not-ready.
 pub const UNREADY_ACQUIRED_KEY: &str = "crr.apps.kruise.io/unready-acquired";
+
+#[cfg(test)]
+mod tests;

@@ -28,3 +28,6 @@ pub const PROBE_SUCCEEDED: &str = "Succeeded";
 pub const PROBE_FAILED: &str = "Failed";
 /// Probe state: not known yet.
 pub const PROBE_UNKNOWN: &str = "Unknown";
+
+#[cfg(test)]
+mod tests;
