@@ -4,7 +4,8 @@
 //!
 //! Entry points by role:
 //! - object hashing ([`hash`]) as the SidecarSet mutating webhook writes it;
-//! - what a pod carries ([`pod_state`]) and whether it matches ([`matching`]);
+//! - what a pod carries ([`pod_state`]), whether it matches ([`matching`]) and a per-pod
+//!   summary for views ([`summary::pod_sidecar_summary`]);
 //! - the controller: [`reconcile::reconcile`] (status + pods to write), built on
 //!   [`upgrade::next_upgrade_pods`] and [`history::truncate_history`];
 //! - admission hooks: [`inject::inject_pod_create`] (pod CREATE, mutating) and
@@ -21,6 +22,7 @@ mod order;
 pub mod pod_state;
 pub mod reconcile;
 mod sha256;
+pub mod summary;
 pub mod types;
 pub mod upgrade;
 pub mod validate;

@@ -16,6 +16,14 @@ pub struct ContainerRecreateRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<CrrStatus>,
 }
+crate::impl_resource!(
+    ContainerRecreateRequest,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "ContainerRecreateRequest",
+    plural = "containerrecreaterequests",
+    scope = NamespaceResourceScope
+);
 
 /// `ContainerRecreateRequestSpec`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

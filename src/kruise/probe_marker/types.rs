@@ -17,6 +17,14 @@ pub struct PodProbeMarker {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PodProbeMarkerStatus>,
 }
+crate::impl_resource!(
+    PodProbeMarker,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "PodProbeMarker",
+    plural = "podprobemarkers",
+    scope = NamespaceResourceScope
+);
 
 /// `PodProbeMarkerSpec`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,6 +84,14 @@ pub struct NodePodProbe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<NodePodProbeStatus>,
 }
+crate::impl_resource!(
+    NodePodProbe,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "NodePodProbe",
+    plural = "nodepodprobes",
+    scope = ClusterResourceScope
+);
 
 /// `NodePodProbeSpec`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -20,6 +20,7 @@ use super::{
     matching::NamespaceLabels,
     pod_state::{is_pod_sidecar_updated, update_pod_annotations_in_upgrade},
     reconcile::{ReconcileContext, reconcile},
+    summary::pod_sidecar_summary,
     types::{SidecarContainer, SidecarSet},
     upgrade::next_upgrade_pods,
 };
@@ -217,6 +218,13 @@ fn hot_upgrade_status_sequence() {
     let (status, updates) = status_tuple(&s, std::slice::from_ref(&p));
     assert_eq!(status, (1, 1, 1, 1));
     assert!(updates.is_empty());
+    let summary = pod_sidecar_summary(&s, &p);
+    assert!(summary.updated && summary.consistent && summary.ready && summary.upgradable);
+    assert_eq!(summary.hash, "bbb");
+    assert_eq!(
+        summary.hot_upgrade["envoy"],
+        ("envoy-2".to_owned(), "envoy-1".to_owned())
+    );
 }
 
 /// Builds `n` pods of which the first `updated` carry the set's hash (the first `consistent`
