@@ -230,6 +230,7 @@ const RESERVED: &[&str] = &[
     "InPlaceUpdateReady",
 ];
 
+/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateProbe (v1.8.4).
 fn validate_probe(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>) {
     let Some(probe) = &p.probe else {
         push(errs, format!("{field}.probe"), "probe is required");
@@ -253,6 +254,7 @@ fn validate_probe(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>
     }
 }
 
+/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateProbeMarkerPolicy (v1.8.4).
 fn validate_policies(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>) {
     let mut states = BTreeSet::new();
     for policy in &p.marker_policy {

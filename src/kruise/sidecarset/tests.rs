@@ -195,6 +195,15 @@ fn hot_upgrade_status_sequence() {
     );
     assert_eq!(ann["version.sidecarset.kruise.io/envoy-2"], "42");
     assert_eq!(ann["versionalt.sidecarset.kruise.io/envoy-1"], "42");
+    let conditions = p.status.as_ref().unwrap().conditions.clone().unwrap();
+    let upgradable = conditions
+        .iter()
+        .find(|c| c.type_ == "SidecarSetUpgradable")
+        .expect("condition");
+    assert_eq!(
+        (upgradable.status.as_str(), upgradable.message.as_deref()),
+        ("True", Some(r#"{"s":true}"#))
+    );
 
     // 2: the kubelet has not applied it yet: updated, not ready, nothing to flip.
     let (status, updates) = status_tuple(&s, std::slice::from_ref(&p));

@@ -227,6 +227,7 @@ pub fn validate_sidecar_set(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Ve
     errs
 }
 
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarSetSpec, updateStrategy part (v1.8.4).
 fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
     let s = &set.spec.update_strategy;
     if !matches!(s.type_.as_str(), "" | ROLLING_UPDATE | NOT_UPDATE) {
@@ -299,6 +300,7 @@ fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateContainersForSidecarSet (v1.8.4).
 fn validate_container(c: &SidecarContainer, path: &str, errs: &mut Vec<FieldError>) {
     if !matches!(
         c.pod_inject_policy.as_str(),
@@ -369,6 +371,8 @@ fn validate_container(c: &SidecarContainer, path: &str, errs: &mut Vec<FieldErro
     }
 }
 
+/// Port of pkg/control/sidecarcontrol/util.go::ValidateSidecarSetPatchMetadataWhitelist and the
+/// patchPodMetadata checks of validateSidecarSetSpec (v1.8.4).
 fn validate_patch_metadata(
     set: &SidecarSet,
     ctx: &ValidationContext<'_>,
