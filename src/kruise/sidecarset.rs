@@ -8,9 +8,10 @@
 //!   summary for views ([`summary::pod_sidecar_summary`]);
 //! - the controller: [`reconcile::reconcile`] (status + pods to write), built on
 //!   [`upgrade::next_upgrade_pods`] and [`history::truncate_history`];
-//! - admission hooks: [`inject::inject_pod_create`] (pod CREATE, mutating) and
-//!   [`validate::validate_sidecar_set`] (SidecarSet CREATE/UPDATE, validating).
+//! - admission hooks ([`admission`]): pod CREATE injection (mutating), SidecarSet defaults and
+//!   hashes (mutating) and SidecarSet validation.
 
+pub mod admission;
 pub mod control;
 pub mod gojson;
 pub mod hash;

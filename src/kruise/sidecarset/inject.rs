@@ -401,8 +401,3 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
     out.metadata.annotations = Some(annotations);
     Ok(Some(out))
 }
-
-/// The JSON patch a mutating webhook returns for `before` -> `after`.
-pub fn json_patch(before: &Pod, after: &Pod) -> json_patch::Patch {
-    crate::kruise::crr::admission::json_patch(before, after)
-}

@@ -358,3 +358,56 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn admission_defaults_validate_and_inject() {
+    use super::admission::{admit_pod_create, admit_sidecar_set, mutate_sidecar_set};
+    use super::inject::InjectContext;
+    use super::validate::ValidationContext;
+
+    let user: SidecarSet = serde_json::from_value(json!({
+        "metadata": {"name": "log"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}},
+                 "containers": [{"name": "agent", "image": "agent:1", "volumeMounts": [{"name": "logs", "mountPath": "/l"}]}],
+                 "volumes": [{"name": "logs", "emptyDir": {}}, {"name": "unused", "emptyDir": {}}]}
+    }))
+    .unwrap();
+    let (set, patch) = mutate_sidecar_set(&user);
+    assert!(!patch.0.is_empty());
+    assert_eq!(
+        set.spec.containers[0].pod_inject_policy,
+        "BeforeAppContainer"
+    );
+    assert_eq!(set.annotation(SIDECARSET_HASH_ANNOTATION).len(), 64);
+    assert!(admit_sidecar_set(&set, &ValidationContext::default()).allowed);
+    let denied = admit_sidecar_set(&user, &ValidationContext::default());
+    assert_eq!(denied.code, 422);
+
+    let p = pod("p", "", vec![container("app", "app:1")], vec![]);
+    let mut p = p;
+    p.metadata.annotations = None;
+    let no_history = |_: &SidecarSet| None;
+    let ctx = InjectContext {
+        sets: std::slice::from_ref(&set),
+        namespaces: &NamespaceLabels::new(),
+        historic: &no_history,
+        random: 0.0,
+        now: now(),
+    };
+    let (verdict, patch) = admit_pod_create(&p, &ctx);
+    assert!(verdict.allowed);
+    let mut doc = serde_json::to_value(&p).unwrap();
+    json_patch::patch(&mut doc, &patch.expect("patch")).unwrap();
+    let injected: Pod = serde_json::from_value(doc).unwrap();
+    let spec = injected.spec.unwrap();
+    let names: Vec<_> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["agent", "app"]);
+    let volumes: Vec<_> = spec.volumes.unwrap().into_iter().map(|v| v.name).collect();
+    assert_eq!(volumes, ["logs"]);
+    assert_eq!(
+        spec.containers[0].env.as_ref().unwrap()[0].name,
+        "IS_INJECTED"
+    );
+    let ann = injected.metadata.annotations.unwrap();
+    assert_eq!(ann["kruise.io/sidecarset-injected-list"], "log");
+}
