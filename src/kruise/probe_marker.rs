@@ -6,9 +6,11 @@
 //! - [`validate::admit`]: the PodProbeMarker validating hook;
 //! - [`mutating::annotate_pod`]: the pod CREATE hook (serverless gate);
 //! - [`apply::apply_probe_states`]: NodePodProbe results -> pod labels, annotations, conditions;
-//! - [`node_probe`]: NodePodProbe spec maintenance.
+//! - [`node_probe`]: NodePodProbe spec maintenance;
+//! - [`controller`]: both controllers as pure passes built on the above.
 
 pub mod apply;
+pub mod controller;
 pub mod mutating;
 pub mod node_probe;
 pub mod types;

@@ -125,3 +125,77 @@ fn admission_verdicts() {
     assert!(qualified_name_errors("example.com/ok-name").is_empty());
     assert_eq!(qualified_name_errors("a/b/c").len(), 1);
 }
+
+#[test]
+fn marker_sync_feeds_node_probes_and_marks_serverless_pods() {
+    use super::controller::{sync_node_pod_probe, sync_pod_probe_marker};
+    use super::types::{NodePodProbe, NodePodProbeSpec};
+    use std::collections::BTreeMap;
+
+    let mk = |name: &str, node: &str| -> Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "ns", "uid": format!("{name}-uid"), "labels": {"app": "web"}},
+            "spec": {"nodeName": node, "containers": [{"name": "main", "ports": [{"name": "http", "containerPort": 8080}]}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Initialized", "status": "True"},
+                {"type": "game.kruise.io/healthy", "status": "False"}]}
+        }))
+        .unwrap()
+    };
+    let pods = vec![mk("a", "n1"), mk("b", "vk"), mk("c", "n2")];
+    let mut nodes = BTreeMap::from([("n1".to_owned(), NodePodProbeSpec::default())]);
+    let out = sync_pod_probe_marker(&marker(), &pods, &|n| n == "vk", &mut nodes);
+    assert_eq!(out.matched_pods, 3);
+    assert_eq!(out.changed_nodes.iter().collect::<Vec<_>>(), ["n1"]);
+    assert_eq!(out.errors, ["NodePodProbe n2 not found"]);
+    let entry = &nodes["n1"].pod_probes[0];
+    assert_eq!(entry.probes[0].name, "ppm#healthy");
+    let port = &entry.probes[0]
+        .probe
+        .as_ref()
+        .unwrap()
+        .tcp_socket
+        .as_ref()
+        .unwrap()
+        .port;
+    assert_eq!(
+        port,
+        &k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(8080)
+    );
+    assert_eq!(out.pod_updates.len(), 1);
+    assert_eq!(
+        out.pod_updates[0]
+            .1
+            .metadata
+            .labels
+            .as_ref()
+            .unwrap()
+            .get("bad")
+            .map(String::as_str),
+        Some("true")
+    );
+
+    let mut npp: NodePodProbe = serde_json::from_value(json!({
+        "metadata": {"name": "n1"},
+        "spec": serde_json::to_value(&nodes["n1"]).unwrap(),
+        "status": {"podProbeStatuses": [{"name": "a", "namespace": "ns", "uid": "a-uid",
+            "probeStates": [{"name": "ppm#healthy", "state": "Succeeded"}]}]}
+    }))
+    .unwrap();
+    let (changed, updates) = sync_node_pod_probe(&mut npp, &pods, &[marker()]);
+    assert!(!changed);
+    assert_eq!(updates.len(), 1);
+    assert_eq!(
+        updates[0]
+            .1
+            .metadata
+            .labels
+            .as_ref()
+            .unwrap()
+            .get("ok")
+            .map(String::as_str),
+        Some("true")
+    );
+    let (changed, _) = sync_node_pod_probe(&mut npp, &pods[1..], &[marker()]);
+    assert!(changed);
+    assert!(npp.spec.pod_probes.is_empty());
+}
