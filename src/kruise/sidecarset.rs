@@ -21,6 +21,7 @@ pub mod matching;
 pub mod metadata;
 mod order;
 pub mod pod_state;
+mod quantity;
 pub mod reconcile;
 mod sha256;
 pub mod summary;
