@@ -30,8 +30,6 @@ enum K {
     PObj(&'static [F]),
     /// A slice of structs.
     List(&'static [F]),
-    /// `map[string]string`: sorted keys.
-    Map,
     /// `map[ResourceName]Quantity`: sorted keys, canonical quantities.
     QtyMap,
 }
@@ -343,7 +341,7 @@ fn write_field(out: &mut String, v: Option<&Value>, kind: K, omitempty: bool) ->
             }
             out.push('}');
         }
-        K::StrList | K::List(_) | K::Map => {
+        K::StrList | K::List(_) => {
             let empty = match v {
                 None => true,
                 Some(Value::Array(a)) => a.is_empty(),

@@ -103,7 +103,9 @@ fn pod(name: &str, hash: &str, containers: Vec<Container>, statuses: Vec<Contain
     }
 }
 
-fn status_tuple(set: &SidecarSet, pods: &[Pod]) -> ((i32, i32, i32, i32), Vec<(usize, Pod)>) {
+type Counts = (i32, i32, i32, i32);
+
+fn status_tuple(set: &SidecarSet, pods: &[Pod]) -> (Counts, Vec<(usize, Pod)>) {
     let ctx = ReconcileContext {
         all_sets: std::slice::from_ref(set),
         namespaces: &NamespaceLabels::new(),
@@ -279,7 +281,7 @@ proptest! {
     ) {
         let forward: Map<String, Value> = limits.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         let backward: Map<String, Value> = limits.iter().rev().map(|(k, v)| (k.clone(), json!(v))).collect();
-        let mut fields = vec![
+        let mut fields = [
             ("name", json!("c")),
             ("image", json!("i:1")),
             ("resources", json!({"limits": Value::Object(forward)})),
