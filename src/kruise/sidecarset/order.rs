@@ -138,6 +138,7 @@ struct Group {
     unmatched_remainder: usize,
 }
 
+/// Port of pkg/util/updatesort/scatter_sort.go::newScatterGroup (v1.8.4).
 fn new_group(matched: usize, unmatched: usize) -> Group {
     let num = matched.min(unmatched).max(1);
     Group {
@@ -148,6 +149,7 @@ fn new_group(matched: usize, unmatched: usize) -> Group {
     }
 }
 
+/// Port of pkg/util/updatesort/scatter_sort.go::calculateGroupByDensity (v1.8.4).
 fn group_by_density(total_m: usize, total_u: usize, upd_m: usize, upd_u: usize) -> Group {
     let update = new_group(upd_m, upd_u);
     let mut total = new_group(total_m, total_u);

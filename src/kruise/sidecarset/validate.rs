@@ -8,6 +8,7 @@ use crate::kruise::{KruiseVersion, features::FeatureGates, selector};
 use super::{
     SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
     hash::sidecar_set_hashes,
+    history::RevisionRef,
     matching::{NamespaceLabels, is_namespace_overlapping, is_selector_overlapping},
     types::{
         AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, COLD_UPGRADE, HOT_UPGRADE, NOT_UPDATE,
@@ -120,8 +121,8 @@ pub struct ValidationContext<'a> {
     /// Whether the `SidecarSet_PatchPodMetadata_WhiteList` configuration exists, and its
     /// allowed key patterns (plain prefixes/exact keys; a trailing `*` or `.*` is a prefix).
     pub patch_whitelist: Option<&'a [String]>,
-    /// Names of ControllerRevisions of this set (for injectionStrategy.revision).
-    pub revision_names: &'a [String],
+    /// This set's ControllerRevisions (for injectionStrategy.revision).
+    pub revisions: &'a [RevisionRef],
 }
 
 /// Validates a SidecarSet on CREATE/UPDATE: spec rules, conflicts, immutable containers.
@@ -199,10 +200,20 @@ pub fn validate_sidecar_set(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Ve
                 "spec.injectionStrategy.revision",
                 "revisionName and customVersion cannot be empty simultaneously",
             ));
-        } else if !rn.is_empty() && !ctx.revision_names.iter().any(|n| n == rn) {
+        } else if !rn.is_empty() && !ctx.revisions.iter().any(|r| r.name == rn) {
             errs.push(err(
                 "spec.injectionStrategy.revision.revisionName",
                 format!("Cannot find specific ControllerRevision {rn}"),
+            ));
+        } else if rn.is_empty()
+            && !ctx
+                .revisions
+                .iter()
+                .any(|r| r.custom_version.as_deref() == Some(cv))
+        {
+            errs.push(err(
+                "spec.injectionStrategy.revision.customVersion",
+                format!("Cannot find specific ControllerRevision with customVersion {cv}"),
             ));
         }
         if !matches!(rev.policy.as_str(), "" | "Always" | "Partial") {
@@ -227,6 +238,7 @@ pub fn validate_sidecar_set(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Ve
     errs
 }
 
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarSetSpec, updateStrategy part (v1.8.4).
 fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
     let s = &set.spec.update_strategy;
     if !matches!(s.type_.as_str(), "" | ROLLING_UPDATE | NOT_UPDATE) {
@@ -299,6 +311,7 @@ fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateContainersForSidecarSet (v1.8.4).
 fn validate_container(c: &SidecarContainer, path: &str, errs: &mut Vec<FieldError>) {
     if !matches!(
         c.pod_inject_policy.as_str(),
@@ -369,6 +382,8 @@ fn validate_container(c: &SidecarContainer, path: &str, errs: &mut Vec<FieldErro
     }
 }
 
+/// Port of pkg/control/sidecarcontrol/util.go::ValidateSidecarSetPatchMetadataWhitelist and the
+/// patchPodMetadata checks of validateSidecarSetSpec (v1.8.4).
 fn validate_patch_metadata(
     set: &SidecarSet,
     ctx: &ValidationContext<'_>,
