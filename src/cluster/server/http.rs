@@ -183,7 +183,12 @@ where
 
 /// Accept connections until `stop` fires; then every connection is dropped. A connection whose
 /// first byte is a TLS handshake record is served over TLS, any other as plain HTTP.
-pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken, tls: TlsAcceptor) {
+pub async fn serve(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+    tls: TlsAcceptor,
+) {
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => return,

@@ -216,10 +216,20 @@ pub async fn watch(
     };
     let res = t.res.clone();
     let stop = stop.clone();
+    let as_table = table::wants_table(req);
     tokio::spawn(async move {
         let m = move |v: &Value| label.matches(v) && field.matches(v);
+        // kubectl asks for Table rows; each event then carries a one-row Table.
+        let render = |o: &Arc<Obj>| -> Bytes {
+            if as_table {
+                let t = table::table(&res, std::slice::from_ref(o), None, o.rv);
+                Bytes::from(serde_json::to_vec(&t).unwrap_or_default())
+            } else {
+                output(&res, o)
+            }
+        };
         for o in &sub.initial {
-            if m(&o.value) && tx.send(line("ADDED", &output(&res, o))).await.is_err() {
+            if m(&o.value) && tx.send(line("ADDED", &render(o))).await.is_err() {
                 return;
             }
         }
@@ -230,7 +240,7 @@ pub async fn watch(
         for ev in std::mem::take(&mut sub.replay) {
             last_rv = ev.rv;
             if let Some(et) = visible(&ev, &m)
-                && tx.send(line(et, &output(&res, &ev.obj))).await.is_err()
+                && tx.send(line(et, &render(&ev.obj))).await.is_err()
             {
                 return;
             }
@@ -253,7 +263,7 @@ pub async fn watch(
                     let Some(ev) = ev else { return };
                     last_rv = ev.rv;
                     if let Some(et) = visible(&ev, &m)
-                        && tx.send(line(et, &output(&res, &ev.obj))).await.is_err()
+                        && tx.send(line(et, &render(&ev.obj))).await.is_err()
                     {
                         return;
                     }

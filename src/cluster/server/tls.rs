@@ -66,7 +66,8 @@ fn extension(oid: &[u8], critical: bool, value: Vec<u8>) -> Vec<u8> {
 /// Build the self-signed certificate (DER) for the key pair.
 fn certificate(key: &EcdsaKeyPair, rng: &SystemRandom) -> anyhow::Result<Vec<u8>> {
     let mut serial = [0u8; 16];
-    ring::rand::SecureRandom::fill(rng, &mut serial).map_err(|_| anyhow::anyhow!("no randomness"))?;
+    ring::rand::SecureRandom::fill(rng, &mut serial)
+        .map_err(|_| anyhow::anyhow!("no randomness"))?;
     serial[0] &= 0x7F;
     serial[0] |= 0x01;
     let now = jiff::Timestamp::now();
@@ -75,15 +76,19 @@ fn certificate(key: &EcdsaKeyPair, rng: &SystemRandom) -> anyhow::Result<Vec<u8>
     let alg = seq(&[der(0x06, OID_ECDSA_SHA256)]);
     let mut spk = vec![0u8];
     spk.extend_from_slice(key.public_key().as_ref());
-    let spki = seq(&[seq(&[der(0x06, OID_EC_PUBLIC_KEY), der(0x06, OID_P256)]), der(0x03, &spk)]);
+    let spki = seq(&[
+        seq(&[der(0x06, OID_EC_PUBLIC_KEY), der(0x06, OID_P256)]),
+        der(0x03, &spk),
+    ]);
     let san = seq(&[
         der(0x87, &[127, 0, 0, 1]),
         der(0x87, &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
         der(0x82, b"localhost"),
     ]);
-    let basic = seq(&[der(0x01, &[0xFF])]);
-    // digitalSignature (bit 0) and keyCertSign (bit 5): 0b1000_0100, 2 unused bits.
-    let usage = der(0x03, &[0x02, 0x84]);
+    // An end-entity certificate (webpki refuses a CA as the server's own certificate); Go and
+    // rustls both accept it as its own trust anchor. keyUsage: digitalSignature only.
+    let basic = seq(&[]);
+    let usage = der(0x03, &[0x07, 0x80]);
     let exts = seq(&[
         extension(OID_BASIC_CONSTRAINTS, true, basic),
         extension(OID_KEY_USAGE, true, usage),
@@ -127,7 +132,10 @@ impl Tls {
             )
             .context("TLS certificate")?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Tls { cert_der, config: Arc::new(config) })
+        Ok(Tls {
+            cert_der,
+            config: Arc::new(config),
+        })
     }
 
     /// The certificate as PEM.
@@ -152,8 +160,16 @@ pub fn base64(data: &[u8]) -> String {
         let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if c.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        out.push(if c.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if c.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     out
 }

@@ -41,6 +41,20 @@ pub fn denied(d: Denied) -> ApiError {
     ApiError::new(d.code, reason_for(d.code), d.message)
 }
 
+/// The request body as JSON; protobuf (kubectl's typed generators) is refused with 415.
+pub fn body_json(req: &Req) -> Result<Value, ApiError> {
+    let ct = req.header(http::header::CONTENT_TYPE);
+    if ct.starts_with("application/vnd.kubernetes.protobuf") {
+        return Err(ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            "the embedded cluster accepts JSON and YAML bodies only, not protobuf; \
+             use kubectl create -f FILE or kubectl apply -f FILE",
+        ));
+    }
+    patch::parse_body(&req.body)
+}
+
 pub fn dry_run(req: &Req) -> bool {
     req.q("dryRun") == Some("All")
 }
@@ -203,12 +217,23 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
             "create is not supported on this subresource",
         ));
     }
-    let obj = patch::parse_body(&req.body)?;
     if t.res.kind == "SelfSubjectAccessReview" {
-        let mut o = obj;
-        o["status"] = json!({"allowed": true, "reason": "the kruise-tui embedded cluster allows every request"});
-        return Ok(json_response(201, &o));
+        // The body may be protobuf (kubectl auth can-i); every answer is "allowed" anyway.
+        let spec = patch::parse_body(&req.body)
+            .map(|b| b["spec"].clone())
+            .unwrap_or(Value::Null);
+        return Ok(json_response(
+            201,
+            &json!({
+                "kind": "SelfSubjectAccessReview",
+                "apiVersion": "authorization.k8s.io/v1",
+                "metadata": {"creationTimestamp": null},
+                "spec": spec,
+                "status": {"allowed": true, "reason": "the kruise-tui embedded cluster allows every request"},
+            }),
+        ));
     }
+    let obj = body_json(req)?;
     create_object(shared, req, t, obj)
 }
 
@@ -260,7 +285,7 @@ fn respond(t: &Target, code: u16, committed: (Value, Option<Arc<Obj>>, Vec<Strin
 
 pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.clone().unwrap_or_default();
-    let body = patch::parse_body(&req.body)?;
+    let body = body_json(req)?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
     let new = if t.sub.as_deref() == Some("scale") {
         let mut n = old.value.clone();
