@@ -71,7 +71,7 @@ fn encode_token(ns: &str, name: &str) -> String {
 
 fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
     let bad = || ApiError::bad_request(format!("invalid continue token: {tok}"));
-    if tok.len() % 2 != 0 {
+    if !tok.len().is_multiple_of(2) {
         return Err(bad());
     }
     let bytes: Result<Vec<u8>, _> = (0..tok.len())

@@ -143,7 +143,7 @@ impl Registry {
             }
         }
         for (_, vs) in &mut out {
-            vs.sort_by(|a, b| version_priority(b).cmp(&version_priority(a)));
+            vs.sort_by_key(|v| std::cmp::Reverse(version_priority(v)));
         }
         out
     }
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn version_order_prefers_ga_then_beta() {
         let mut vs = vec!["v1alpha1", "v1beta1", "v1", "v2beta2"];
-        vs.sort_by(|a, b| version_priority(b).cmp(&version_priority(a)));
+        vs.sort_by_key(|v| std::cmp::Reverse(version_priority(v)));
         assert_eq!(vs, vec!["v1", "v2beta2", "v1beta1", "v1alpha1"]);
     }
 }

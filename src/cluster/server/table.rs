@@ -141,6 +141,9 @@ fn pod_cells(p: &Value) -> Vec<Value> {
     ]
 }
 
+/// Computes a row's cells after the name.
+type CellsFn = Box<dyn Fn(&Value) -> Vec<Value>>;
+
 /// A Table of these objects.
 pub fn table(
     res: &ResourceInfo,
@@ -148,64 +151,63 @@ pub fn table(
     continue_token: Option<String>,
     rv: u64,
 ) -> Value {
-    let (cols, cells): (Vec<Value>, Box<dyn Fn(&Value) -> Vec<Value>>) =
-        if !res.printer_columns.is_empty() {
-            let pcs = res.printer_columns.clone();
-            let mut cols = vec![col("Name", "string", 0)];
-            cols.extend(pcs.iter().map(|c| {
-                col(
-                    &c.name,
-                    if c.type_ == "date" {
-                        "string"
-                    } else {
-                        &c.type_
-                    },
-                    c.priority,
-                )
-            }));
-            (
-                cols,
-                Box::new(move |o: &Value| pcs.iter().map(|c| cell(o, c)).collect()),
+    let (cols, cells): (Vec<Value>, CellsFn) = if !res.printer_columns.is_empty() {
+        let pcs = res.printer_columns.clone();
+        let mut cols = vec![col("Name", "string", 0)];
+        cols.extend(pcs.iter().map(|c| {
+            col(
+                &c.name,
+                if c.type_ == "date" {
+                    "string"
+                } else {
+                    &c.type_
+                },
+                c.priority,
             )
-        } else if res.kind == "Pod" && res.group.is_empty() {
-            let cols = vec![
-                col("Name", "string", 0),
-                col("Ready", "string", 0),
-                col("Status", "string", 0),
-                col("Restarts", "integer", 0),
-                col("Age", "string", 0),
-                col("IP", "string", 1),
-                col("Node", "string", 1),
-            ];
-            (cols, Box::new(pod_cells))
-        } else if res.kind == "Namespace" {
-            let cols = vec![
-                col("Name", "string", 0),
-                col("Status", "string", 0),
-                col("Age", "string", 0),
-            ];
-            (
-                cols,
-                Box::new(|o: &Value| {
-                    vec![
-                        o["status"]["phase"].clone(),
-                        json!(age(o["metadata"]["creationTimestamp"]
-                            .as_str()
-                            .unwrap_or(""))),
-                    ]
-                }),
-            )
-        } else {
-            let cols = vec![col("Name", "string", 0), col("Age", "string", 0)];
-            (
-                cols,
-                Box::new(|o: &Value| {
-                    vec![json!(age(o["metadata"]["creationTimestamp"]
+        }));
+        (
+            cols,
+            Box::new(move |o: &Value| pcs.iter().map(|c| cell(o, c)).collect()),
+        )
+    } else if res.kind == "Pod" && res.group.is_empty() {
+        let cols = vec![
+            col("Name", "string", 0),
+            col("Ready", "string", 0),
+            col("Status", "string", 0),
+            col("Restarts", "integer", 0),
+            col("Age", "string", 0),
+            col("IP", "string", 1),
+            col("Node", "string", 1),
+        ];
+        (cols, Box::new(pod_cells))
+    } else if res.kind == "Namespace" {
+        let cols = vec![
+            col("Name", "string", 0),
+            col("Status", "string", 0),
+            col("Age", "string", 0),
+        ];
+        (
+            cols,
+            Box::new(|o: &Value| {
+                vec![
+                    o["status"]["phase"].clone(),
+                    json!(age(o["metadata"]["creationTimestamp"]
                         .as_str()
-                        .unwrap_or("")))]
-                }),
-            )
-        };
+                        .unwrap_or(""))),
+                ]
+            }),
+        )
+    } else {
+        let cols = vec![col("Name", "string", 0), col("Age", "string", 0)];
+        (
+            cols,
+            Box::new(|o: &Value| {
+                vec![json!(age(o["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .unwrap_or("")))]
+            }),
+        )
+    };
     let rows: Vec<Value> = items
         .iter()
         .map(|o| {

@@ -237,6 +237,9 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     create_object(shared, req, t, obj)
 }
 
+/// A written object (None when dry-run) with its value and warnings.
+type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
+
 /// Admit, validate and store an update of `old` to `new`.
 fn commit_update(
     shared: &Shared,
@@ -244,7 +247,7 @@ fn commit_update(
     t: &Target,
     old: &Arc<Obj>,
     mut new: Value,
-) -> Result<(Value, Option<Arc<Obj>>, Vec<String>), ApiError> {
+) -> Result<Committed, ApiError> {
     let res = &t.res;
     let name = t.name.clone().unwrap_or_default();
     check_identity(res, t, &mut new)?;
@@ -270,7 +273,7 @@ fn commit_update(
     Ok((o.value.clone(), Some(o), warnings))
 }
 
-fn respond(t: &Target, code: u16, committed: (Value, Option<Arc<Obj>>, Vec<String>)) -> Resp {
+fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
     let (value, obj, warnings) = committed;
     let resp = if t.sub.as_deref() == Some("scale") {
         json_response(code, &scale_of(&t.res, &value))
