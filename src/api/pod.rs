@@ -120,3 +120,14 @@ pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_group_api_version_has_no_slash() {
+        assert_eq!(<SlimPod as k8s_openapi::Resource>::API_VERSION, "v1");
+        assert_eq!(<crate::api::CloneSet as k8s_openapi::Resource>::API_VERSION, "apps.kruise.io/v1alpha1");
+    }
+}

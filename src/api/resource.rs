@@ -4,10 +4,21 @@
 /// `metadata: ObjectMeta` field.
 #[macro_export]
 macro_rules! impl_resource {
+    // The core group has no name: its apiVersion is the bare version ("v1", not "/v1").
+    ($ty:ty, group = "", version = $version:literal, kind = $kind:literal,
+     plural = $plural:literal, scope = $scope:ident) => {
+        $crate::impl_resource!(@impl $ty, "", $version, $version, $kind, $plural, $scope);
+    };
     ($ty:ty, group = $group:literal, version = $version:literal, kind = $kind:literal,
      plural = $plural:literal, scope = $scope:ident) => {
+        $crate::impl_resource!(@impl $ty, $group, concat!($group, "/", $version), $version, $kind,
+            $plural, $scope);
+    };
+    (@impl $ty:ty, $group:expr, $api_version:expr, $version:expr, $kind:expr, $plural:expr,
+     $scope:ident) => {, version = $version:literal, kind = $kind:literal,
+     plural = $plural:literal, scope = $scope:ident) => {
         impl k8s_openapi::Resource for $ty {
-            const API_VERSION: &'static str = concat!($group, "/", $version);
+            const API_VERSION: &'static str = $api_version;
             const GROUP: &'static str = $group;
             const KIND: &'static str = $kind;
             const VERSION: &'static str = $version;
