@@ -128,6 +128,9 @@ mod tests {
     #[test]
     fn core_group_api_version_has_no_slash() {
         assert_eq!(<SlimPod as k8s_openapi::Resource>::API_VERSION, "v1");
-        assert_eq!(<crate::api::CloneSet as k8s_openapi::Resource>::API_VERSION, "apps.kruise.io/v1alpha1");
+        assert_eq!(
+            <crate::api::CloneSet as k8s_openapi::Resource>::API_VERSION,
+            "apps.kruise.io/v1alpha1"
+        );
     }
 }

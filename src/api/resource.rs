@@ -11,12 +11,11 @@ macro_rules! impl_resource {
     };
     ($ty:ty, group = $group:literal, version = $version:literal, kind = $kind:literal,
      plural = $plural:literal, scope = $scope:ident) => {
-        $crate::impl_resource!(@impl $ty, $group, concat!($group, "/", $version), $version, $kind,
-            $plural, $scope);
+        $crate::impl_resource!(@impl $ty, $group, concat!($group, "/", $version), $version,
+            $kind, $plural, $scope);
     };
     (@impl $ty:ty, $group:expr, $api_version:expr, $version:expr, $kind:expr, $plural:expr,
-     $scope:ident) => {, version = $version:literal, kind = $kind:literal,
-     plural = $plural:literal, scope = $scope:ident) => {
+     $scope:ident) => {
         impl k8s_openapi::Resource for $ty {
             const API_VERSION: &'static str = $api_version;
             const GROUP: &'static str = $group;
