@@ -13,6 +13,7 @@
 
 pub mod admission;
 pub mod control;
+pub mod defaults;
 pub mod gojson;
 pub mod hash;
 pub mod history;
