@@ -203,4 +203,21 @@ mod tests {
         assert_eq!(canonical("1e-2147483648").as_deref(), Some("1e-9"));
         assert_eq!(canonical("0.5e-100").as_deref(), Some("1e-9"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn canonical_is_idempotent(
+            int in 0u64..1_000_000,
+            frac in proptest::option::of(0u32..1000),
+            suffix in proptest::sample::select(vec!["", "m", "k", "M", "Ki", "Mi", "Gi", "e3", "e-2", "n"]),
+        ) {
+            let input = match frac {
+                Some(f) => format!("{int}.{f}{suffix}"),
+                None => format!("{int}{suffix}"),
+            };
+            let once = canonical(&input).expect("parsable");
+            let twice = canonical(&once);
+            proptest::prop_assert_eq!(twice.as_deref(), Some(once.as_str()));
+        }
+    }
 }
