@@ -177,6 +177,23 @@ pub fn sidecarset_upgrade_specs(value: Option<&str>) -> BTreeMap<String, Sidecar
     }
 }
 
+/// One holder in the `KruisePodReady` condition message (a JSON list): while any holder is
+/// present the condition stays False. CRR uses `{"userAgent":"ContainerRecreateRequest",
+/// "key":"<ns>/<crr>"}`, lifecycle hooks `{"userAgent":"Lifecycle","key":"preUpdateHook"}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodReadinessHolder {
+    pub user_agent: String,
+    pub key: String,
+}
+
+/// Parses the `KruisePodReady` condition message; an empty or non-list message has no holders.
+pub fn pod_readiness_holders(message: Option<&str>) -> Vec<PodReadinessHolder> {
+    message
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +288,16 @@ mod tests {
             serde_json::to_string(&null_list["s"]).unwrap(),
             r#"{"updateTimestamp":null,"hash":"aaa","sidecarSetName":"","sidecarList":null}"#
         );
+    }
+
+    #[test]
+    fn readiness_holders_parse_from_the_condition_message() {
+        let msg = r#"[{"userAgent":"ContainerRecreateRequest","key":"default/crr-1"}]"#;
+        let holders = pod_readiness_holders(Some(msg));
+        assert_eq!(holders[0].user_agent, "ContainerRecreateRequest");
+        assert_eq!(holders[0].key, "default/crr-1");
+        assert_eq!(serde_json::to_string(&holders).unwrap(), msg);
+        assert!(pod_readiness_holders(Some("")).is_empty());
+        assert!(pod_readiness_holders(None).is_empty());
     }
 }
