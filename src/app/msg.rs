@@ -56,6 +56,9 @@ pub enum Msg {
     WatchRecovered(Kind),
     /// The result of an [`Effect`](super::Effect) the executor ran.
     EffectDone(EffectResult),
+    /// `:ns`/`:ctx` rebuilt the watches: read these stores from now on. Sent before any message
+    /// of the new watches (and before `EffectDone(Switched)`); the old stores stop changing.
+    StoresReplaced(super::Stores),
 }
 
 /// What the kube layer learned about the cluster it connected to.

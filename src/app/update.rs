@@ -82,6 +82,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             effect_done(app, result);
             app.mark_dirty();
         }
+        Msg::StoresReplaced(stores) => {
+            // New watches (after `:ns`/`:ctx`): nothing is known until their first lists land.
+            app.stores = stores;
+            app.ready.clear();
+            app.failed.clear();
+            app.rebuild_workloads();
+            app.rebuild_pods();
+            app.mark_dirty();
+        }
     }
     Vec::new()
 }
