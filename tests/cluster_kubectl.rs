@@ -488,3 +488,54 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
         "yes"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describe_shows_events_from_the_kube_rs_recorder() {
+    use kube::{
+        Resource,
+        runtime::events::{Event, EventType, Recorder, Reporter},
+    };
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    let client = c.client().await.unwrap();
+    let api = common::clonesets(&client, "default");
+    let cs = api
+        .create(&Default::default(), &common::cloneset("web", 1))
+        .await
+        .unwrap();
+    let recorder = Recorder::new(
+        client,
+        Reporter {
+            controller: "kruise-tui".into(),
+            instance: None,
+        },
+    );
+    let ev = Event {
+        type_: EventType::Normal,
+        reason: "SuccessfulCreate".into(),
+        note: Some("created pod web-abcde".into()),
+        action: "Create".into(),
+        secondary: None,
+    };
+    let reference = cs.object_ref(&common::cloneset_resource());
+    recorder.publish(&ev, &reference).await.unwrap();
+    recorder.publish(&ev, &reference).await.unwrap();
+    let out = k.ok(&["describe", "cloneset", "web"]).await;
+    let line = out
+        .lines()
+        .find(|l| l.contains("SuccessfulCreate"))
+        .unwrap_or_else(|| panic!("no event in describe:\n{out}"));
+    assert!(
+        line.contains("created pod web-abcde") && line.contains("kruise-tui"),
+        "{line}"
+    );
+    let out = k
+        .ok(&[
+            "get",
+            "events.v1.events.k8s.io",
+            "-o",
+            "jsonpath={.items[*].series.count}",
+        ])
+        .await;
+    assert_eq!(out, "2", "the second publish became a series");
+}

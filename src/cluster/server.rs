@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 pub mod admission;
 pub mod builtin;
+pub mod convert;
 pub mod discovery;
 pub mod gc;
 pub mod http;

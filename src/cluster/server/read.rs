@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    convert,
     http::{Req, Resp, Shared, bytes_response, json_response},
     resources::ResourceInfo,
     routes::Target,
@@ -23,23 +24,15 @@ use super::{
 
 /// An object's JSON as served at the requested version.
 pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
-    if o.value["apiVersion"].as_str() == Some(res.api_version().as_str()) {
-        return o.json.clone();
+    match convert::to_served(res, &o.value) {
+        None => o.json.clone(),
+        Some(v) => Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
     }
-    let mut v = o.value.clone();
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(res.api_version()));
-    }
-    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
 /// The object as a Value at the requested version.
 pub fn output_value(res: &ResourceInfo, o: &Obj) -> Value {
-    let mut v = o.value.clone();
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(res.api_version()));
-    }
-    v
+    convert::to_served(res, &o.value).unwrap_or_else(|| o.value.clone())
 }
 
 pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
@@ -85,7 +78,7 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
 
 fn selectors(req: &Req, t: &Target) -> Result<(LabelSelector, FieldSelector), ApiError> {
     let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
-    let mut fs = req.q("fieldSelector").unwrap_or("").to_string();
+    let mut fs = convert::field_selector(&t.res, req.q("fieldSelector").unwrap_or(""));
     if let Some(n) = &t.name {
         if !fs.is_empty() {
             fs.push(',');

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{
     admission::{AdmissionRequest, Denied, Operation},
-    builtin,
+    builtin, convert,
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     meta::{self, meta_mut},
     patch::{self, PatchKind},
@@ -53,6 +53,13 @@ pub fn body_json(req: &Req) -> Result<Value, ApiError> {
         ));
     }
     patch::parse_body(&req.body)
+}
+
+/// The resource whose table stores objects written through `res`.
+fn storage(shared: &Shared, res: &Arc<ResourceInfo>) -> Arc<ResourceInfo> {
+    convert::storage_of(res)
+        .and_then(|(g, v, p)| shared.store.registry().lookup(g, v, p))
+        .unwrap_or_else(|| res.clone())
 }
 
 pub fn dry_run(req: &Req) -> bool {
@@ -201,7 +208,9 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         m.insert("creationTimestamp".into(), json!(meta::now()));
         return Ok(with_warnings(json_response(201, &obj), &warnings));
     }
-    let o = shared.store.insert(res, t.ns(), obj)?;
+    let o = shared
+        .store
+        .insert(&storage(shared, res), t.ns(), convert::to_stored(res, obj))?;
     Ok(with_warnings(
         bytes_response(201, output(res, &o)),
         &warnings,
@@ -269,7 +278,12 @@ fn commit_update(
     if dry {
         return Ok((new, None, warnings));
     }
-    let o = shared.store.replace(res, t.ns(), &name, new)?;
+    let o = shared.store.replace(
+        &storage(shared, res),
+        t.ns(),
+        &name,
+        convert::to_stored(res, new),
+    )?;
     Ok((o.value.clone(), Some(o), warnings))
 }
 
