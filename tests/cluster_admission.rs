@@ -74,9 +74,23 @@ async fn new_crds_are_served() {
         .await
         .unwrap_err();
     assert_eq!(code(err).0, 422);
-    let discovery = kube::Discovery::new(client).run().await.unwrap();
+    let discovery = kube::Discovery::new(client.clone()).run().await.unwrap();
     assert!(discovery.groups().any(|g| g.name() == "example.com"));
     assert!(discovery.groups().any(|g| g.name() == "apps.kruise.io"));
+
+    // Deleting the CRD removes its custom resources and its endpoints.
+    crds.delete("widgets.example.com", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        code(widgets.list(&ListParams::default()).await.unwrap_err()).0,
+        404
+    );
+    eventually("custom resources purged", || {
+        let store = c.store();
+        async move { store.in_namespace("default").is_empty() }
+    })
+    .await;
 }
 
 struct DenyProtected;

@@ -132,6 +132,14 @@ fn handle(store: &Store, ev: &StoreEvent) {
             if !ev.namespace.is_empty() {
                 check_namespace(store, &ev.namespace);
             }
+            if &*ev.key == "apiextensions.k8s.io/customresourcedefinitions"
+                && let (Some(g), Some(p)) = (
+                    v["spec"]["group"].as_str(),
+                    v["spec"]["names"]["plural"].as_str(),
+                )
+            {
+                store.purge(&format!("{g}/{p}"));
+            }
         }
         EventType::Added | EventType::Modified => {
             if let Some(old) = &ev.old {

@@ -394,6 +394,34 @@ impl Store {
         Ok((obj, false))
     }
 
+    /// Remove every object stored under `key` (a deleted CRD's custom resources).
+    pub fn purge(&self, key: &str) {
+        let mut g = self.lock();
+        let Some(table) = g.tables.remove(key) else {
+            return;
+        };
+        let key: Arc<str> = Arc::from(key);
+        for ((nsk, name), old) in table {
+            g.rv += 1;
+            let rv = g.rv;
+            let mut v = old.value.clone();
+            meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+            let obj = Obj::new(v, rv);
+            Self::index(&mut g, &key, &nsk, &name, Some(&old.value), None);
+            Self::publish(
+                &mut g,
+                StoreEvent {
+                    rv,
+                    etype: EventType::Deleted,
+                    key: key.clone(),
+                    namespace: nsk,
+                    obj,
+                    old: Some(old),
+                },
+            );
+        }
+    }
+
     /// Remove a terminating namespace for good (the namespace controller's last step).
     pub fn finalize_namespace(&self, name: &str) {
         let Some(res) = self.registry().lookup("", "v1", "namespaces") else {
