@@ -457,21 +457,43 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("NotFound"), "{}", o.stderr);
 
+    // Typed generators send protobuf bodies: namespaces, configmaps and secrets are understood.
     for n in ["a", "b", "c"] {
-        k.ok(&[
-            "create",
-            "configmap",
-            n,
-            "--from-literal=k=v",
-            "--dry-run=client",
-            "-o",
-            "yaml",
-        ])
-        .await;
-        c.store()
-            .create(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": n, "namespace": "default"}}))
-            .unwrap();
+        let out = k
+            .ok(&["create", "configmap", n, "--from-literal=k=v"])
+            .await;
+        assert_eq!(out.trim(), format!("configmap/{n} created"));
     }
+    assert_eq!(k.jsonpath(&["configmap", "a"], "{.data.k}").await, "v");
+    assert_eq!(
+        k.ok(&["create", "namespace", "team"]).await.trim(),
+        "namespace/team created"
+    );
+    k.ok(&[
+        "create",
+        "secret",
+        "generic",
+        "s",
+        "-n",
+        "team",
+        "--from-literal=pw=hunter2",
+    ])
+    .await;
+    assert_eq!(
+        k.jsonpath(&["secret", "s", "-n", "team"], "{.data.pw}")
+            .await,
+        "aHVudGVyMg=="
+    );
+    assert_eq!(
+        k.ok(&["delete", "namespace", "team"]).await.trim(),
+        "namespace \"team\" deleted"
+    );
+    let o = k.run(&["get", "namespace", "team"]).await;
+    assert_eq!(
+        o.code, 1,
+        "the namespace is gone once emptied: {}",
+        o.stdout
+    );
     let out = k.ok(&["delete", "configmaps", "--all"]).await;
     assert_eq!(out.lines().count(), 3, "{out}");
     let o = k.run(&["get", "configmaps"]).await;

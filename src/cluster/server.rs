@@ -30,6 +30,7 @@ pub mod http;
 pub mod meta;
 pub mod openapi;
 pub mod patch;
+pub mod protobuf;
 pub mod read;
 pub mod remove;
 pub mod resources;

@@ -61,6 +61,9 @@ fn options(req: &Req, body: &Value) -> Result<DeleteOpts, ApiError> {
 fn body_of(req: &Req) -> Result<Value, ApiError> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
         Ok(json!({}))
+    } else if req.body.starts_with(b"k8s\0") {
+        // A protobuf Eviction or DeleteOptions (kubectl drain): defaults apply.
+        Ok(json!({}))
     } else {
         patch::parse_body(&req.body)
     }

@@ -13,6 +13,7 @@ use super::{
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     meta::{self, meta_mut},
     patch::{self, PatchKind},
+    protobuf,
     read::{output, output_value},
     resources::ResourceInfo,
     routes::Target,
@@ -45,6 +46,9 @@ pub fn denied(d: Denied) -> ApiError {
 pub fn body_json(req: &Req) -> Result<Value, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE);
     if ct.starts_with("application/vnd.kubernetes.protobuf") {
+        if let Some(v) = protobuf::decode(&req.body) {
+            return Ok(v);
+        }
         return Err(ApiError::new(
             415,
             "UnsupportedMediaType",
