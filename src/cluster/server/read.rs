@@ -35,6 +35,19 @@ pub fn output_value(res: &ResourceInfo, o: &Obj) -> Value {
     convert::to_served(res, &o.value).unwrap_or_else(|| o.value.clone())
 }
 
+/// Whether the client asked for metadata only (`as=PartialObjectMetadata[List]`, kube-rs'
+/// `list_metadata`/`metadata_watcher`).
+fn wants_metadata(req: &Req) -> bool {
+    let accept = req.header(http::header::ACCEPT);
+    accept.contains("as=PartialObjectMetadata") && !accept.contains("as=Table")
+}
+
+/// An object as `PartialObjectMetadata`.
+fn metadata_of(o: &Obj) -> Bytes {
+    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.value["metadata"]});
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+}
+
 pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.as_deref().unwrap_or("");
     let o = shared.store.get(&t.res, t.ns(), name)?;
@@ -51,6 +64,9 @@ pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
                 shared.store.current_rv(),
             ),
         ));
+    }
+    if wants_metadata(req) {
+        return Ok(bytes_response(200, metadata_of(&o)));
     }
     Ok(bytes_response(200, output(&t.res, &o)))
 }
@@ -110,7 +126,12 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     if let Some(tok) = token {
         meta["continue"] = json!(tok);
     }
-    let head = json!({"kind": format!("{}List", t.res.kind), "apiVersion": t.res.api_version(), "metadata": meta});
+    let metadata_only = wants_metadata(req);
+    let head = if metadata_only {
+        json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta})
+    } else {
+        json!({"kind": format!("{}List", t.res.kind), "apiVersion": t.res.api_version(), "metadata": meta})
+    };
     let head = serde_json::to_string(&head).unwrap_or_default();
     let total: usize = r.items.iter().map(|o| o.json.len() + 1).sum();
     let mut buf = BytesMut::with_capacity(head.len() + total + 16);
@@ -120,7 +141,11 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         if i > 0 {
             buf.extend_from_slice(b",");
         }
-        buf.extend_from_slice(&output(&t.res, o));
+        if metadata_only {
+            buf.extend_from_slice(&metadata_of(o));
+        } else {
+            buf.extend_from_slice(&output(&t.res, o));
+        }
     }
     buf.extend_from_slice(b"]}");
     Ok(bytes_response(200, buf.freeze()))
@@ -210,6 +235,7 @@ pub async fn watch(
     let res = t.res.clone();
     let stop = stop.clone();
     let as_table = table::wants_table(req);
+    let metadata_only = wants_metadata(req);
     tokio::spawn(async move {
         let m = move |v: &Value| label.matches(v) && field.matches(v);
         // kubectl asks for Table rows; each event then carries a one-row Table.
@@ -217,6 +243,8 @@ pub async fn watch(
             if as_table {
                 let t = table::table(&res, std::slice::from_ref(o), None, o.rv);
                 Bytes::from(serde_json::to_vec(&t).unwrap_or_default())
+            } else if metadata_only {
+                metadata_of(o)
             } else {
                 output(&res, o)
             }
