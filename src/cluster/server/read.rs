@@ -85,7 +85,12 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
     }
     let bytes: Result<Vec<u8>, _> = (0..tok.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&tok[i..i + 2], 16))
+        .map(|i| {
+            std::str::from_utf8(&tok.as_bytes()[i..i + 2])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or(())
+        })
         .collect();
     let s = String::from_utf8(bytes.map_err(|_| bad())?).map_err(|_| bad())?;
     let (ns, name) = s.split_once('/').ok_or_else(bad)?;
@@ -307,5 +312,6 @@ mod tests {
             ("default".into(), "web-1".into())
         );
         assert!(decode_token("zz").is_err());
+        assert!(decode_token("é1").is_err());
     }
 }
