@@ -193,6 +193,26 @@ async fn discovery_create_apply_and_validation() {
         k.jsonpath(&["clonesets", "ssa"], "{.spec.replicas}").await,
         "4"
     );
+    // Re-applying without a field the same manager applied before removes it.
+    let labelled =
+        cloneset_yaml("ssa", "4").replacen("    app: ssa\n", "    app: ssa\n    extra: x\n", 1);
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], &labelled)
+        .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels.extra}")
+            .await,
+        "x"
+    );
+    k.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &cloneset_yaml("ssa", "4"),
+    )
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels}")
+            .await,
+        r#"{"app":"ssa"}"#
+    );
     k.ok_stdin(
         &["apply", "--server-side", "-f", "-"],
         &cloneset_yaml("app", "5"),

@@ -99,6 +99,7 @@ impl EmbeddedCluster {
             admission: Admission::default(),
             token,
             addr,
+            applied: Default::default(),
         });
         let gc = gc::spawn(store);
         let cluster = EmbeddedCluster {

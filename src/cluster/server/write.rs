@@ -322,6 +322,28 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     Ok(respond(t, 200, committed))
 }
 
+fn applied_key(req: &Req, obj: &Value) -> (String, String) {
+    (
+        obj["metadata"]["uid"].as_str().unwrap_or("").to_string(),
+        req.q("fieldManager").unwrap_or("").to_string(),
+    )
+}
+
+fn applied_before(shared: &Shared, req: &Req, obj: &Value) -> Option<Value> {
+    let map = shared.applied.lock().ok()?;
+    map.get(&applied_key(req, obj)).cloned()
+}
+
+fn remember_applied(shared: &Shared, req: &Req, obj: &Value, body: &Value) {
+    if let Ok(mut map) = shared.applied.lock() {
+        // Forget objects that are gone, so the map stays as small as the store.
+        if map.len() > 4096 {
+            map.retain(|(uid, _), _| shared.store.get_by_uid(uid).is_some());
+        }
+        map.insert(applied_key(req, obj), body.clone());
+    }
+}
+
 pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE).to_string();
     let kind =
@@ -341,7 +363,11 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
                 if let Some(m) = meta_mut(&mut obj) {
                     m.insert("name".into(), json!(name));
                 }
-                return create_object(shared, req, t, obj);
+                let resp = create_object(shared, req, t, obj)?;
+                if let Ok(o) = shared.store.get(&t.res, t.ns(), &name) {
+                    remember_applied(shared, req, &o.value, &body);
+                }
+                return Ok(resp);
             }
             Err(e) => return Err(e),
         };
@@ -355,7 +381,12 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             PatchKind::Merge => patch::merge_patch(&mut doc, &body),
             PatchKind::Json => patch::json_patch(&mut doc, &body)?,
             PatchKind::Strategic => patch::strategic_merge(&mut doc, &body),
-            PatchKind::Apply => patch::apply(&mut doc, &body, t.res.strategic_merge()),
+            PatchKind::Apply => {
+                patch::apply(&mut doc, &body, t.res.strategic_merge());
+                if let Some(prev) = applied_before(shared, req, &old.value) {
+                    patch::remove_unapplied(&mut doc, &prev, &body, t.res.strategic_merge());
+                }
+            }
         }
         let user_rv =
             doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
@@ -369,7 +400,12 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         match commit_update(shared, req, t, &old, new) {
             Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
             Err(e) => return Err(e),
-            Ok(c) => return Ok(respond(t, 200, c)),
+            Ok(c) => {
+                if kind == PatchKind::Apply && !dry_run(req) {
+                    remember_applied(shared, req, &old.value, &body);
+                }
+                return Ok(respond(t, 200, c));
+            }
         }
     }
 }
