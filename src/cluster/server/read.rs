@@ -86,8 +86,7 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
     let bytes: Result<Vec<u8>, _> = (0..tok.len())
         .step_by(2)
         .map(|i| {
-            std::str::from_utf8(&tok.as_bytes()[i..i + 2])
-                .ok()
+            tok.get(i..i + 2)
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
                 .ok_or(())
         })
