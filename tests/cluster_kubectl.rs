@@ -580,4 +580,26 @@ async fn describe_shows_events_from_the_kube_rs_recorder() {
         ])
         .await;
     assert_eq!(out, "2", "the second publish became a series");
+    let out = k.ok(&["get", "events"]).await;
+    assert!(out.starts_with("LAST SEEN"), "{out}");
+    assert!(
+        out.contains("cloneset/web") && out.contains("SuccessfulCreate"),
+        "{out}"
+    );
+    c.store()
+        .create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.32.0"}}}))
+        .unwrap();
+    let out = k.ok(&["get", "nodes"]).await;
+    let line = out
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>();
+    assert_eq!(
+        (line[0], line[1], line[2], line[4]),
+        ("node-1", "Ready", "<none>", "v1.32.0"),
+        "{out}"
+    );
 }
