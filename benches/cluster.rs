@@ -48,6 +48,21 @@ fn pod(i: usize) -> serde_json::Value {
     })
 }
 
+/// Resident set size from /proc (Linux), in MiB.
+fn rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|k| k.parse::<u64>().ok())
+            })
+        })
+        .map(|kb| kb / 1024)
+        .unwrap_or(0)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -110,12 +125,14 @@ fn main() -> anyhow::Result<()> {
                 .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": format!("ns-{n}")}}))
                 .map_err(anyhow::Error::from)?;
         }
+        let rss_before = rss_mib();
         let started = Instant::now();
         for i in 0..PODS {
             store.create(pod(i)).map_err(anyhow::Error::from)?;
         }
         let seed = started.elapsed();
         println!("seed {PODS} pods in-process: {:.0} ms ({:.0} pods/s)", seed.as_secs_f64() * 1e3, PODS as f64 / seed.as_secs_f64());
+        println!("process RSS: {rss_before} MiB before seeding, {} MiB after", rss_mib());
 
         let client = c.client().await?;
         let mut raw_times = Vec::new();

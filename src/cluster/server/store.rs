@@ -123,7 +123,8 @@ pub struct ListResult {
 
 const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
 const NS_KEY: &str = "/namespaces";
-pub const DEFAULT_WINDOW: usize = 100_000;
+/// Events kept for watch resume (all resources together); older versions get 410 Gone.
+pub const DEFAULT_WINDOW: usize = 20_000;
 
 /// The object store (share it as `Arc<Store>`).
 pub struct Store {
@@ -198,6 +199,21 @@ impl Store {
         self.registry().by_kind(api_version, kind).ok_or_else(|| {
             ApiError::bad_request(format!("no resource serves {api_version} {kind}"))
         })
+    }
+
+    /// Delete an object by apiVersion, kind, namespace and name (background cascade).
+    pub fn delete_value(
+        &self,
+        api_version: &str,
+        kind: &str,
+        ns: &str,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        let res = self.registry().by_kind(api_version, kind).ok_or_else(|| {
+            ApiError::bad_request(format!("no resource serves {api_version} {kind}"))
+        })?;
+        self.delete(&res, ns, name, None, None, Propagation::Background)
+            .map(|_| ())
     }
 
     /// Create an object from its full JSON (apiVersion/kind pick the resource). For seeding.
