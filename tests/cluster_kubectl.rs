@@ -223,6 +223,28 @@ async fn discovery_create_apply_and_validation() {
         "5"
     );
 
+    // Server-side dry runs change nothing; kubectl diff shows the change (exit code 1).
+    let out = k
+        .ok_stdin(
+            &["apply", "--dry-run=server", "-f", "-"],
+            &cloneset_yaml("app", "9"),
+        )
+        .await;
+    assert!(out.contains("(server dry run)"), "{out}");
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "5"
+    );
+    let o = k
+        .run_stdin(&["diff", "-f", "-"], &cloneset_yaml("app", "9"))
+        .await;
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("+  replicas: 9"), "{}", o.stdout);
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "5"
+    );
+
     // Built-in kinds: client-side apply uses strategic merge.
     let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    image: a:1\n  - name: b\n    image: b:1\n";
     k.ok_stdin(&["apply", "-f", "-"], pod).await;
