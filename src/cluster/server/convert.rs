@@ -93,6 +93,12 @@ fn new_to_core(v: &Value) -> Value {
     Value::Object(m)
 }
 
+/// Whether serving `res` needs more than the stored bytes (`head`: apiVersion, kind, metadata).
+pub fn needs_conversion(res: &ResourceInfo, head: &Value) -> bool {
+    (res.group == NEW_EVENTS && res.plural == "events")
+        || head["apiVersion"].as_str() != Some(res.api_version().as_str())
+}
+
 /// A stored object as served by `res` (None: the stored bytes are already right).
 pub fn to_served(res: &ResourceInfo, stored: &Value) -> Option<Value> {
     if res.group == NEW_EVENTS && res.plural == "events" {

@@ -24,7 +24,10 @@ use super::{
 
 /// An object's JSON as served at the requested version.
 pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
-    match convert::to_served(res, &o.value) {
+    if !convert::needs_conversion(res, &o.head) {
+        return o.json.clone();
+    }
+    match convert::to_served(res, &o.value()) {
         None => o.json.clone(),
         Some(v) => Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
     }
@@ -32,7 +35,8 @@ pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
 
 /// The object as a Value at the requested version.
 pub fn output_value(res: &ResourceInfo, o: &Obj) -> Value {
-    convert::to_served(res, &o.value).unwrap_or_else(|| o.value.clone())
+    let v = o.value();
+    convert::to_served(res, &v).unwrap_or(v)
 }
 
 /// Whether the client asked for metadata only (`as=PartialObjectMetadata[List]`, kube-rs'
@@ -44,7 +48,7 @@ fn wants_metadata(req: &Req) -> bool {
 
 /// An object as `PartialObjectMetadata`.
 fn metadata_of(o: &Obj) -> Bytes {
-    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.value["metadata"]});
+    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]});
     Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
@@ -52,7 +56,10 @@ pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.as_deref().unwrap_or("");
     let o = shared.store.get(&t.res, t.ns(), name)?;
     if t.sub.as_deref() == Some("scale") {
-        return Ok(json_response(200, &subresource::scale_of(&t.res, &o.value)));
+        return Ok(json_response(
+            200,
+            &subresource::scale_of(&t.res, &o.value()),
+        ));
     }
     if table::wants_table(req) {
         return Ok(json_response(
@@ -69,6 +76,21 @@ pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         return Ok(bytes_response(200, metadata_of(&o)));
     }
     Ok(bytes_response(200, output(&t.res, &o)))
+}
+
+/// Whether a stored object matches the selectors (parsing it only for non-metadata fields).
+pub fn matches_obj(label: &LabelSelector, field: &FieldSelector, o: &Obj) -> bool {
+    if !label.matches(&o.head) {
+        return false;
+    }
+    if field.is_empty() {
+        return true;
+    }
+    if field.metadata_only() {
+        field.matches(&o.head)
+    } else {
+        field.matches(&o.value())
+    }
 }
 
 fn encode_token(ns: &str, name: &str) -> String {
@@ -115,7 +137,7 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         .and_then(|l| l.parse::<usize>().ok())
         .filter(|l| *l > 0);
     let after = req.q("continue").map(decode_token).transpose()?;
-    let filter = |v: &Value| label.matches(v) && field.matches(v);
+    let filter = |o: &Obj| matches_obj(&label, &field, o);
     let r = shared
         .store
         .list(&t.res, t.namespace.as_deref(), &filter, limit, after);
@@ -175,9 +197,9 @@ fn bookmark(res: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
 }
 
 /// Which event type (if any) a watcher with these selectors sees for a change.
-fn visible(ev: &StoreEvent, m: &dyn Fn(&Value) -> bool) -> Option<&'static str> {
-    let now = m(&ev.obj.value);
-    let before = ev.old.as_ref().map(|o| m(&o.value));
+fn visible(ev: &StoreEvent, m: &dyn Fn(&Obj) -> bool) -> Option<&'static str> {
+    let now = m(&ev.obj);
+    let before = ev.old.as_ref().map(|o| m(o));
     match ev.etype {
         EventType::Added => now.then_some("ADDED"),
         EventType::Modified => match (before.unwrap_or(false), now) {
@@ -241,7 +263,7 @@ pub async fn watch(
     let as_table = table::wants_table(req);
     let metadata_only = wants_metadata(req);
     tokio::spawn(async move {
-        let m = move |v: &Value| label.matches(v) && field.matches(v);
+        let m = move |o: &Obj| matches_obj(&label, &field, o);
         // kubectl asks for Table rows; each event then carries a one-row Table.
         let render = |o: &Arc<Obj>| -> Bytes {
             if as_table {
@@ -254,7 +276,7 @@ pub async fn watch(
             }
         };
         for o in &sub.initial {
-            if m(&o.value) && tx.send(line("ADDED", &render(o))).await.is_err() {
+            if m(o) && tx.send(line("ADDED", &render(o))).await.is_err() {
                 return;
             }
         }

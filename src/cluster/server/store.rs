@@ -24,10 +24,12 @@ use super::{
     status::ApiError,
 };
 
-/// A stored object: its value and its JSON bytes.
+/// A stored object: its JSON bytes (what lists and watches send) and a parsed head
+/// (`apiVersion`, `kind`, `metadata`: what selectors, indexes and GC read). The full value is
+/// parsed on demand, which keeps about 3 KiB per pod in memory instead of a whole `Value` tree.
 #[derive(Debug)]
 pub struct Obj {
-    pub value: Value,
+    pub head: Value,
     pub json: Bytes,
     pub rv: u64,
 }
@@ -35,7 +37,24 @@ pub struct Obj {
 impl Obj {
     fn new(value: Value, rv: u64) -> Arc<Obj> {
         let json = Bytes::from(serde_json::to_vec(&value).unwrap_or_default());
-        Arc::new(Obj { value, json, rv })
+        let mut head = serde_json::Map::new();
+        if let Value::Object(mut m) = value {
+            for k in ["apiVersion", "kind", "metadata"] {
+                if let Some(v) = m.remove(k) {
+                    head.insert(k.to_string(), v);
+                }
+            }
+        }
+        Arc::new(Obj {
+            head: Value::Object(head),
+            json,
+            rv,
+        })
+    }
+
+    /// The whole object (parsed from its JSON).
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
     }
 }
 
@@ -223,7 +242,7 @@ impl Store {
             .as_str()
             .unwrap_or("default")
             .to_string();
-        self.insert(&res, &ns, v).map(|o| o.value.clone())
+        self.insert(&res, &ns, v).map(|o| o.value())
     }
 
     /// Replace an object (apiVersion/kind/metadata pick it); a set resourceVersion is a precondition.
@@ -234,13 +253,13 @@ impl Store {
             .unwrap_or("default")
             .to_string();
         let name = v["metadata"]["name"].as_str().unwrap_or("").to_string();
-        self.replace(&res, &ns, &name, v).map(|o| o.value.clone())
+        self.replace(&res, &ns, &name, v).map(|o| o.value())
     }
 
     /// Read one object by apiVersion, kind, namespace (ignored for cluster kinds) and name.
     pub fn get_value(&self, api_version: &str, kind: &str, ns: &str, name: &str) -> Option<Value> {
         let res = self.registry().by_kind(api_version, kind)?;
-        self.get(&res, ns, name).ok().map(|o| o.value.clone())
+        self.get(&res, ns, name).ok().map(|o| o.value())
     }
 
     /// All objects of a kind (every namespace when `ns` is None).
@@ -251,7 +270,7 @@ impl Store {
         self.list(&res, ns, &|_| true, None, None)
             .items
             .iter()
-            .map(|o| o.value.clone())
+            .map(|o| o.value())
             .collect()
     }
 
@@ -314,7 +333,7 @@ impl Store {
         &self,
         res: &ResourceInfo,
         ns: Option<&str>,
-        filter: &dyn Fn(&Value) -> bool,
+        filter: &dyn Fn(&Obj) -> bool,
         limit: Option<usize>,
         after: Option<(String, String)>,
     ) -> ListResult {
@@ -334,7 +353,7 @@ impl Store {
                 {
                     break;
                 }
-                if !filter(&o.value) {
+                if !filter(o) {
                     continue;
                 }
                 if limit.is_some_and(|l| items.len() >= l) {
@@ -349,8 +368,8 @@ impl Store {
                 // The token names the last returned item, not the first unreturned one.
                 continue_after = items.last().map(|o: &Arc<Obj>| {
                     (
-                        Self::nskey(res, o.value["metadata"]["namespace"].as_str().unwrap_or("")),
-                        o.value["metadata"]["name"]
+                        Self::nskey(res, o.head["metadata"]["namespace"].as_str().unwrap_or("")),
+                        o.head["metadata"]["name"]
                             .as_str()
                             .unwrap_or("")
                             .to_string(),

@@ -394,8 +394,8 @@ pub fn table(
         .iter()
         .map(|o| {
             json!({
-                "cells": cells(&o.value),
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.value["metadata"]},
+                "cells": cells(&o.value()),
+                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]},
             })
         })
         .collect();

@@ -271,7 +271,7 @@ fn commit_update(
         &name,
         dry,
         Some(new),
-        Some(old.value.clone()),
+        Some(old.value()),
     );
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut new = areq.object.take().unwrap_or(Value::Null);
@@ -288,7 +288,7 @@ fn commit_update(
         &name,
         convert::to_stored(res, new),
     )?;
-    Ok((o.value.clone(), Some(o), warnings))
+    Ok((o.value(), Some(o), warnings))
 }
 
 fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
@@ -309,14 +309,14 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     let body = body_json(req)?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
     let new = if t.sub.as_deref() == Some("scale") {
-        let mut n = old.value.clone();
+        let mut n = old.value();
         if let Some(m) = n["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
         apply_scale(&t.res, &mut n, &body);
         n
     } else {
-        split_status(&t.res, t.sub.as_deref(), &old.value, body)
+        split_status(&t.res, t.sub.as_deref(), &old.value(), body)
     };
     let committed = commit_update(shared, req, t, &old, new)?;
     Ok(respond(t, 200, committed))
@@ -365,7 +365,7 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
                 }
                 let resp = create_object(shared, req, t, obj)?;
                 if let Ok(o) = shared.store.get(&t.res, t.ns(), &name) {
-                    remember_applied(shared, req, &o.value, &body);
+                    remember_applied(shared, req, &o.head, &body);
                 }
                 return Ok(resp);
             }
@@ -373,7 +373,7 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         };
         let scale = t.sub.as_deref() == Some("scale");
         let mut doc = if scale {
-            scale_of(&t.res, &old.value)
+            scale_of(&t.res, &old.value())
         } else {
             output_value(&t.res, &old)
         };
@@ -383,7 +383,7 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             PatchKind::Strategic => patch::strategic_merge(&mut doc, &body),
             PatchKind::Apply => {
                 patch::apply(&mut doc, &body, t.res.strategic_merge());
-                if let Some(prev) = applied_before(shared, req, &old.value) {
+                if let Some(prev) = applied_before(shared, req, &old.head) {
                     patch::remove_unapplied(&mut doc, &prev, &body, t.res.strategic_merge());
                 }
             }
@@ -391,18 +391,18 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         let user_rv =
             doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
         let new = if scale {
-            let mut n = old.value.clone();
+            let mut n = old.value();
             apply_scale(&t.res, &mut n, &doc);
             n
         } else {
-            split_status(&t.res, t.sub.as_deref(), &old.value, doc)
+            split_status(&t.res, t.sub.as_deref(), &old.value(), doc)
         };
         match commit_update(shared, req, t, &old, new) {
             Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
             Err(e) => return Err(e),
             Ok(c) => {
                 if kind == PatchKind::Apply && !dry_run(req) {
-                    remember_applied(shared, req, &old.value, &body);
+                    remember_applied(shared, req, &old.head, &body);
                 }
                 return Ok(respond(t, 200, c));
             }
