@@ -1,6 +1,6 @@
-//! The embedded API server's extension points and access rules, through kube-rs: CRDs created at
-//! run time are served and validated, admission hooks mutate and deny, the token is required
-//! and only loopback addresses are accepted.
+//! The embedded API server's extension points and access rules: CRDs created at run time are
+//! served and validated, admission hooks mutate and deny, the in-process Store API seeds and
+//! reads objects, the token is required and only loopback addresses are accepted.
 
 #[path = "fixtures/cluster/common.rs"]
 mod common;
@@ -220,4 +220,50 @@ async fn auth_and_loopback_rules() {
     let cms: Api<ConfigMap> = Api::default_namespaced(via_tls);
     let listed = cms.list(&ListParams::default()).await;
     assert!(listed.is_ok(), "{listed:?}");
+}
+
+#[tokio::test]
+async fn in_process_store_api() {
+    let c = start().await;
+    let store = c.store();
+    let created = store.create(pod_json("p", json!({"app": "web"}))).unwrap();
+    assert!(created["metadata"]["uid"].is_string());
+    assert_eq!(
+        store.create(pod_json("p", json!({}))).unwrap_err().code,
+        409
+    );
+    let mut changed = created.clone();
+    changed["spec"]["containers"][0]["image"] = json!("nginx:2");
+    let updated = store.update(changed).unwrap();
+    assert_eq!(updated["metadata"]["generation"], 2);
+    let mut stale = created;
+    stale["metadata"]["labels"] = json!({"x": "y"});
+    assert_eq!(store.update(stale).unwrap_err().reason, "Conflict");
+    assert_eq!(
+        store.get_value("v1", "Pod", "default", "p").unwrap()["spec"]["containers"][0]["image"],
+        "nginx:2"
+    );
+    assert_eq!(store.list_values("v1", "Pod", None).len(), 1);
+    assert_eq!(
+        store
+            .list_values("apps.kruise.io/v1alpha1", "CloneSet", Some("default"))
+            .len(),
+        0
+    );
+    store.delete_value("v1", "Pod", "default", "p").unwrap();
+    assert!(store.get_value("v1", "Pod", "default", "p").is_none());
+    assert_eq!(
+        store
+            .delete_value("v1", "Pod", "default", "p")
+            .unwrap_err()
+            .code,
+        404
+    );
+    assert_eq!(
+        store
+            .create(json!({"apiVersion": "x/v1", "kind": "Nope"}))
+            .unwrap_err()
+            .code,
+        400
+    );
 }
