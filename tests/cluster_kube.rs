@@ -466,6 +466,23 @@ async fn status_and_scale_subresources() {
     let pods: Api<Pod> = Api::default_namespaced(client.clone());
     pods.evict("victim", &EvictParams::default()).await.unwrap();
     assert!(pods.get_opt("victim").await.unwrap().is_none());
+
+    // Binding assigns a node once.
+    c.store().create(pod_json("unbound", json!({}))).unwrap();
+    let binding = json!({"apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "unbound"}, "target": {"kind": "Node", "name": "node-1"}});
+    let pp = PostParams::default();
+    let _: Value = pods
+        .create_subresource("binding", "unbound", &pp, &binding)
+        .await
+        .unwrap();
+    let p = pods.get("unbound").await.unwrap();
+    assert_eq!(p.spec.unwrap().node_name.as_deref(), Some("node-1"));
+    let err = pods
+        .create_subresource::<Value, Value>("binding", "unbound", &pp, &binding)
+        .await
+        .unwrap_err();
+    assert_eq!(code(err).0, 409);
 }
 
 #[tokio::test]

@@ -225,6 +225,9 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     if t.sub.as_deref() == Some("eviction") {
         return super::remove::evict(shared, req, t);
     }
+    if t.sub.as_deref() == Some("binding") {
+        return bind(shared, req, t);
+    }
     if t.sub.is_some() {
         return Err(ApiError::method_not_allowed(
             "create is not supported on this subresource",
@@ -248,6 +251,40 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     }
     let obj = body_json(req)?;
     create_object(shared, req, t, obj)
+}
+
+/// `POST pods/NAME/binding` (what a scheduler does): sets `spec.nodeName` once.
+fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let body = body_json(req)?;
+    let node = body["target"]["name"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ApiError::bad_request("a Binding needs target.name"))?
+        .to_string();
+    let name = t.name.clone().unwrap_or_default();
+    let old = shared.store.get(&t.res, t.ns(), &name)?;
+    let mut new = old.value();
+    if let Some(bound) = new["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+        return Err(ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on pods/binding \"{name}\": pod {name} is already assigned to node \"{bound}\""
+            ),
+        ));
+    }
+    meta::set_path(&mut new, ".spec.nodeName", json!(node));
+    let main = Target {
+        res: t.res.clone(),
+        namespace: t.namespace.clone(),
+        name: t.name.clone(),
+        sub: None,
+    };
+    commit_update(shared, req, &main, &old, new)?;
+    Ok(json_response(
+        201,
+        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
+    ))
 }
 
 /// A written object (None when dry-run) with its value and warnings.
