@@ -1,11 +1,424 @@
 //! `kruise-tui plan KIND/NAME --partition V`: reads the live workload and its pods and prints the
 //! embedded logic's plan.
+//!
+//! The IO is [`run_plan`]; mapping served objects to the planner's input
+//! ([`plan_input_from_objects`]) and printing ([`render_plan`]) are pure so they are tested on
+//! fixtures.
 
-use anyhow::Result;
+use std::fmt::Write as _;
 
-use crate::cli::PlanArgs;
+use anyhow::{Context as _, Result, anyhow};
+use k8s_openapi::{
+    api::core::v1::Pod,
+    apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
+};
+use kube::{
+    Api,
+    api::{DynamicObject, ListParams},
+};
+use serde_json::Value;
+
+use crate::{
+    api::cloneset::from_served_json,
+    cli::PlanArgs,
+    kruise::{
+        FeatureGates, KruiseVersion,
+        cloneset::{
+            DELETION_COST_ANNOTATION, EXCLUDE_PREPARING_DELETE_LABEL, SPECIFIED_DELETE_LABEL,
+            inplace,
+        },
+        intstr,
+        plan::{
+            self, Action, Change, Direction, Guards, Plan, PlanInput, PlanPod, PlanWorkload,
+            WorkloadKind,
+        },
+        revision,
+    },
+};
 
 /// `kruise-tui plan KIND/NAME --partition V`.
-pub fn run_plan(_args: PlanArgs) -> Result<()> {
-    anyhow::bail!("plan: not built yet")
+pub fn run_plan(args: PlanArgs) -> Result<()> {
+    let (kind, name) = parse_target(&args.target)?;
+    if kind != WorkloadKind::CloneSet {
+        // Fail before connecting: the planner says exactly what is missing.
+        let probe = PlanInput {
+            workload: PlanWorkload {
+                kind,
+                name: name.clone(),
+                ..PlanWorkload::default()
+            },
+            pods: Vec::new(),
+            change: Change::Nothing,
+            guards: Guards::default(),
+            gates: FeatureGates::new(),
+            version: KruiseVersion::V1_8,
+            now: 0,
+        };
+        plan::plan(&probe)?;
+    }
+    intstr::parse_partition_input(&args.partition, None)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let text = runtime.block_on(fetch_and_plan(&args, &name))?;
+    print!("{text}");
+    Ok(())
+}
+
+/// Splits `KIND/NAME`, naming the accepted kinds on error.
+pub fn parse_target(target: &str) -> Result<(WorkloadKind, String)> {
+    let (kind, name) = target
+        .split_once('/')
+        .filter(|(k, n)| !k.is_empty() && !n.is_empty())
+        .ok_or_else(|| anyhow!("{target:?} is not KIND/NAME (e.g. cloneset/web)"))?;
+    let kind = WorkloadKind::parse(kind).ok_or_else(|| {
+        anyhow!(
+            "unknown workload kind {kind:?}: plan takes cloneset|clone|cs, \
+             asts|statefulset.apps.kruise.io or ads|daemonset.apps.kruise.io"
+        )
+    })?;
+    Ok((kind, name.to_owned()))
+}
+
+async fn fetch_and_plan(args: &PlanArgs, name: &str) -> Result<String> {
+    let conn = crate::kube::connect::connect(&args.kube, None).await?;
+    let namespace = args
+        .kube
+        .namespace
+        .clone()
+        .unwrap_or_else(|| conn.default_namespace.clone());
+    let group = kube::discovery::group(&conn.client, "apps.kruise.io")
+        .await
+        .context("the cluster does not serve apps.kruise.io (is OpenKruise installed?)")?;
+    let (resource, _) = group
+        .recommended_kind("CloneSet")
+        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not CloneSet"))?;
+    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
+    let object = api
+        .get_opt(name)
+        .await
+        .with_context(|| format!("cannot read CloneSet {namespace}/{name}"))?
+        .ok_or_else(|| anyhow!("CloneSet {namespace}/{name} not found"))?;
+    let json = serde_json::to_value(&object).context("cannot encode the CloneSet")?;
+    let cs = from_served_json(&resource.version, json.clone())
+        .with_context(|| format!("cannot read CloneSet {namespace}/{name}"))?;
+    let selector = selector_string(&cs.spec.selector);
+    let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
+    let pods = pods_api
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .with_context(|| format!("cannot list the pods of CloneSet {namespace}/{name}"))?
+        .items;
+    let now = jiff::Timestamp::now().as_second();
+    let input = plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?;
+    let planned = plan::plan(&input)?;
+    Ok(render_plan(&planned, &input, &args.partition))
+}
+
+/// Renders a label selector as `a=b,c in (d,e),!f`.
+pub fn selector_string(selector: &LabelSelector) -> String {
+    let mut parts: Vec<String> = selector
+        .match_labels
+        .iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    for req in selector.match_expressions.iter().flatten() {
+        let values = req.values.clone().unwrap_or_default().join(",");
+        parts.push(match req.operator.as_str() {
+            "In" => format!("{} in ({values})", req.key),
+            "NotIn" => format!("{} notin ({values})", req.key),
+            "Exists" => req.key.clone(),
+            _ => format!("!{}", req.key),
+        });
+    }
+    parts.join(",")
+}
+
+fn strategy_field<'a>(json: &'a Value, key: &str) -> Option<&'a Value> {
+    let strategy = json.pointer("/spec/updateStrategy")?;
+    strategy
+        .get(key)
+        .or_else(|| strategy.pointer(&format!("/rollingUpdate/{key}")))
+        .filter(|v| !v.is_null())
+}
+
+fn parse_strategy<T: serde::de::DeserializeOwned>(json: &Value, key: &str) -> Result<Option<T>> {
+    strategy_field(json, key)
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .with_context(|| format!("cannot read updateStrategy.{key}"))
+}
+
+/// Maps a served CloneSet (JSON, in its served `version`) and its listed pods to the planner's
+/// input for `--partition partition`.
+pub fn plan_input_from_objects(
+    version: &str,
+    json: Value,
+    pods: &[Pod],
+    partition: &str,
+    now: i64,
+) -> Result<PlanInput> {
+    let cs = from_served_json(version, json.clone()).context("cannot read the CloneSet")?;
+    let meta = &cs.metadata;
+    let name = meta.name.clone().unwrap_or_default();
+    let status = cs.status.clone().ok_or_else(|| {
+        anyhow!("CloneSet {name} has no status yet: its controller has not seen it")
+    })?;
+    let strategy = &cs.spec.update_strategy;
+    let mut strategy_type = strategy.type_.clone().unwrap_or_default();
+    if matches!(strategy_type.as_str(), "RollingUpdate" | "OnDelete") {
+        strategy_type = strategy_field(&json, "podUpdatePolicy")
+            .and_then(Value::as_str)
+            .unwrap_or("ReCreate")
+            .to_owned();
+    }
+    let scale = json.pointer("/spec/scaleStrategy");
+    let workload = PlanWorkload {
+        kind: WorkloadKind::CloneSet,
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        name: name.clone(),
+        replicas: cs.spec.replicas.unwrap_or(1),
+        partition: strategy.partition.clone(),
+        max_unavailable: strategy.max_unavailable.clone(),
+        max_surge: strategy.max_surge.clone(),
+        paused: strategy.paused,
+        current_revision: status.current_revision.clone(),
+        update_revision: status.update_revision.clone(),
+        strategy_type,
+        priority: parse_strategy(&json, "priorityStrategy")?,
+        scatter: parse_strategy(&json, "scatterStrategy")?.unwrap_or_default(),
+        min_ready_seconds: cs.spec.min_ready_seconds.unwrap_or(0),
+        scale_max_unavailable: scale
+            .and_then(|s| s.get("maxUnavailable"))
+            .filter(|v| !v.is_null())
+            .map(|v| serde_json::from_value(v.clone()))
+            .transpose()
+            .context("cannot read scaleStrategy.maxUnavailable")?,
+        exclude_preparing_delete: meta
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(EXCLUDE_PREPARING_DELETE_LABEL))
+            .is_some_and(|v| v == "true")
+            || scale
+                .and_then(|s| s.get("excludePreparingDelete"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        pods_to_delete: scale
+            .and_then(|s| s.get("podsToDelete"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
+        in_place_possible: true,
+    };
+    let uid = meta.uid.clone().unwrap_or_default();
+    let pods = pods
+        .iter()
+        .filter(|p| is_active_and_owned(p, &uid))
+        .map(plan_pod)
+        .collect();
+    Ok(PlanInput {
+        workload,
+        pods,
+        change: Change::Partition(partition.to_owned()),
+        guards: Guards::default(),
+        gates: FeatureGates::new(),
+        version: KruiseVersion::V1_8,
+        now,
+    })
+}
+
+fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+    let owned =
+        controller_uid(&pod.metadata).is_none_or(|u| owner_uid.is_empty() || u == owner_uid);
+    pod.metadata.deletion_timestamp.is_none()
+        && !matches!(phase, Some("Succeeded" | "Failed"))
+        && owned
+}
+
+fn controller_uid(meta: &ObjectMeta) -> Option<&str> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.as_str())
+}
+
+/// The planner's view of one pod.
+pub fn plan_pod(pod: &Pod) -> PlanPod {
+    let labels = pod.metadata.labels.clone().unwrap_or_default();
+    let annotations = pod.metadata.annotations.clone().unwrap_or_default();
+    let status = pod.status.clone().unwrap_or_default();
+    let conditions = status.conditions.unwrap_or_default();
+    let condition = |t: &str| conditions.iter().find(|c| c.type_ == t);
+    let ready = condition("Ready").filter(|c| c.status == "True");
+    PlanPod {
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        revision: labels
+            .get(revision::CONTROLLER_REVISION_HASH_LABEL)
+            .cloned()
+            .unwrap_or_default(),
+        phase: status.phase.unwrap_or_default(),
+        node_name: pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default(),
+        ready: ready.is_some(),
+        ready_since: ready
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0.as_second()),
+        in_place_update_ready: condition(inplace::IN_PLACE_UPDATE_READY)
+            .is_none_or(|c| c.status == "True"),
+        lifecycle_state: labels
+            .get(revision::LIFECYCLE_STATE_LABEL)
+            .cloned()
+            .unwrap_or_default(),
+        created: pod
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.as_second()),
+        restarts: status
+            .container_statuses
+            .iter()
+            .flatten()
+            .map(|c| c.restart_count)
+            .max()
+            .unwrap_or(0),
+        deletion_cost: annotations.get(DELETION_COST_ANNOTATION).cloned(),
+        specified_delete: labels.contains_key(SPECIFIED_DELETE_LABEL),
+        in_place_grace: annotations.contains_key(inplace::GRACE_KEY)
+            || annotations.contains_key(inplace::GRACE_KEY_OLD),
+        labels,
+    }
+}
+
+fn or_default(
+    v: Option<&k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    default: &str,
+) -> String {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    match v {
+        Some(IntOrString::Int(i)) => i.to_string(),
+        Some(IntOrString::String(s)) => s.clone(),
+        None => default.to_owned(),
+    }
+}
+
+/// Prints the plan for people: the workload, what moves in order, what blocks, the numbers.
+pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> String {
+    let w = &input.workload;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}/{}", plan.kind.display(), w.namespace, plan.name);
+    let _ = writeln!(
+        out,
+        "  replicas {}  partition {} -> {} ({} pod(s) stay on old revisions)",
+        w.replicas,
+        or_default(w.partition.as_ref(), "0"),
+        partition_text,
+        plan.partition
+    );
+    let _ = writeln!(
+        out,
+        "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
+        or_default(w.max_unavailable.as_ref(), "20%"),
+        plan.max_unavailable,
+        or_default(w.max_surge.as_ref(), "0"),
+        plan.max_surge,
+        if w.strategy_type.is_empty() {
+            "ReCreate"
+        } else {
+            &w.strategy_type
+        },
+        if plan.paused { "yes" } else { "no" }
+    );
+    let _ = writeln!(
+        out,
+        "  revisions: current {}  update {}",
+        plan.current_revision, plan.update_revision
+    );
+    let verb = match plan.direction {
+        Direction::Forward => "update to",
+        Direction::Rollback => "roll back to",
+        Direction::Delete => "are deleted",
+        Direction::None => "",
+    };
+    let target = plan.moves.first().map_or("", |m| m.to_revision.as_str());
+    if plan.moves.is_empty() {
+        let _ = writeln!(out, "\nNo pod moves.");
+    } else {
+        let _ = writeln!(
+            out,
+            "\n{} pod(s) {verb} {target}, in this order:",
+            plan.moves.len()
+        );
+        let width = plan
+            .moves
+            .iter()
+            .map(|m| m.name.len())
+            .max()
+            .unwrap_or(3)
+            .max(3);
+        let _ = writeln!(
+            out,
+            "  {:>3}  {:<width$}  {:<9}  {:<24}  WHEN",
+            "#", "POD", "HOW", "FROM"
+        );
+        for (i, m) in plan.moves.iter().enumerate() {
+            let how = match m.action {
+                Action::InPlace => "in-place",
+                Action::Recreate => "recreate",
+                Action::Delete => "delete",
+            };
+            let when = m
+                .blocked
+                .as_ref()
+                .map_or_else(|| "next step".to_owned(), |b| format!("blocked: {b}"));
+            let _ = writeln!(
+                out,
+                "  {:>3}  {:<width$}  {how:<9}  {:<24}  {when}",
+                i + 1,
+                m.name,
+                m.from_revision
+            );
+        }
+    }
+    for (pod, why) in &plan.skipped {
+        let _ = writeln!(out, "  skipped {pod}: {why}");
+    }
+    let s = &plan.status;
+    let _ = writeln!(out, "\nStatus:");
+    let _ = writeln!(
+        out,
+        "  now:            replicas {}  ready {}  available {}  updated {}  updatedReady {}",
+        s.replicas,
+        s.ready_replicas,
+        s.available_replicas,
+        s.updated_replicas,
+        s.updated_ready_replicas
+    );
+    let _ = writeln!(
+        out,
+        "  expectedUpdatedReplicas {}",
+        s.expected_updated_replicas
+    );
+    let _ = writeln!(
+        out,
+        "  after next step: updated {}",
+        s.updated_after_next_step
+    );
+    let _ = writeln!(
+        out,
+        "  at convergence:  updated {}",
+        s.updated_at_convergence
+    );
+    if !plan.notes.is_empty() {
+        let _ = writeln!(out, "\nNotes:");
+        for note in &plan.notes {
+            let _ = writeln!(out, "  - {note}");
+        }
+    }
+    out
 }
