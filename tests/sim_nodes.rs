@@ -306,3 +306,35 @@ async fn crash_images_climb_restarts_and_image_changes_restart_one_container() {
     );
     h.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_pod_stops_its_containers_and_goes_when_its_finalizer_does() {
+    let h = start().await;
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    let mut held = pod("held", &[("app", "nginx:1.25")], PodSpec::default());
+    held.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    pods.create(&PostParams::default(), &held).await.unwrap();
+    wait_for(|| async { ready(&get(&pods, "held").await) }).await;
+
+    pods.delete("held", &Default::default()).await.unwrap();
+    wait_for(|| async {
+        let p = get(&pods, "held").await;
+        let stopped = p
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .is_some_and(|cs| {
+                cs.iter()
+                    .all(|c| c.state.as_ref().is_some_and(|s| s.terminated.is_some()))
+            });
+        p.metadata.deletion_timestamp.is_some() && stopped && !ready(&p)
+    })
+    .await;
+
+    let release = json!({"metadata": {"finalizers": null}});
+    pods.patch("held", &PatchParams::default(), &Patch::Merge(&release))
+        .await
+        .unwrap();
+    wait_for(|| async { pods.get_opt("held").await.unwrap().is_none() }).await;
+    h.finish().await;
+}
