@@ -83,7 +83,9 @@ impl WatchSet {
         }
         let apis = Arc::new(OnceLock::new());
         let client = conn.client.clone();
-        let pod_task = tokio::spawn(watch_pods(
+        // Pods deserialize straight into the slim projection.
+        let pod_task = tokio::spawn(watch_typed::<SlimPod>(
+            Kind::Pod,
             client.clone(),
             namespace.clone(),
             pod_writer,
@@ -290,55 +292,6 @@ pub async fn watch_typed<K>(
     });
     let probe = move || answers(api.clone());
     drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
-}
-
-/// A Pod read straight into its slim projection, addressed as core/v1 `pods`.
-///
-/// `SlimPod`'s own `Resource` impl spells its apiVersion "/v1" (empty group), which kube-rs turns
-/// into `/api//v1/...`; this wrapper carries the right one, and unwraps for free.
-#[derive(Clone, Debug, serde::Deserialize)]
-#[serde(transparent)]
-pub struct PodWire(pub SlimPod);
-
-impl k8s_openapi::Resource for PodWire {
-    const API_VERSION: &'static str = "v1";
-    const GROUP: &'static str = "";
-    const KIND: &'static str = "Pod";
-    const VERSION: &'static str = "v1";
-    const URL_PATH_SEGMENT: &'static str = "pods";
-    type Scope = k8s_openapi::NamespaceResourceScope;
-}
-
-impl k8s_openapi::Metadata for PodWire {
-    type Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Ty {
-        &self.0.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Ty {
-        &mut self.0.metadata
-    }
-}
-
-/// Watches pods as `SlimPod`s, without managedFields.
-pub async fn watch_pods(
-    client: Client,
-    namespace: Option<String>,
-    writer: Writer<SlimPod>,
-    tx: UnboundedSender<Msg>,
-) {
-    let api: Api<PodWire> = match &namespace {
-        Some(ns) => Api::namespaced(client, ns),
-        None => Api::all(client),
-    };
-    let stream = map_events(
-        watcher(api.clone(), watcher_config()),
-        |PodWire(mut pod)| {
-            pod.metadata.managed_fields = None;
-            Some(pod)
-        },
-    );
-    let probe = move || answers(api.clone());
-    drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx).await;
 }
 
 /// Watches a kind served only at another version, mapping each object into the Rust type.
