@@ -157,6 +157,11 @@ pub async fn drive<K, S, P, F>(
         let sent = tokio::select! {
             item = stream.next() => match item {
                 None => return,
+                // `Init` comes before the list request is even made: no sign of life.
+                Some(Ok(event)) if matches!(event, Event::Init) => {
+                    feed.apply(event);
+                    true
+                }
                 Some(Ok(event)) => {
                     let mut ok = true;
                     unconfirmed = None;
@@ -389,6 +394,28 @@ mod tests {
             Msg::WatchRecovered(Kind::Pod)
         ));
         assert!(matches!(next(&mut rx).await, Msg::StoreChanged(Kind::Pod)));
+    }
+
+    #[tokio::test]
+    async fn a_relist_that_keeps_failing_is_one_failure() {
+        let (events, mut rx, _reader) = driven(false);
+        // What kube's watcher yields while the server is down before the first list: Init
+        // (before any request), then the list error, again and again.
+        for _ in 0..3 {
+            events.unbounded_send(Ok(Event::Init)).unwrap();
+            events
+                .unbounded_send(Err(watcher::Error::NoResourceVersion))
+                .unwrap();
+        }
+        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
+        let quiet = tokio::time::timeout(Duration::from_millis(1500), rx.recv()).await;
+        assert!(quiet.is_err(), "Init is not a recovery: {quiet:?}");
+        events.unbounded_send(Ok(Event::Init)).unwrap();
+        events.unbounded_send(Ok(Event::InitDone)).unwrap();
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchRecovered(Kind::Pod)
+        ));
     }
 
     #[tokio::test]

@@ -127,6 +127,8 @@ impl WatchSet {
     }
 }
 
+const WORKLOAD_KINDS: [Kind; 3] = [Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet];
+
 struct KruiseWriters {
     clonesets: Writer<CloneSet>,
     statefulsets: Writer<StatefulSet>,
@@ -141,16 +143,31 @@ async fn discover_then_watch(
     tx: UnboundedSender<Msg>,
 ) {
     let mut backoff = WatchBackoff::default();
+    let mut failed = false;
     let apis = loop {
         match discover_kruise(&client).await {
             Ok(apis) => break apis,
             Err(err) => {
                 let delay = backoff.next().unwrap_or(super::health::BACKOFF_MAX);
                 tracing::warn!(%err, ?delay, "discovery failed; retrying");
+                if !std::mem::replace(&mut failed, true) {
+                    // The Kruise watches cannot start yet: say so where their banner goes.
+                    for kind in WORKLOAD_KINDS {
+                        let error = format!("discovering the Kruise APIs failed: {err}");
+                        if tx.send(Msg::WatchFailed { kind, error }).is_err() {
+                            return;
+                        }
+                    }
+                }
                 tokio::time::sleep(delay).await;
             }
         }
     };
+    if failed {
+        for kind in WORKLOAD_KINDS {
+            let _ = tx.send(Msg::WatchRecovered(kind));
+        }
+    }
     discovery.namespaces = list_namespaces(&client).await;
     discovery.kruise_kinds = apis.kinds();
     discovery.kruise_missing = apis.missing();
