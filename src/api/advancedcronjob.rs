@@ -13,9 +13,9 @@ use super::broadcastjob::BroadcastJobSpec;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdvancedCronJob {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: AdvancedCronJobSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<AdvancedCronJobStatus>,
@@ -64,9 +64,9 @@ pub struct CronJobTemplate {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BroadcastJobTemplateSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: BroadcastJobSpec,
 }
 

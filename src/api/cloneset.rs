@@ -20,9 +20,9 @@ use super::common::{
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSet {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: CloneSetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<CloneSetStatus>,
@@ -68,6 +68,11 @@ pub struct CloneSetSpec {
     pub revision_history_limit: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
+    /// Upstream HEAD only (both versions; not in the v1.8.4 schema, which prunes it): seconds
+    /// before a stalled rollout gets the `Progressing` condition with reason
+    /// `ProgressDeadlineExceeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_deadline_seconds: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

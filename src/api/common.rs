@@ -115,3 +115,13 @@ pub struct CompletionPolicy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl_seconds_after_finished: Option<i32>,
 }
+
+/// Deserializes an explicit `null` (e.g. an empty `metadata:` or `containers:` in hand-written
+/// YAML) as the type's default, like a missing field.
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Option::unwrap_or_default)
+}

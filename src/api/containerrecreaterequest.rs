@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequest {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: ContainerRecreateRequestSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ContainerRecreateRequestStatus>,
@@ -30,7 +30,9 @@ crate::impl_resource!(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestSpec {
+    #[serde(default)]
     pub pod_name: String,
+    #[serde(default)]
     pub containers: Vec<ContainerRecreateRequestContainer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<ContainerRecreateRequestStrategy>,

@@ -14,9 +14,9 @@ use super::common::CompletionPolicy;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImagePullJob {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: ImagePullJobSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ImagePullJobStatus>,

@@ -58,6 +58,17 @@ pub const CONDITION_KRUISE_POD_READY: &str = "KruisePodReady";
 pub const RUNTIME_CONTAINERS_META: &str = "apps.kruise.io/runtime-containers-meta";
 /// (A, pod) `Ordered`: containers start in priority order.
 pub const CONTAINER_LAUNCH_PRIORITY: &str = "apps.kruise.io/container-launch-priority";
+/// (A, pod) Set once every container has started in priority order.
+pub const CONTAINER_LAUNCH_PRIORITY_COMPLETED: &str =
+    "apps.kruise.io/container-launch-priority-completed";
+/// Container env: launch priority of this container (higher starts first).
+pub const ENV_CONTAINER_PRIORITY: &str = "KRUISE_CONTAINER_PRIORITY";
+/// Container env: the barrier the launch-priority webhook injects.
+pub const ENV_CONTAINER_BARRIER: &str = "KRUISE_CONTAINER_BARRIER";
+/// (A, pod) Turns on the enhanced liveness probe (gate EnhancedLivenessProbe).
+pub const USING_ENHANCED_LIVENESS: &str = "apps.kruise.io/using-enhanced-liveness";
+/// (A, pod) Backup of the native liveness probes, as JSON.
+pub const CONTAINER_PROBE_CONTEXT: &str = "apps.kruise.io/container-probe-context";
 
 // --- UnitedDeployment, WorkloadSpread, image pre-download ------------------------------------
 
@@ -73,6 +84,14 @@ pub const MATCHED_WORKLOADSPREAD: &str = "apps.kruise.io/matched-workloadspread"
 pub const PRE_PREDOWNLOAD_CREATED: &str = "apps.kruise.io/pre-predownload-created";
 /// (A, workload) Image pre-download skipped.
 pub const IMAGE_PREDOWNLOAD_IGNORED: &str = "apps.kruise.io/image-predownload-ignored";
+/// (A, workload) Nodes pulling at once in a pre-download job (default 1).
+pub const IMAGE_PREDOWNLOAD_PARALLELISM: &str = "apps.kruise.io/image-predownload-parallelism";
+/// (A, workload) Pull timeout of a pre-download job.
+pub const IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS: &str =
+    "apps.kruise.io/image-predownload-timeout-seconds";
+/// (A, workload) Updated-ready pods required before pre-download starts.
+pub const IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS: &str =
+    "apps.kruise.io/image-predownload-min-updated-ready-pods";
 
 // --- SidecarSet -----------------------------------------------------------------------------
 
@@ -119,6 +138,10 @@ pub const CRR_ACTIVE: &str = "crr.apps.kruise.io/active";
 pub const CRR_SYNC_CONTAINER_STATUSES: &str = "crr.apps.kruise.io/sync-container-statuses";
 /// (A and finalizer, CRR) Time the pod was forced not-ready.
 pub const CRR_UNREADY_ACQUIRED: &str = "crr.apps.kruise.io/unready-acquired";
+/// (L `type=virtual-kubelet`, node → CRR) Marks a serverless node; copied onto the CRR.
+pub const VIRTUAL_KUBELET_TYPE: &str = "type";
+/// Value of [`VIRTUAL_KUBELET_TYPE`] on serverless nodes.
+pub const VIRTUAL_KUBELET: &str = "virtual-kubelet";
 
 // --- Deletion protection and PodUnavailableBudget --------------------------------------------
 
@@ -154,3 +177,14 @@ pub const INJECTED_PERSISTENT_POD_STATE: &str = "kruise.io/injected-persistent-p
 
 /// Finalizer on ImagePullJob (cleans up secrets; unrelated to [`DELETE_PROTECTION`]).
 pub const IMAGE_PULL_JOB_DELETION_PROTECTION_FINALIZER: &str = "apps.kruise.io/deletion-protection";
+
+// --- SidecarTerminator -------------------------------------------------------------------------
+
+/// Container env `"true"`: kill this sidecar when the job's main containers exit.
+pub const ENV_TERMINATE_SIDECAR_WHEN_JOB_EXIT: &str = "KRUISE_TERMINATE_SIDECAR_WHEN_JOB_EXIT";
+/// Container env: replace this sidecar's image to terminate it when the job exits.
+pub const ENV_TERMINATE_SIDECAR_WHEN_JOB_EXIT_WITH_IMAGE: &str =
+    "KRUISE_TERMINATE_SIDECAR_WHEN_JOB_EXIT_WITH_IMAGE";
+/// Container env: ignore this sidecar's exit code when judging the job.
+pub const ENV_TERMINATE_SIDECAR_IGNORE_EXIT_CODE: &str =
+    "KRUISE_TERMINATE_SIDECAR_IGNORE_EXIT_CODE";

@@ -12,9 +12,9 @@ use super::common::TargetReference;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PersistentPodState {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: PersistentPodStateSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PersistentPodStateStatus>,

@@ -15,9 +15,9 @@ use super::common::TargetReference;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodUnavailableBudget {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: PodUnavailableBudgetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PodUnavailableBudgetStatus>,

@@ -16,9 +16,9 @@ use super::common::{InPlaceUpdateStrategy, Lifecycle, UpdatePriorityStrategy, Wo
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatefulSet {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: StatefulSetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<StatefulSetStatus>,

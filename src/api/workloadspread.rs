@@ -18,9 +18,9 @@ use super::common::{TargetReference, WorkloadCondition};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadSpread {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: WorkloadSpreadSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<WorkloadSpreadStatus>,

@@ -146,6 +146,6 @@ impl Default for CloneSetParams {
 impl CloneSetParams {
     /// Port of sync/cloneset_sync_utils.go::isSpecifiedDelete (v1.8.4).
     pub fn is_specified_delete(&self, pod: &PodInfo) -> bool {
-        pod.specified_delete || self.pods_to_delete.iter().any(|n| *n == pod.name)
+        pod.specified_delete || self.pods_to_delete.contains(&pod.name)
     }
 }

@@ -1,20 +1,24 @@
 //! Advanced DaemonSet (apps.kruise.io/v1alpha1) rollout logic, ported sans-IO from Kruise v1.8.4
 //! `pkg/controller/daemonset`: which nodes may update under partition and selector, the surge and
 //! unavailability budgets, one rolling-update pass ([`update`]) and the partition preview for the
-//! plan API ([`plan`]).
+//! plan API ([`plan`]), which nodes should run the pod ([`scheduling`]) and the mapping from
+//! Kubernetes objects ([`convert`]).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 use serde::{Deserialize, Serialize};
 
+pub mod convert;
 pub mod plan;
+pub mod scheduling;
 pub mod update;
 
 #[cfg(test)]
 mod tests;
 
 pub use plan::{DsPartitionPlan, plan_partition};
+pub use scheduling::{NodeFit, node_should_run_daemon_pod, nodes_that_should_run};
 pub use update::{
     DsRollingStep, filter_nodes_to_update, find_updated_pods_on_node, rolling_update_step,
     updated_desired_node_counts,

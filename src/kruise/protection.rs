@@ -292,9 +292,23 @@ pub fn validate_deletion(
     }
     let api_version = obj["apiVersion"].as_str().unwrap_or_default();
     let kind = obj["kind"].as_str().unwrap_or_default();
-    let Some(protected) = protected_kind(api_version, kind) else {
+    match protected_kind(api_version, kind) {
+        Some(protected) => validate_deletion_of_kind(gates, protected, obj, facts),
+        None => Verdict::allow(),
+    }
+}
+
+/// [`validate_deletion`] once the kind is known (for callers that take it from the request's
+/// resource rather than from the object): `obj` is the object being deleted.
+pub fn validate_deletion_of_kind(
+    gates: &FeatureGates,
+    protected: ProtectedKind,
+    obj: &Value,
+    facts: &ClusterFacts,
+) -> Verdict {
+    if !gates.enabled("ResourcesDeletionProtection") {
         return Verdict::allow();
-    };
+    }
     let meta = &obj["metadata"];
     if !meta["deletionTimestamp"].is_null() {
         return Verdict::allow();

@@ -14,16 +14,17 @@ use serde::{Deserialize, Serialize};
 
 pub mod admission;
 pub mod pod;
+pub mod resolve;
 pub mod status;
 pub mod validation;
 
 #[cfg(test)]
 mod tests;
 
-pub use admission::{PodAdmissionRequest, PubOperation, pod_admission};
+pub use admission::{PodAdmissionRequest, PubOperation, pod_admission, pod_admission_json};
 pub use pod::{is_pod_ready, is_pod_state_consistent, is_pod_unavailable_changed};
 pub use status::{PriorRecords, PubPod, PubStatusCalc, desired_available, pub_status};
-pub use validation::{selector_loose_overlap, validate_pub};
+pub use validation::{admit_pub, selector_loose_overlap, validate_pub};
 
 /// Pod annotation naming the PUB that protects the pod.
 pub const RELATED_PUB_ANNOTATION: &str = "kruise.io/related-pub";

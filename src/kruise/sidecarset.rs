@@ -4,13 +4,17 @@
 //!
 //! Entry points by role:
 //! - object hashing ([`hash`]) as the SidecarSet mutating webhook writes it;
-//! - what a pod carries ([`pod_state`]) and whether it matches ([`matching`]);
+//! - what a pod carries ([`pod_state`]), whether it matches ([`matching`]) and a per-pod
+//!   summary for views ([`summary::pod_sidecar_summary`]);
 //! - the controller: [`reconcile::reconcile`] (status + pods to write), built on
-//!   [`upgrade::next_upgrade_pods`] and [`history::truncate_history`];
-//! - admission hooks: [`inject::inject_pod_create`] (pod CREATE, mutating) and
-//!   [`validate::validate_sidecar_set`] (SidecarSet CREATE/UPDATE, validating).
+//!   [`upgrade::next_upgrade_pods`], with [`revision::plan_latest_revision`] and
+//!   [`history::truncate_history`] for ControllerRevisions;
+//! - admission hooks ([`admission`]): pod CREATE injection (mutating), SidecarSet defaults and
+//!   hashes (mutating) and SidecarSet validation.
 
+pub mod admission;
 pub mod control;
+pub mod defaults;
 pub mod gojson;
 pub mod hash;
 pub mod history;
@@ -19,8 +23,11 @@ pub mod matching;
 pub mod metadata;
 mod order;
 pub mod pod_state;
+mod quantity;
 pub mod reconcile;
+pub mod revision;
 mod sha256;
+pub mod summary;
 pub mod types;
 pub mod upgrade;
 pub mod validate;
@@ -51,3 +58,6 @@ pub const SIDECARSET_NAME_LABEL: &str = "kruise.io/sidecarset-name";
 pub const SIDECARSET_CUSTOM_VERSION_LABEL: &str = "apps.kruise.io/sidecarset-custom-version";
 /// Pod condition maintained by the controller.
 pub const SIDECARSET_UPGRADABLE_CONDITION: &str = "SidecarSetUpgradable";
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,8 @@
 //! Advanced StatefulSet (apps.kruise.io/v1beta1) rollout logic, ported sans-IO from Kruise v1.8.4
 //! `pkg/controller/statefulset`: ordinals and reserved ordinals ([`ordinals`]), the update order
 //! and the rolling-update pass ([`update`]), and the partition plan used by the console to
-//! preview a partition change ([`plan`]).
+//! preview a partition change ([`plan`]), status counts ([`status`]) and the mapping from
+//! Kubernetes Pods ([`convert`]).
 //!
 //! Inputs are the small plain structs below; the caller maps API objects onto them. Nothing here
 //! reads a clock: readiness ages are given in seconds.
@@ -11,10 +12,12 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 use serde::{Deserialize, Serialize};
 
+pub mod convert;
 pub mod ordinals;
 pub mod plan;
 mod priority;
 pub(crate) mod scaled;
+pub mod status;
 pub mod update;
 
 #[cfg(test)]
@@ -24,6 +27,7 @@ pub use ordinals::{
     ReplicasRange, parse_ordinal, replica_slots, replicas_range, reserve_ordinal_set,
 };
 pub use plan::{AstsPartitionPlan, PartitionFinalState, converge_partition, plan_partition};
+pub use status::{AstsStatusCounts, compute_status};
 pub use update::{
     RollingStep, UpdateAction, is_current_revision_needed, rolling_update_step, sort_pods_to_update,
 };

@@ -3,6 +3,7 @@
 mod crr_eval;
 mod probe_marker_eval;
 mod sidecarset_eval;
+mod sidecarset_flows;
 
 use serde_json::Value;
 

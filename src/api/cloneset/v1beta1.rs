@@ -4,11 +4,17 @@
 //! maxUnavailable, maxSurge, podUpdatePolicy, paused, priorityStrategy, scatterStrategy,
 //! inPlaceUpdateStrategy}}`; v1alpha1 keeps those flat, with `podUpdatePolicy` as `type`.
 //! `scaleStrategy.enablePVCReuse` (default false) is the inverse of `disablePVCReuse`, and
-//! `scaleStrategy.excludePreparingDelete` is the v1alpha1 label below.
+//! `scaleStrategy.excludePreparingDelete` is the v1alpha1 label below (upstream does not convert
+//! it back; we do, since our logic reads the label). The image pre-download settings that v1beta1
+//! keeps in `rollingUpdate.inPlaceUpdateStrategy` are annotations in v1alpha1, as upstream
+//! converts them.
 
 use serde_json::{Map, Value};
 
-use crate::api::keys::CLONESET_SCALING_EXCLUDE_PREPARING_DELETE;
+use crate::api::keys::{
+    CLONESET_SCALING_EXCLUDE_PREPARING_DELETE, IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS,
+    IMAGE_PREDOWNLOAD_PARALLELISM, IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS,
+};
 
 /// The `rollingUpdate` fields that sit directly in the v1alpha1 `updateStrategy`.
 const LIFTED: [&str; 7] = [
@@ -21,15 +27,42 @@ const LIFTED: [&str; 7] = [
     "inPlaceUpdateStrategy",
 ];
 
+/// v1beta1 `inPlaceUpdateStrategy` fields that are workload annotations in v1alpha1.
+const PREDOWNLOAD: [(&str, &str); 3] = [
+    ("imagePreDownloadParallelism", IMAGE_PREDOWNLOAD_PARALLELISM),
+    (
+        "imagePreDownloadTimeoutSeconds",
+        IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS,
+    ),
+    (
+        "imagePreDownloadMinUpdatedReadyPods",
+        IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS,
+    ),
+];
+
 /// Rewrites a v1beta1 CloneSet JSON object into the v1alpha1 (internal) shape, in place.
 pub(super) fn to_internal(value: &mut Value) {
     let mut exclude_preparing_delete = false;
+    let mut annotations = Vec::new();
     if let Some(spec) = value.get_mut("spec").and_then(Value::as_object_mut) {
         if let Some(strategy) = spec
             .get_mut("updateStrategy")
             .and_then(Value::as_object_mut)
         {
             lift_rolling_update(strategy);
+            if let Some(in_place) = strategy
+                .get_mut("inPlaceUpdateStrategy")
+                .and_then(Value::as_object_mut)
+            {
+                for (field, key) in PREDOWNLOAD {
+                    let text = match in_place.remove(field) {
+                        Some(Value::String(s)) => s,
+                        Some(Value::Number(n)) => n.to_string(),
+                        _ => continue,
+                    };
+                    annotations.push((key, text));
+                }
+            }
         }
         let scale = spec
             .entry("scaleStrategy")
@@ -46,7 +79,15 @@ pub(super) fn to_internal(value: &mut Value) {
         }
     }
     if exclude_preparing_delete {
-        set_label(value, CLONESET_SCALING_EXCLUDE_PREPARING_DELETE, "true");
+        set_meta(
+            value,
+            "labels",
+            CLONESET_SCALING_EXCLUDE_PREPARING_DELETE,
+            "true",
+        );
+    }
+    for (key, text) in annotations {
+        set_meta(value, "annotations", key, &text);
     }
 }
 
@@ -71,7 +112,8 @@ fn lift_rolling_update(strategy: &mut Map<String, Value>) {
     }
 }
 
-fn set_label(value: &mut Value, key: &str, label: &str) {
+/// Sets `metadata.<map>.<key>` (`map` is `labels` or `annotations`).
+fn set_meta(value: &mut Value, map: &str, key: &str, text: &str) {
     let Some(object) = value.as_object_mut() else {
         return;
     };
@@ -81,23 +123,37 @@ fn set_label(value: &mut Value, key: &str, label: &str) {
     let Some(metadata) = metadata.as_object_mut() else {
         return;
     };
-    let labels = metadata
-        .entry("labels")
+    let entries = metadata
+        .entry(map)
         .or_insert_with(|| Value::Object(Map::new()));
-    if let Some(labels) = labels.as_object_mut() {
-        labels.insert(key.into(), label.into());
+    if let Some(entries) = entries.as_object_mut() {
+        entries.insert(key.into(), text.into());
     }
 }
 
 /// Rewrites an internal (v1alpha1-shaped) CloneSet JSON object into the v1beta1 shape, in place.
 pub(super) fn from_internal(value: &mut Value) {
-    let exclude = value
-        .pointer(&format!(
-            "/metadata/labels/{}",
-            CLONESET_SCALING_EXCLUDE_PREPARING_DELETE.replace('/', "~1")
-        ))
-        .and_then(Value::as_str)
-        == Some("true");
+    let meta = |map: &str, key: &str| {
+        value
+            .pointer(&format!("/metadata/{map}/{}", key.replace('/', "~1")))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let exclude =
+        meta("labels", CLONESET_SCALING_EXCLUDE_PREPARING_DELETE).as_deref() == Some("true");
+    let predownload: Vec<(&str, Value)> = PREDOWNLOAD
+        .iter()
+        .filter_map(|(field, key)| {
+            let text = meta("annotations", key)?;
+            let number = text.parse::<i32>().ok().map(Value::from);
+            match (*field, number) {
+                (_, Some(n)) => Some((*field, n)),
+                // Parallelism is int-or-string ("50%"); the others must be integers.
+                ("imagePreDownloadParallelism", None) => Some((*field, Value::from(text))),
+                _ => None,
+            }
+        })
+        .collect();
     let Some(spec) = value.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };
@@ -109,6 +165,16 @@ pub(super) fn from_internal(value: &mut Value) {
         for key in LIFTED {
             if let Some(v) = strategy.remove(key) {
                 rolling.insert(key.into(), v);
+            }
+        }
+        if !predownload.is_empty() {
+            let in_place = rolling
+                .entry("inPlaceUpdateStrategy")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(in_place) = in_place.as_object_mut() {
+                for (field, v) in predownload {
+                    in_place.insert(field.into(), v);
+                }
             }
         }
         let kind = match strategy.remove("type") {
@@ -146,7 +212,10 @@ mod tests {
 
     use crate::api::CloneSet;
     use crate::api::cloneset::{from_served_json, to_served_json};
-    use crate::api::keys::CLONESET_SCALING_EXCLUDE_PREPARING_DELETE;
+    use crate::api::keys::{
+        CLONESET_SCALING_EXCLUDE_PREPARING_DELETE, IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS,
+        IMAGE_PREDOWNLOAD_PARALLELISM, IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS,
+    };
 
     fn v1beta1_object() -> serde_json::Value {
         json!({
@@ -155,6 +224,7 @@ mod tests {
             "metadata": {"name": "web", "namespace": "default"},
             "spec": {
                 "replicas": 5,
+                "progressDeadlineSeconds": 600,
                 "selector": {"matchLabels": {"app": "web"}},
                 "template": {"metadata": {"labels": {"app": "web"}},
                              "spec": {"containers": [{"name": "main", "image": "nginx:1.25"}]}},
@@ -168,7 +238,9 @@ mod tests {
                         "paused": true,
                         "podUpdatePolicy": "InPlaceIfPossible",
                         "scatterStrategy": [{"key": "zone", "value": "a"}],
-                        "inPlaceUpdateStrategy": {"gracePeriodSeconds": 10}
+                        "inPlaceUpdateStrategy": {"gracePeriodSeconds": 10,
+                            "imagePreDownloadParallelism": "50%",
+                            "imagePreDownloadMinUpdatedReadyPods": 2}
                     }
                 }
             }
@@ -193,8 +265,13 @@ mod tests {
             Some(10)
         );
         assert!(!cs.spec.scale_strategy.as_ref().unwrap().disable_pvc_reuse);
+        assert_eq!(cs.spec.progress_deadline_seconds, Some(600));
         let labels = cs.metadata.labels.as_ref().unwrap();
         assert_eq!(labels[CLONESET_SCALING_EXCLUDE_PREPARING_DELETE], "true");
+        let annotations = cs.metadata.annotations.as_ref().unwrap();
+        assert_eq!(annotations[IMAGE_PREDOWNLOAD_PARALLELISM], "50%");
+        assert_eq!(annotations[IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS], "2");
+        assert!(!annotations.contains_key(IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS));
     }
 
     #[test]
@@ -245,6 +322,10 @@ mod tests {
             served["spec"]["scaleStrategy"]["excludePreparingDelete"],
             true
         );
+        let in_place = &rolling["inPlaceUpdateStrategy"];
+        assert_eq!(in_place["gracePeriodSeconds"], 10);
+        assert_eq!(in_place["imagePreDownloadParallelism"], "50%");
+        assert_eq!(in_place["imagePreDownloadMinUpdatedReadyPods"], 2);
         assert_eq!(served["apiVersion"], "apps.kruise.io/v1beta1");
         assert_eq!(from_served_json("v1beta1", served).unwrap(), cs);
     }

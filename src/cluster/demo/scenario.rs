@@ -35,13 +35,40 @@ pub struct SeedObject {
     pub status: SeedStatus,
 }
 
-/// "Put the UID of `kind` `namespace`/`name` at JSON pointer `pointer`."
+/// "Put the UID of `kind` `namespace`/`name` (or a value derived from it) at JSON pointer
+/// `pointer`."
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UidRef {
     pub pointer: String,
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
+    pub derive: UidUse,
+}
+
+/// What goes at a `UidRef`'s pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UidUse {
+    /// The UID itself.
+    Uid,
+    /// The containerID the simulated runtime gives that pod's container at that restart count.
+    ContainerId {
+        container: String,
+        restart_count: i32,
+    },
+}
+
+impl UidRef {
+    /// The value to write, given the referenced object's UID.
+    pub fn value(&self, uid: &str) -> String {
+        match &self.derive {
+            UidUse::Uid => uid.to_owned(),
+            UidUse::ContainerId {
+                container,
+                restart_count,
+            } => ids::container_id(uid, container, *restart_count),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +104,8 @@ pub fn node_count(pods: Option<usize>) -> usize {
 /// The demo scenario in `namespace`, holding about `pods` pods in all (`None`: the base
 /// scenario only), as of `now`.
 pub fn scenario(namespace: &str, pods: Option<usize>, now: Timestamp) -> Vec<SeedObject> {
+    // The API keeps whole seconds; so does every time the scenario computes with.
+    let now = Timestamp::from_second(now.as_second()).unwrap_or(now);
     let ctx = Ctx {
         ns: namespace.to_owned(),
         now,
@@ -174,6 +203,7 @@ pub(crate) fn owned(
             kind: owner_res.kind.clone(),
             namespace: (!owner_ns.is_empty()).then(|| owner_ns.to_owned()),
             name: owner_name.to_owned(),
+            derive: UidUse::Uid,
         });
     }
     SeedObject {

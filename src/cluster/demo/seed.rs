@@ -27,8 +27,9 @@ fn key(kind: &str, ns: Option<&str>, name: &str) -> ObjectKey {
 }
 
 /// Creates `objects` in order (objects that already exist are kept as they are) and writes
-/// their statuses. Returns how many objects were created.
-pub async fn apply(client: &Client, objects: Vec<SeedObject>) -> Result<usize> {
+/// their statuses, pod statuses as of `now` (the instant the scenario was computed for, so
+/// workload counts and pod readiness agree). Returns how many objects were created.
+pub async fn apply(client: &Client, objects: Vec<SeedObject>, now: Timestamp) -> Result<usize> {
     let present: HashSet<ObjectKey> = objects
         .iter()
         .map(|o| key(&o.resource.kind, o.namespace(), o.name()))
@@ -50,7 +51,7 @@ pub async fn apply(client: &Client, objects: Vec<SeedObject>) -> Result<usize> {
             .iter()
             .any(|k| wave_keys.contains(k) && present.contains(k));
         if blocked {
-            created += run_wave(client, std::mem::take(&mut wave), &mut uids).await?;
+            created += run_wave(client, std::mem::take(&mut wave), &mut uids, now).await?;
             wave_keys.clear();
         }
         wave_keys.insert(key(
@@ -60,7 +61,7 @@ pub async fn apply(client: &Client, objects: Vec<SeedObject>) -> Result<usize> {
         ));
         wave.push(object);
     }
-    created += run_wave(client, wave, &mut uids).await?;
+    created += run_wave(client, wave, &mut uids, now).await?;
     Ok(created)
 }
 
@@ -68,10 +69,11 @@ async fn run_wave(
     client: &Client,
     wave: Vec<SeedObject>,
     uids: &mut HashMap<ObjectKey, String>,
+    now: Timestamp,
 ) -> Result<usize> {
     let known = &*uids;
     let results: Vec<(ObjectKey, String, bool)> = futures::stream::iter(wave)
-        .map(|object| async move { apply_one(client, object, known).await })
+        .map(|object| async move { apply_one(client, object, known, now).await })
         .buffer_unordered(PARALLEL)
         .try_collect()
         .await?;
@@ -88,6 +90,7 @@ async fn apply_one(
     client: &Client,
     mut seed: SeedObject,
     uids: &HashMap<ObjectKey, String>,
+    now: Timestamp,
 ) -> Result<(ObjectKey, String, bool)> {
     let kind = seed.resource.kind.clone();
     let name = seed.name().to_owned();
@@ -102,7 +105,7 @@ async fn apply_one(
                 )
             })?;
         if let Some(slot) = seed.object.pointer_mut(&r.pointer) {
-            *slot = json!(uid);
+            *slot = json!(r.value(uid));
         }
     }
     let api: Api<DynamicObject> = match &ns {
@@ -130,7 +133,7 @@ async fn apply_one(
                 let pod: Pod = serde_json::to_value(&stored)
                     .and_then(serde_json::from_value)
                     .with_context(|| format!("the stored pod {name} does not read as a Pod"))?;
-                let status = seeded_pod_status(&pod, pod_seed, Timestamp::now());
+                let status = seeded_pod_status(&pod, pod_seed, now);
                 Some(serde_json::to_value(status).unwrap_or(Value::Null))
             }
         };

@@ -15,6 +15,9 @@ pub struct DsPartitionPlan {
     pub nodes_waiting: Vec<String>,
     /// Nodes that keep their old pod (by partition or selector), by name.
     pub nodes_kept_old: Vec<String>,
+    /// Nodes already on the new revision that the partition would keep old: an Advanced
+    /// DaemonSet never rolls them back by partition.
+    pub updated_beyond_partition: Vec<String>,
     /// What the next pass does.
     pub this_pass: update::DsRollingStep,
     /// Nodes expected on the new revision once converged.
@@ -57,10 +60,11 @@ pub fn plan_partition(
         .filter(|n| !nodes_to_update.contains(n) && !is_new(n))
         .cloned()
         .collect();
-    let already_new_outside = map
+    let updated_beyond_partition: Vec<String> = map
         .keys()
         .filter(|n| !nodes_to_update.contains(n) && is_new(n))
-        .count();
+        .cloned()
+        .collect();
     let this_pass = update::rolling_update_step(
         &spec,
         hash,
@@ -71,7 +75,8 @@ pub fn plan_partition(
     )?;
     Ok(DsPartitionPlan {
         partition,
-        expected_updated_nodes: nodes_to_update.len() + already_new_outside,
+        expected_updated_nodes: nodes_to_update.len() + updated_beyond_partition.len(),
+        updated_beyond_partition,
         nodes_to_update,
         nodes_waiting,
         nodes_kept_old,

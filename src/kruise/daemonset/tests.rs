@@ -113,6 +113,11 @@ fn plan_reports_kept_nodes_and_expected_count() {
     assert_eq!(plan.nodes_waiting, vec!["n3"]);
     assert_eq!(plan.nodes_kept_old, vec!["n1", "n2"]);
     assert_eq!(plan.expected_updated_nodes, 2);
+    assert!(plan.updated_beyond_partition.is_empty());
+    let raised = plan_partition(&spec(0, 1, 0), "v2", &nodes, &names, &map, 4, &|_| false);
+    let raised = raised.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(raised.updated_beyond_partition, vec!["n0"]);
+    assert_eq!(raised.expected_updated_nodes, 1);
     assert_eq!(plan.this_pass.pods_to_delete, vec!["ds-n3"]);
 }
 
@@ -145,13 +150,11 @@ proptest! {
             }
         }
         let mut s = spec(partition, 1, 0);
-        if with_selector {
-            if let Some(r) = s.rolling_update.as_mut() {
-                r.selector = Some(LabelSelector {
-                    match_labels: Some([("pool".to_owned(), "canary".to_owned())].into()),
-                    ..Default::default()
-                });
-            }
+        if with_selector && let Some(r) = s.rolling_update.as_mut() {
+            r.selector = Some(LabelSelector {
+                match_labels: Some([("pool".to_owned(), "canary".to_owned())].into()),
+                ..Default::default()
+            });
         }
         let list = filter_nodes_to_update(&s, "v2", &map, &nodes).unwrap_or_default();
         let unique: BTreeSet<&String> = list.iter().collect();

@@ -2,6 +2,7 @@
 //! `pkg/control/pubcontrol/pub_control_utils.go`, v1.8.4).
 
 use k8s_openapi::api::core::v1::Pod;
+use serde_json::Value;
 
 use super::{
     NO_PROTECT_ANNOTATION, PROTECT_OPERATIONS_ANNOTATION, PodUnavailableBudget,
@@ -201,4 +202,42 @@ pub fn pod_admission(
         return Verdict::allow();
     }
     validate_pod(check_pod, operation, request.dry_run, pub_, now)
+}
+
+/// [`pod_admission`] on raw admission objects, for the embedded API server.
+///
+/// `old_object`/`object` are the request's objects (DELETE carries the pod in `old_object`,
+/// UPDATE both); `evicted_pod` is the pod an eviction names, read from the store. A pod that does
+/// not decode is a 400.
+#[allow(clippy::too_many_arguments)]
+pub fn pod_admission_json(
+    gates: &FeatureGates,
+    operation: &str,
+    sub_resource: &str,
+    dry_run: bool,
+    old_object: Option<&Value>,
+    object: Option<&Value>,
+    evicted_pod: Option<&Value>,
+    pub_: Option<&mut PodUnavailableBudget>,
+    now: &str,
+) -> Verdict {
+    let decode = |v: Option<&Value>| -> Result<Option<Pod>, String> {
+        v.filter(|v| !v.is_null())
+            .map(|v| serde_json::from_value::<Pod>(v.clone()).map_err(|e| e.to_string()))
+            .transpose()
+    };
+    let pods = (decode(old_object), decode(object), decode(evicted_pod));
+    let (old_pod, new_pod, pod) = match pods {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Verdict::deny(400, e),
+    };
+    let request = PodAdmissionRequest {
+        operation,
+        sub_resource,
+        dry_run,
+        old_pod: old_pod.as_ref(),
+        new_pod: new_pod.as_ref(),
+        pod: pod.as_ref(),
+    };
+    pod_admission(gates, &request, pub_, now)
 }

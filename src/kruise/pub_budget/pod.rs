@@ -91,10 +91,23 @@ struct InPlaceState {
     next_container_resources: BTreeMap<String, serde_json::Value>,
 }
 
-/// The digest of an image reference (`repo@sha256:...`), if it has one.
-fn image_digest(image: &str) -> Option<&str> {
-    let (_, digest) = image.rsplit_once('@')?;
-    digest.contains(':').then_some(digest)
+/// The normalized repository and digest of an image reference (`repo@sha256:...`), if it has a
+/// digest; `docker-pullable://` style prefixes of status image IDs are dropped and Docker Hub
+/// names are expanded as `reference.ParseNormalizedNamed` does.
+fn image_digest(image: &str) -> Option<(String, &str)> {
+    let image = image.split_once("://").map_or(image, |(_, rest)| rest);
+    let (repo, digest) = image.rsplit_once('@')?;
+    if !digest.contains(':') {
+        return None;
+    }
+    let repo = match repo.split_once('/') {
+        None => format!("docker.io/library/{repo}"),
+        Some((host, _)) if host.contains('.') || host.contains(':') || host == "localhost" => {
+            repo.to_owned()
+        }
+        Some(_) => format!("docker.io/{repo}"),
+    };
+    Some((repo, digest))
 }
 
 /// Port of pkg/util/inplaceupdate/inplace_update_defaults.go::DefaultCheckInPlaceUpdateCompleted
@@ -206,6 +219,7 @@ pub fn is_pod_state_consistent(pod: &Pod) -> bool {
             .flat_map(|s| s.container_statuses.iter().flatten())
             .find(|cs| cs.name == c.name)
             .and_then(|cs| image_digest(&cs.image_id));
+        // Port of pkg/util/imagesutil.go::IsContainerImageEqual (v1.8.4): same repo and digest.
         if status_digest != Some(digest) {
             return false;
         }

@@ -2,7 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use super::PubSpec;
+use k8s_openapi::api::core::v1::Pod;
+
+use super::{
+    PubSpec,
+    pod::{is_pod_active, is_pod_ready, is_pod_state_consistent},
+};
 use crate::kruise::statefulset::scaled::scaled_value;
 
 /// How long a `disruptedPods` entry is kept (`DeletionTimeout`).
@@ -21,6 +26,18 @@ pub struct PubPod {
     pub ready: bool,
     /// [`super::pod::is_pod_state_consistent`].
     pub consistent: bool,
+}
+
+impl PubPod {
+    /// The PUB's view of `pod`.
+    pub fn from_pod(pod: &Pod) -> Self {
+        Self {
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            active: is_pod_active(pod),
+            ready: is_pod_ready(pod),
+            consistent: is_pod_state_consistent(pod),
+        }
+    }
 }
 
 /// The recorded pods of the prior status, by name, with their age in seconds at reconcile time.

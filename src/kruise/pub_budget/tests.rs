@@ -79,6 +79,30 @@ fn in_place_state_decides_consistency() {
 }
 
 #[test]
+fn digest_images_compare_repo_and_digest() {
+    let mut p = pod("a", true, json!({}));
+    if let Some(spec) = p.spec.as_mut() {
+        spec.containers[0].image = Some("nginx@sha256:bbb".into());
+    }
+    if let Some(cs) = p
+        .status
+        .as_mut()
+        .and_then(|s| s.container_statuses.as_mut())
+    {
+        cs[0].image_id = "docker-pullable://docker.io/library/nginx@sha256:bbb".into();
+    }
+    assert!(is_pod_state_consistent(&p));
+    if let Some(cs) = p
+        .status
+        .as_mut()
+        .and_then(|s| s.container_statuses.as_mut())
+    {
+        cs[0].image_id = "docker.io/library/busybox@sha256:bbb".into();
+    }
+    assert!(!is_pod_state_consistent(&p));
+}
+
+#[test]
 fn status_prunes_expired_records_and_reports_recheck() {
     let pods: Vec<PubPod> = (0..4)
         .map(|i| PubPod {
@@ -276,4 +300,52 @@ proptest! {
         prop_assert!(st.desired_available >= 0);
         prop_assert_eq!(st.unavailable_allowed, (st.current_available - st.desired_available).max(0));
     }
+}
+
+#[test]
+fn raw_entries_decode_and_aggregate() {
+    let gates = FeatureGates::new();
+    let obj = json!({"metadata": {"name": "x"}, "spec": {}});
+    let v = admit_pub(&gates, "CREATE", &obj, None, &[]);
+    assert_eq!(v.code, 400);
+    assert!(v.message.unwrap_or_default().starts_with('['));
+    let off = FeatureGates::new()
+        .with("PodUnavailableBudgetDeleteGate", false)
+        .with("PodUnavailableBudgetUpdateGate", false);
+    assert!(!admit_pub(&off, "CREATE", &obj, None, &[]).allowed);
+    let bad = json!({"metadata": {"name": 5}});
+    assert_eq!(
+        pod_admission_json(
+            &gates,
+            "DELETE",
+            "",
+            false,
+            Some(&bad),
+            None,
+            None,
+            None,
+            "now"
+        )
+        .code,
+        400
+    );
+    let p = serde_json::to_value(pod("a", true, json!({}))).unwrap_or_default();
+    let mut b = budget(0, 1, &[]);
+    let v = pod_admission_json(
+        &gates,
+        "DELETE",
+        "",
+        false,
+        Some(&p),
+        None,
+        None,
+        Some(&mut b),
+        "now",
+    );
+    assert_eq!(
+        v.message.as_deref(),
+        Some(
+            "podunavailablebudget.policy.kruise.io \"pub\" is forbidden: pub unavailable allowed is negative"
+        )
+    );
 }

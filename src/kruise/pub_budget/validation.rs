@@ -8,10 +8,12 @@ use k8s_openapi::apimachinery::pkg::{
     util::intstr::IntOrString,
 };
 
+use serde_json::Value;
+
 use super::{
     PROTECT_OPERATIONS_ANNOTATION, PROTECT_TOTAL_REPLICAS_ANNOTATION, PodUnavailableBudget,
 };
-use crate::kruise::selector;
+use crate::kruise::{FeatureGates, protection::Verdict, selector};
 
 fn as_expressions(sel: &LabelSelector) -> BTreeMap<String, LabelSelectorRequirement> {
     let mut out: BTreeMap<String, LabelSelectorRequirement> = sel
@@ -102,7 +104,11 @@ fn validate_int_or_percent(v: &IntOrString, field: &str, errors: &mut Vec<String
 
 fn validate_selector(sel: &LabelSelector, errors: &mut Vec<String>) {
     if let Err(e) = selector::matches(sel, &BTreeMap::new()) {
-        errors.push(format!("spec.selector: Invalid value: {e}"));
+        // ValidateLabelSelector and LabelSelectorAsSelector both report a malformed requirement.
+        errors.push(format!(
+            "spec.selector.matchExpressions: Invalid value: {e}"
+        ));
+        errors.push("spec.selector: Invalid value: \"\"".to_owned());
     }
     for req in sel.match_expressions.iter().flatten() {
         if req.key.is_empty() {
@@ -202,4 +208,44 @@ pub fn validate_pub(
         }
     }
     errors
+}
+
+/// Port of pkg/webhook/podunavailablebudget/validating/pub_create_update_handler.go::Handle
+/// (v1.8.4): the validating admission hook for PUB CREATE/UPDATE, on raw objects.
+///
+/// Both PUB gates off, an undecodable object or any field error is a 400 whose message is the
+/// error (field errors aggregated as `[e1, e2]` when there are several, as Go's aggregate prints).
+pub fn admit_pub(
+    gates: &FeatureGates,
+    operation: &str,
+    object: &Value,
+    old_object: Option<&Value>,
+    others: &[PodUnavailableBudget],
+) -> Verdict {
+    if !gates.enabled("PodUnavailableBudgetDeleteGate")
+        && !gates.enabled("PodUnavailableBudgetUpdateGate")
+    {
+        return Verdict::deny(
+            400,
+            "feature PodUnavailableBudget is invalid, please open via feature-gate(PodUnavailableBudgetDeleteGate, PodUnavailableBudgetUpdateGate)",
+        );
+    }
+    let decode = |v: &Value| serde_json::from_value::<PodUnavailableBudget>(v.clone());
+    let obj = match decode(object) {
+        Ok(obj) => obj,
+        Err(e) => return Verdict::deny(400, e.to_string()),
+    };
+    let old = match (operation, old_object) {
+        ("UPDATE", Some(old)) => match decode(old) {
+            Ok(old) => Some(old),
+            Err(e) => return Verdict::deny(400, e.to_string()),
+        },
+        _ => None,
+    };
+    let errors = validate_pub(&obj, old.as_ref(), others);
+    match errors.len() {
+        0 => Verdict::allow(),
+        1 => Verdict::deny(400, errors.concat()),
+        _ => Verdict::deny(400, format!("[{}]", errors.join(", "))),
+    }
 }

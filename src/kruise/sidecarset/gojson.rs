@@ -3,7 +3,7 @@
 //! struct-valued fields never are), sorted map keys and Go's HTML escaping.
 //!
 //! The input is the object as Kubernetes JSON (`serde_json::Value`); fields the Go struct does not
-//! know are dropped, as Go's decoder would. Quantities are written as given (not canonicalized).
+//! know are dropped, as Go's decoder would. Quantities are written in canonical form.
 
 use serde_json::Value;
 
@@ -30,8 +30,8 @@ enum K {
     PObj(&'static [F]),
     /// A slice of structs.
     List(&'static [F]),
-    /// `map[string]string` or `map[ResourceName]Quantity`: sorted keys.
-    Map,
+    /// `map[ResourceName]Quantity`: sorted keys, canonical quantities.
+    QtyMap,
 }
 
 /// A Go struct field: JSON key, kind, and whether the tag has `omitempty`.
@@ -74,8 +74,8 @@ const CONTAINER_PORT: &[F] = &[
 ];
 const RESOURCE_CLAIM: &[F] = &[("name", K::Str, false), ("request", K::Str, true)];
 const RESOURCES: &[F] = &[
-    ("limits", K::Map, true),
-    ("requests", K::Map, true),
+    ("limits", K::QtyMap, true),
+    ("requests", K::QtyMap, true),
     ("claims", K::List(RESOURCE_CLAIM), true),
 ];
 const RESIZE_POLICY: &[F] = &[
@@ -218,6 +218,14 @@ pub fn encode_sidecar_containers(containers: &[Value]) -> String {
     out
 }
 
+/// Encodes a core `Probe` (given as Kubernetes JSON; None is the zero struct) exactly as Go
+/// would.
+pub fn encode_probe(probe: Option<&Value>) -> String {
+    let mut out = String::new();
+    write_obj(&mut out, probe, PROBE);
+    out
+}
+
 /// Encodes an arbitrary JSON value as Go does for `interface{}` data: object keys sorted, HTML
 /// characters escaped, no whitespace.
 pub fn encode_any(v: &Value) -> String {
@@ -309,12 +317,31 @@ fn write_field(out: &mut String, v: Option<&Value>, kind: K, omitempty: bool) ->
             Some(Value::Number(n)) => out.push_str(&n.to_string()),
             _ => out.push('0'),
         },
-        K::Quantity => match v {
-            Some(Value::String(s)) => write_str(out, s),
-            Some(Value::Number(n)) => write_str(out, &n.to_string()),
-            _ => write_str(out, "0"),
-        },
-        K::StrList | K::List(_) | K::Map => {
+        K::Quantity => write_quantity(out, v),
+        K::QtyMap => {
+            let Some(Value::Object(map)) =
+                v.filter(|m| m.as_object().is_some_and(|o| !o.is_empty()))
+            else {
+                if omitempty {
+                    return false;
+                }
+                out.push_str("null");
+                return true;
+            };
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(out, k);
+                out.push(':');
+                write_quantity(out, map.get(k));
+            }
+            out.push('}');
+        }
+        K::StrList | K::List(_) => {
             let empty = match v {
                 None => true,
                 Some(Value::Array(a)) => a.is_empty(),
@@ -346,6 +373,17 @@ fn write_field(out: &mut String, v: Option<&Value>, kind: K, omitempty: bool) ->
         },
     }
     true
+}
+
+/// Writes a quantity in canonical form (as given when it cannot be parsed; `"0"` when unset).
+fn write_quantity(out: &mut String, v: Option<&Value>) {
+    let raw = match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => "0".to_owned(),
+    };
+    let canonical = super::quantity::canonical(&raw).unwrap_or(raw);
+    write_str(out, &canonical);
 }
 
 /// Writes a JSON string with Go's escaping (`<`, `>`, `&`, U+2028 and U+2029 as `\u` escapes).
@@ -389,6 +427,15 @@ mod tests {
         assert_eq!(
             encode_sidecar_containers(&[c]),
             r#"[{"name":"c","image":"img","ports":[{"containerPort":80,"protocol":"TCP"}],"env":[{"name":"A"}],"resources":{},"livenessProbe":{"tcpSocket":{"port":"http"},"terminationGracePeriodSeconds":0},"upgradeStrategy":{},"shareVolumePolicy":{}}]"#
+        );
+    }
+
+    #[test]
+    fn resources_are_sorted_and_canonical() {
+        let c = json!({"name": "c", "resources": {"requests": {"memory": "1024Mi", "cpu": "0.5"}}});
+        assert_eq!(
+            encode_sidecar_containers(&[c]),
+            r#"[{"name":"c","resources":{"requests":{"cpu":"500m","memory":"1Gi"}},"upgradeStrategy":{},"shareVolumePolicy":{}}]"#
         );
     }
 

@@ -16,7 +16,7 @@ use super::{
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
     pod_state::{SidecarSetUpgradeSpec, format_time, parse_upgrade_specs, sidecar_list},
-    types::{AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet},
+    types::{BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet},
 };
 
 /// Which spec to inject at pod creation.
@@ -234,7 +234,12 @@ pub type InjectOutcome = Option<Pod>;
 ///
 /// Port of pkg/webhook/pod/mutating/sidecarset.go::sidecarsetMutatingPod and buildSidecars (v1.8.4).
 pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOutcome, InjectError> {
-    let ns = pod.metadata.namespace.clone().unwrap_or_default();
+    let ns = pod
+        .metadata
+        .namespace
+        .clone()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".to_owned());
     let labels = pod.metadata.labels.clone().unwrap_or_default();
     let mut chosen = Vec::new();
     for set in ctx.sets {
@@ -400,21 +405,4 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
     }
     out.metadata.annotations = Some(annotations);
     Ok(Some(out))
-}
-
-/// The JSON patch a mutating webhook returns for `before` -> `after`.
-pub fn json_patch(before: &Pod, after: &Pod) -> json_patch::Patch {
-    let a = serde_json::to_value(before).unwrap_or_default();
-    let b = serde_json::to_value(after).unwrap_or_default();
-    json_patch::diff(&a, &b)
-}
-
-/// Default injection policy used when a sidecar has none (kept for callers that build sets
-/// by hand).
-pub fn effective_inject_policy(c: &SidecarContainer) -> &str {
-    if c.pod_inject_policy.is_empty() {
-        AFTER_APP_CONTAINER
-    } else {
-        &c.pod_inject_policy
-    }
 }

@@ -56,6 +56,7 @@ pub fn is_selector_overlapping(a: &LabelSelector, b: &LabelSelector) -> bool {
     !(is_disjoint(a, b) || is_disjoint(b, a))
 }
 
+/// Port of pkg/util/selector.go::isDisjoint (v1.8.4).
 fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
     // key -> the values `a` allows; an empty list means "any value" (Exists).
     let mut pinned: BTreeMap<&str, Vec<&str>> = BTreeMap::new();

@@ -60,6 +60,8 @@ pub fn patch_pod_metadata(
     Ok(*annotations == before)
 }
 
+/// Port of github.com/evanphx/json-patch::MergePatch as PatchPodMetadata uses it (re-encoded
+/// as Go does).
 fn merge_patch(key: &str, origin: &str, patch: &str) -> Result<String, PatchError> {
     let err = |reason: String| PatchError {
         key: key.to_owned(),

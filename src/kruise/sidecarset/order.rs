@@ -138,6 +138,7 @@ struct Group {
     unmatched_remainder: usize,
 }
 
+/// Port of pkg/util/updatesort/scatter_sort.go::newScatterGroup (v1.8.4).
 fn new_group(matched: usize, unmatched: usize) -> Group {
     let num = matched.min(unmatched).max(1);
     Group {
@@ -148,6 +149,7 @@ fn new_group(matched: usize, unmatched: usize) -> Group {
     }
 }
 
+/// Port of pkg/util/updatesort/scatter_sort.go::calculateGroupByDensity (v1.8.4).
 fn group_by_density(total_m: usize, total_u: usize, upd_m: usize, upd_u: usize) -> Group {
     let update = new_group(upd_m, upd_u);
     let mut total = new_group(total_m, total_u);
@@ -292,5 +294,27 @@ mod tests {
         assert_eq!(trailing_int("sts-10"), 10);
         assert_eq!(trailing_int("abc"), 0);
         assert_eq!(trailing_int("5"), 5);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn scatter_sort_permutes_its_input(
+            values in proptest::collection::vec(0u8..3, 1..40),
+            keep in proptest::collection::vec(proptest::bool::ANY, 40),
+        ) {
+            let labels: Vec<Labels> = values
+                .iter()
+                .map(|v| Labels::from([("zone".to_owned(), format!("z{v}"))]))
+                .collect();
+            let refs: Vec<Option<&Labels>> = labels.iter().map(Some).collect();
+            let indexes: Vec<usize> = (0..labels.len()).filter(|&i| keep[i]).collect();
+            let terms = [
+                UpdateScatterTerm { key: "zone".to_owned(), value: "z0".to_owned() },
+                UpdateScatterTerm { key: "zone".to_owned(), value: "z1".to_owned() },
+            ];
+            let mut out = scatter_sort_labels(&terms, &refs, indexes.clone());
+            out.sort_unstable();
+            proptest::prop_assert_eq!(out, indexes);
+        }
     }
 }

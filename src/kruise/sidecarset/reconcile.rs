@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, PodCondition};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::{
-    SIDECARSET_LIST_ANNOTATION, SIDECARSET_VERSION_ALT_PREFIX, SIDECARSET_VERSION_PREFIX,
-    SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
+    SIDECARSET_LIST_ANNOTATION, SIDECARSET_UPGRADABLE_CONDITION, SIDECARSET_VERSION_ALT_PREFIX,
+    SIDECARSET_VERSION_PREFIX, SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
     control::{
         is_pod_active, is_pod_consistent_with_sidecar_set, is_pod_ready, is_pod_state_consistent,
         is_running_and_ready, pod_hot_upgrade_containers, sidecar_containers_in_pod,
@@ -30,22 +31,32 @@ pub struct ReconcileOutcome {
     pub status: SidecarSetStatus,
     /// Indexes (into the input pods) of the matched pods.
     pub matched: Vec<usize>,
-    /// Pods to write back: `(index into the input pods, new pod)`.
+    /// Pods to write back: `(index into the input pods, new pod)`. Spec and metadata go
+    /// through an update, the `SidecarSetUpgradable` condition through the status subresource.
     pub pod_updates: Vec<(usize, Pod)>,
     /// Matched pods that cannot be upgraded in place (non-image fields changed).
     pub not_upgradable: Vec<usize>,
 }
 
-/// Whether a pod is one the controller manages for the set: in scope, selected, active,
-/// injected with the set and still carrying its containers.
+/// Whether a pod is one the controller manages for the set: in scope (namespace and
+/// namespaceSelector), selected, active, injected with the set (its hash annotation has an
+/// entry for the set) and still carrying its containers.
 ///
 /// Port of pkg/controller/sidecarset/sidecarset_processor.go::getMatchingPods (v1.8.4).
-pub fn is_matching_pod(set: &SidecarSet, pod: &Pod) -> bool {
+pub fn is_matching_pod(set: &SidecarSet, pod: &Pod, namespaces: &NamespaceLabels) -> bool {
     let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
     if let Some(scope) = set.spec.namespace.as_deref().filter(|n| !n.is_empty())
         && scope != ns
     {
         return false;
+    }
+    if let Some(ns_selector) = &set.spec.namespace_selector {
+        let in_scope = namespaces
+            .get(ns)
+            .is_some_and(|l| crate::kruise::selector::matches(ns_selector, l).unwrap_or(false));
+        if !in_scope {
+            return false;
+        }
     }
     let empty = BTreeMap::new();
     let labels = pod.metadata.labels.as_ref().unwrap_or(&empty);
@@ -106,10 +117,11 @@ pub struct ReconcileContext<'a> {
 /// One pass over `pods` (any pods; the matching ones are selected here).
 ///
 /// Port of pkg/controller/sidecarset/sidecarset_processor.go::UpdateSidecarSet (v1.8.4),
-/// without ControllerRevision registration (pass the latest revision in `status`).
+/// without ControllerRevision registration: run [`super::revision::plan_latest_revision`]
+/// first and put the resulting name in `set.status.latestRevision`.
 pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> ReconcileOutcome {
     let matched: Vec<usize> = (0..pods.len())
-        .filter(|&i| is_matching_pod(set, &pods[i]))
+        .filter(|&i| is_matching_pod(set, &pods[i], ctx.namespaces))
         .collect();
     let matched_pods: Vec<&Pod> = matched.iter().map(|&i| &pods[i]).collect();
     let prior = set.status.clone().unwrap_or_default();
@@ -149,6 +161,12 @@ pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> R
             .collect();
         let next = next_upgrade_pods(set, &view);
         outcome.not_upgradable = next.not_upgradable.iter().map(|&k| matched[k]).collect();
+        for &k in &next.not_upgradable {
+            let mut pod = view[k].clone();
+            if set_upgradable_condition(&mut pod, set.name(), false, ctx.now) {
+                current.insert(matched[k], pod);
+            }
+        }
         for k in next.upgrade {
             let mut pod = view[k].clone();
             upgrade_pod(set, &mut pod, ctx);
@@ -213,6 +231,61 @@ pub fn upgrade_pod(set: &SidecarSet, pod: &mut Pod, ctx: ReconcileContext<'_>) {
     if patch_pod_metadata(&mut patched, &set.spec.patch_pod_metadata).is_ok() {
         *annotations = patched;
     }
+    set_upgradable_condition(pod, set.name(), true, ctx.now);
+}
+
+/// Pod condition reason when every set can upgrade the pod in place.
+pub const ALL_UPGRADABLE_REASON: &str = "AllSidecarsetUpgradable";
+/// Pod condition reason when some set changed more than images.
+pub const IMMUTABLE_FIELD_REASON: &str = "UpdateImmutableField";
+
+/// Records in the `SidecarSetUpgradable` condition (message: JSON map set -> bool) whether
+/// this set can upgrade the pod in place. Returns whether the pod changed.
+///
+/// Port of pkg/controller/sidecarset/sidecarset_processor.go::updatePodSidecarSetUpgradableCondition (v1.8.4).
+pub fn set_upgradable_condition(
+    pod: &mut Pod,
+    set_name: &str,
+    upgradable: bool,
+    now: jiff::Timestamp,
+) -> bool {
+    let conditions = pod
+        .status
+        .get_or_insert_with(Default::default)
+        .conditions
+        .get_or_insert_with(Vec::new);
+    let existing = conditions
+        .iter()
+        .position(|c| c.type_ == SIDECARSET_UPGRADABLE_CONDITION);
+    let mut messages: BTreeMap<String, bool> = existing
+        .and_then(|i| conditions[i].message.as_deref())
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
+    if messages.get(set_name) == Some(&upgradable) {
+        return false;
+    }
+    messages.insert(set_name.to_owned(), upgradable);
+    let all = messages.values().all(|v| *v);
+    let condition = PodCondition {
+        type_: SIDECARSET_UPGRADABLE_CONDITION.to_owned(),
+        status: if all { "True" } else { "False" }.to_owned(),
+        reason: Some(
+            if all {
+                ALL_UPGRADABLE_REASON
+            } else {
+                IMMUTABLE_FIELD_REASON
+            }
+            .to_owned(),
+        ),
+        message: serde_json::to_string(&messages).ok(),
+        last_transition_time: Some(Time(now)),
+        ..Default::default()
+    };
+    match existing {
+        Some(i) => conditions[i] = condition,
+        None => conditions.push(condition),
+    }
+    true
 }
 
 /// Which twin of a hot sidecar receives the new image: the one holding the empty image

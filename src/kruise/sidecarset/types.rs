@@ -17,6 +17,14 @@ pub struct SidecarSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<SidecarSetStatus>,
 }
+crate::impl_resource!(
+    SidecarSet,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "SidecarSet",
+    plural = "sidecarsets",
+    scope = ClusterResourceScope
+);
 
 /// `SidecarSetSpec`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

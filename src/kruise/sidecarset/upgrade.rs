@@ -53,6 +53,8 @@ pub fn scaled_value_float(
 }
 
 /// apimachinery `intstr.GetScaledValueFromIntOrPercent`: percents are integers.
+///
+/// Port of k8s.io/apimachinery/pkg/util/intstr::GetScaledValueFromIntOrPercent.
 pub fn scaled_value_int(
     v: &IntOrString,
     total: i32,

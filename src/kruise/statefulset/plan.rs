@@ -240,3 +240,104 @@ pub fn converge_partition(
     }
     Err("the rollout did not converge".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    use super::*;
+    use crate::kruise::statefulset::PodManagementPolicy;
+
+    fn pods(new: &[i32]) -> Vec<AstsPod> {
+        (0..6)
+            .map(|o| AstsPod {
+                name: format!("web-{o}"),
+                revision: if new.contains(&o) { "web-2" } else { "web-1" }.to_owned(),
+                phase: "Running".to_owned(),
+                ready: true,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn spec() -> AstsSpec {
+        AstsSpec {
+            replicas: 6,
+            pod_management_policy: PodManagementPolicy::Parallel,
+            rolling_update: Some(RollingUpdate {
+                max_unavailable: Some(IntOrString::Int(2)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn plan_lists_order_pass_block_and_final_state() {
+        let gates = FeatureGates::new();
+        let plan = plan_partition(
+            &spec(),
+            &gates,
+            KruiseVersion::V1_8,
+            &pods(&[]),
+            "web-1",
+            "web-2",
+            3,
+            &|_| false,
+        );
+        let plan = plan.unwrap_or_else(|e| panic!("{e}"));
+        let order: Vec<i32> = plan.to_update.iter().map(|p| p.ordinal).collect();
+        assert_eq!(order, vec![5, 4, 3]);
+        assert_eq!(
+            plan.this_pass,
+            vec![(5, UpdateAction::Delete), (4, UpdateAction::Delete)]
+        );
+        assert_eq!(plan.blocked_at, Some(3));
+        assert_eq!(plan.final_state.old_revision_ordinals, vec![0, 1, 2]);
+        assert_eq!(plan.expected_updated_replicas(), 3);
+    }
+
+    #[test]
+    fn raising_the_partition_does_not_roll_back() {
+        let gates = FeatureGates::new();
+        let plan = plan_partition(
+            &spec(),
+            &gates,
+            KruiseVersion::V1_8,
+            &pods(&[4, 5]),
+            "web-1",
+            "web-2",
+            5,
+            &|_| false,
+        );
+        let plan = plan.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.to_update.is_empty() && plan.this_pass.is_empty());
+        assert_eq!(plan.updated_below_partition, vec![4]);
+        assert_eq!(plan.final_state.update_revision_ordinals, vec![4, 5]);
+    }
+
+    #[test]
+    fn in_place_policy_updates_without_deleting() {
+        let gates = FeatureGates::new();
+        let mut s = spec();
+        if let Some(r) = s.rolling_update.as_mut() {
+            r.pod_update_policy = crate::kruise::statefulset::PodUpdatePolicy::InPlaceIfPossible;
+        }
+        let plan = plan_partition(
+            &s,
+            &gates,
+            KruiseVersion::V1_8,
+            &pods(&[]),
+            "web-1",
+            "web-2",
+            0,
+            &|p| p.name != "web-5",
+        );
+        let plan = plan.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            plan.this_pass,
+            vec![(5, UpdateAction::Delete), (4, UpdateAction::InPlace)]
+        );
+        assert_eq!(plan.expected_updated_replicas(), 6);
+    }
+}

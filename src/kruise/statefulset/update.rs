@@ -155,14 +155,18 @@ pub fn rolling_update_step(
     slots: &[Option<AstsPod>],
     can_update_in_place: &dyn Fn(&AstsPod) -> bool,
 ) -> Result<RollingStep, String> {
+    if spec.rolling_update.as_ref().is_some_and(|r| r.paused) {
+        // Upstream returns before scaling maxUnavailable.
+        return Ok(RollingStep {
+            paused: true,
+            max_unavailable: max_unavailable(spec).unwrap_or(1),
+            ..Default::default()
+        });
+    }
     let mut step = RollingStep {
         max_unavailable: max_unavailable(spec)?,
         ..Default::default()
     };
-    if spec.rolling_update.as_ref().is_some_and(|r| r.paused) {
-        step.paused = true;
-        return Ok(step);
-    }
     let min_ready = spec
         .rolling_update
         .as_ref()

@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::{Ctx, SeedObject, SeedStatus, UidRef, owned, resource, rfc3339, safe_hash};
+use super::{Ctx, SeedObject, SeedStatus, UidRef, UidUse, owned, resource, rfc3339, safe_hash};
 use crate::cluster::sim::ids;
 
 /// The pod condition the `web-health` probe writes.
@@ -269,7 +269,7 @@ pub(crate) struct Crr<'a> {
     pub node: String,
     pub container: &'a str,
     /// The container's restartCount before the recreate.
-    pub restart_count: i32,
+    pub restart_count_before: i32,
     pub at: Timestamp,
     pub completed: bool,
 }
@@ -308,7 +308,7 @@ pub(crate) fn crr(ctx: &Ctx, crr: Crr) -> SeedObject {
             "spec": {
                 "podName": crr.pod,
                 "containers": [{"name": crr.container,
-                                "statusContext": {"restartCount": crr.restart_count - 1}}],
+                                "statusContext": {"containerID": "", "restartCount": crr.restart_count_before}}],
                 "strategy": {"failurePolicy": "Fail", "orderedRecreate": false, "minStartedSeconds": 0},
                 "activeDeadlineSeconds": 1800,
                 "ttlSecondsAfterFinished": 86_400,
@@ -317,11 +317,23 @@ pub(crate) fn crr(ctx: &Ctx, crr: Crr) -> SeedObject {
         None,
         SeedStatus::Fixed(status),
     );
-    seed.uid_refs.push(UidRef {
-        pointer: "/metadata/labels/crr.apps.kruise.io~1pod-uid".into(),
+    let pod_ref = |pointer: &str, derive| UidRef {
+        pointer: pointer.into(),
         kind: "Pod".into(),
         namespace: Some(ctx.ns.clone()),
-        name: crr.pod,
-    });
+        name: crr.pod.clone(),
+        derive,
+    };
+    seed.uid_refs.push(pod_ref(
+        "/metadata/labels/crr.apps.kruise.io~1pod-uid",
+        UidUse::Uid,
+    ));
+    seed.uid_refs.push(pod_ref(
+        "/spec/containers/0/statusContext/containerID",
+        UidUse::ContainerId {
+            container: crr.container.to_owned(),
+            restart_count: crr.restart_count_before,
+        },
+    ));
     seed
 }

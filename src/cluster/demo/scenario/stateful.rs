@@ -159,7 +159,7 @@ pub(crate) fn database(ctx: &Ctx, out: &mut Vec<SeedObject>) {
             pod: "db-1".into(),
             node: nodes::node_name(ctx.node_for(1)),
             container: "postgres",
-            restart_count: 1,
+            restart_count_before: 1,
             at: crr_at,
             completed: false,
         },

@@ -308,3 +308,40 @@ fn the_scenario_is_deterministic() {
         scenario("demo", Some(300), now())
     );
 }
+
+#[test]
+fn restart_requests_name_the_container_they_replaced() {
+    let objects = scenario("demo", None, now());
+    for crr in objects
+        .iter()
+        .filter(|o| o.resource.kind == "ContainerRecreateRequest")
+    {
+        let pod_name = crr.object["spec"]["podName"].as_str().unwrap();
+        let pod = seeded(find(&objects, "Pod", pod_name));
+        let container = crr.object["spec"]["containers"][0]["name"]
+            .as_str()
+            .unwrap();
+        let status = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .and_then(|cs| cs.iter().find(|c| c.name == container))
+            .unwrap();
+        let id_ref = crr
+            .uid_refs
+            .iter()
+            .find(|r| r.pointer.ends_with("containerID"))
+            .unwrap();
+        let killed = status
+            .last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .and_then(|t| t.container_id.clone());
+        let uid = pod.metadata.uid.as_deref().unwrap();
+        assert_eq!(Some(id_ref.value(uid)), killed, "{}", crr.name());
+        let before = crr.object["spec"]["containers"][0]["statusContext"]["restartCount"]
+            .as_i64()
+            .unwrap();
+        assert_eq!(i64::from(status.restart_count), before + 1);
+    }
+}

@@ -367,7 +367,7 @@ pub(crate) fn web(ctx: &Ctx, out: &mut Vec<SeedObject>) {
             pod: restarted_pod,
             node: restarted_node,
             container: "nginx",
-            restart_count: 1,
+            restart_count_before: 0,
             at: crr_at,
             completed: true,
         },
