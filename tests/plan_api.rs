@@ -236,3 +236,27 @@ fn other_kinds_say_what_is_missing() {
     assert_eq!(WorkloadKind::parse("Clone"), Some(WorkloadKind::CloneSet));
     assert_eq!(WorkloadKind::parse("deploy"), None);
 }
+
+#[test]
+fn in_place_lifecycle_hook_parks_hooked_pods() {
+    use kruise_tui::kruise::cloneset::lifecycle::{Lifecycle, LifecycleHook};
+    let mut i = input(Change::Partition("0".to_owned()));
+    i.workload.strategy_type = "InPlaceIfPossible".to_owned();
+    i.workload.max_unavailable = Some(IntOrString::Int(3));
+    i.workload.lifecycle = Some(Lifecycle {
+        in_place_update: Some(LifecycleHook {
+            finalizers_handler: vec!["example.com/drain".to_owned()],
+            ..LifecycleHook::default()
+        }),
+        ..Lifecycle::default()
+    });
+    i.pods[2].finalizers = vec!["example.com/drain".to_owned()];
+    let p = plan::plan(&i).expect("plans");
+    assert_eq!(
+        order(&p),
+        vec![("p1", None), ("p2", Some(Blocker::LifecycleHook)), ("p0", None)]
+    );
+    // ReCreate does not consult the in-place hook.
+    i.workload.strategy_type = "ReCreate".to_owned();
+    assert_eq!(plan::plan(&i).expect("plans").next_step().count(), 3);
+}

@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{
     FeatureGates, KruiseVersion,
-    cloneset::ExpectationDiffs,
+    cloneset::{ExpectationDiffs, lifecycle::Lifecycle},
     intstr::PartitionInputError,
     updatesort::{PriorityStrategy, ScatterTerm},
 };
@@ -80,6 +80,8 @@ pub struct PlanWorkload {
     pub pods_to_delete: Vec<String>,
     /// Whether the revision diff can be applied in place (image-only); unknown counts as true.
     pub in_place_possible: bool,
+    /// `spec.lifecycle` hooks (PreDelete parks deletions, InPlaceUpdate parks in-place updates).
+    pub lifecycle: Option<Lifecycle>,
 }
 
 impl Default for PlanWorkload {
@@ -103,6 +105,7 @@ impl Default for PlanWorkload {
             exclude_preparing_delete: false,
             pods_to_delete: Vec::new(),
             in_place_possible: true,
+            lifecycle: None,
         }
     }
 }
@@ -128,6 +131,7 @@ pub struct PlanPod {
     pub deletion_cost: Option<String>,
     pub specified_delete: bool,
     pub in_place_grace: bool,
+    pub finalizers: Vec<String>,
 }
 
 /// The proposed change.
@@ -222,6 +226,8 @@ pub enum Blocker {
     Protection(String),
     /// The controller scales first this reconcile (surge or missing pods); updates follow.
     ScalingFirst,
+    /// The pod's InPlaceUpdate lifecycle hook holds it in PreparingUpdate until released.
+    LifecycleHook,
 }
 
 impl std::fmt::Display for Blocker {
@@ -232,6 +238,9 @@ impl std::fmt::Display for Blocker {
             Self::PodUnavailableBudget => f.write_str("PodUnavailableBudget allows no more"),
             Self::Protection(why) => write!(f, "deletion protection: {why}"),
             Self::ScalingFirst => f.write_str("controller scales first this round"),
+            Self::LifecycleHook => {
+                f.write_str("waits in PreparingUpdate until its inPlaceUpdate hook is released")
+            }
         }
     }
 }

@@ -210,6 +210,12 @@ pub fn plan_input_from_objects(
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default(),
         in_place_possible: true,
+        lifecycle: json
+            .pointer("/spec/lifecycle")
+            .filter(|v| !v.is_null())
+            .map(|v| serde_json::from_value(v.clone()))
+            .transpose()
+            .context("cannot read spec.lifecycle")?,
     };
     let uid = meta.uid.clone().unwrap_or_default();
     let pods = pods
@@ -291,6 +297,7 @@ pub fn plan_pod(pod: &Pod) -> PlanPod {
         specified_delete: labels.contains_key(SPECIFIED_DELETE_LABEL),
         in_place_grace: annotations.contains_key(inplace::GRACE_KEY)
             || annotations.contains_key(inplace::GRACE_KEY_OLD),
+        finalizers: pod.metadata.finalizers.clone().unwrap_or_default(),
         labels,
     }
 }
