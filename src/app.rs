@@ -1,12 +1,272 @@
-//! Console state, messages and the pure `update(&mut App, Msg) -> Vec<Effect>`. No IO, no awaits.
+//! Console state, messages and the pure `update(&mut App, Msg) -> Vec<Effect>`. No IO, no awaits,
+//! no clock (time arrives as `Msg::Tick`).
 //!
 //! Background tasks (terminal events, watchers, the effect executor) send [`Msg`]s; only `update`
 //! changes state. Views read state.
+//!
+//! # Contract for the runtime
+//! ```text
+//! let mut app = App::new(AppInit { stores, config: config::load(..), namespace, now, context, size });
+//! loop {
+//!     msg = select!(terminal key → Msg::Key, resize → Msg::Resize, store → Msg::StoreChanged,
+//!                   1 s interval → Msg::Tick(Timestamp::now()), executor → Msg::EffectDone, ...);
+//!     for effect in app::update(&mut app, msg) { executor.send(effect) }  // Effect::Quit: leave
+//!     if app.should_quit() { break }
+//!     if app.take_dirty() { terminal.draw(|f| view::render(&app, f)) }
+//! }
+//! ```
+//! `Effect::Switch` always carries the full target: the context to use (the current one for
+//! `:ns`) and the namespace (`None` = all namespaces). After a switch the runtime keeps feeding
+//! the same `Stores` handles (a new watcher's initial list replaces their content) and sends a
+//! fresh `Msg::Discovered`.
 
+pub mod command;
 pub mod effect;
+pub mod filter;
+pub mod keys;
 pub mod msg;
+pub mod route;
+pub mod rows;
 pub mod stores;
+pub mod update;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use jiff::Timestamp;
 
 pub use effect::Effect;
 pub use msg::{Kind, Msg};
 pub use stores::Stores;
+pub use update::update;
+
+use self::{
+    route::{ListView, Route, Scope},
+    rows::{PodRow, WorkloadRow},
+};
+use crate::config::{Keymap, LoadedConfig, Theme};
+
+/// What the runtime knows when the console starts.
+pub struct AppInit {
+    pub stores: Stores,
+    pub config: LoadedConfig,
+    /// The namespace watched (None = all namespaces, `-A`).
+    pub namespace: Option<String>,
+    /// The clock at start; afterwards `Msg::Tick` moves it.
+    pub now: Timestamp,
+    /// The kubeconfig context, if known before discovery.
+    pub context: Option<String>,
+    /// The terminal size (columns, rows); `Msg::Resize` updates it.
+    pub size: (u16, u16),
+}
+
+/// How long a status message stays on the status line.
+pub const STATUS_SECONDS: i64 = 5;
+
+/// Input mode: where keys go.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Normal,
+    /// `:` command line; `hint` lists completions after an ambiguous Tab.
+    Command {
+        input: String,
+        hint: String,
+    },
+    /// `/` filter: keys edit the top list's filter live.
+    Filter,
+    Help,
+}
+
+/// What a banner is about (the view picks its style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Banner {
+    Error,
+    Warn,
+    Info,
+}
+
+/// Severity of a status-line message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Error,
+}
+
+/// A transient message on the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub text: String,
+    pub level: Level,
+    pub since: Timestamp,
+}
+
+/// The console's whole state. Fields are read by `view`; only `update` writes them.
+pub struct App {
+    pub(crate) stores: Stores,
+    pub(crate) theme: Theme,
+    pub(crate) keymap: Keymap,
+    /// Config warnings (bad theme/keymap), shown until dismissed with `Esc` on the root view.
+    pub(crate) warnings: Vec<String>,
+    pub(crate) now: Timestamp,
+    pub(crate) context: Option<String>,
+    pub(crate) cluster_url: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) contexts: Vec<String>,
+    pub(crate) namespaces: Vec<String>,
+    pub(crate) kruise_missing: bool,
+    pub(crate) ready: BTreeSet<Kind>,
+    /// Watches failing now, with their last error.
+    pub(crate) failed: BTreeMap<Kind, String>,
+    pub(crate) workloads: Vec<WorkloadRow>,
+    /// Workload UID → index in `workloads` (for the pods' revision column).
+    pub(crate) owners: HashMap<String, usize>,
+    pub(crate) pods: Vec<PodRow>,
+    pub(crate) stack: Vec<Route>,
+    pub(crate) mode: Mode,
+    pub(crate) status: Option<Status>,
+    pub(crate) size: (u16, u16),
+    dirty: bool,
+    quit: bool,
+}
+
+impl App {
+    /// Builds the console state and its first row models from whatever the stores hold.
+    pub fn new(init: AppInit) -> App {
+        let mut app = App {
+            stores: init.stores,
+            theme: init.config.theme,
+            keymap: init.config.keymap,
+            warnings: init.config.warnings,
+            now: init.now,
+            context: init.context,
+            cluster_url: String::new(),
+            namespace: init.namespace,
+            contexts: Vec::new(),
+            namespaces: Vec::new(),
+            kruise_missing: false,
+            ready: BTreeSet::new(),
+            failed: BTreeMap::new(),
+            workloads: Vec::new(),
+            owners: HashMap::new(),
+            pods: Vec::new(),
+            stack: vec![Route::List(ListView::new(Scope::Workloads))],
+            mode: Mode::Normal,
+            status: None,
+            size: init.size,
+            dirty: true,
+            quit: false,
+        };
+        app.rebuild_workloads();
+        app.rebuild_pods();
+        app
+    }
+
+    /// True once the user asked to leave.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// True if the screen changed since the last call (then clears the flag). The runtime draws
+    /// only when this says so.
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::replace(&mut self.dirty, false)
+    }
+
+    /// The view on top of the stack.
+    pub(crate) fn top(&self) -> &Route {
+        // The stack is never empty: `pop` keeps the root.
+        self.stack.last().unwrap_or(&self.stack[0])
+    }
+
+    /// The banners under the header: failing watches, Kruise missing, config warnings (one
+    /// each), most important first.
+    pub(crate) fn banners(&self) -> Vec<(Banner, String)> {
+        let mut out = Vec::new();
+        if !self.failed.is_empty() {
+            let kinds: Vec<&str> = self.failed.keys().map(|k| k.plural()).collect();
+            let error = self.failed.values().last().cloned().unwrap_or_default();
+            out.push((
+                Banner::Error,
+                format!(
+                    "✖ watch failing for {}, retrying with backoff (rows may be stale): {}",
+                    kinds.join(", "),
+                    error.lines().next().unwrap_or("")
+                ),
+            ));
+        }
+        if self.kruise_missing {
+            out.push((
+                Banner::Info,
+                "OpenKruise is not installed in this cluster (no apps.kruise.io CRDs are served): \
+                 no CloneSets, Advanced StatefulSets or Advanced DaemonSets; pods are shown"
+                    .to_owned(),
+            ));
+        }
+        let dismiss = self.keymap.hint(crate::config::Action::Back);
+        for (i, w) in self.warnings.iter().enumerate() {
+            let last = i + 1 == self.warnings.len();
+            let tail = if last {
+                format!(" ({dismiss} dismisses)")
+            } else {
+                String::new()
+            };
+            out.push((Banner::Warn, format!("⚠ config: {w}{tail}")));
+        }
+        out
+    }
+
+    /// Terminal rows the banners take (each wraps at the terminal width; at most 6 rows).
+    pub(crate) fn banner_count(&self) -> usize {
+        let width = usize::from(self.size.0.max(1));
+        let rows: usize = self
+            .banners()
+            .iter()
+            .map(|(_, text)| text.chars().count().div_ceil(width).max(1))
+            .sum();
+        rows.min(6)
+    }
+
+    /// Rows a table body can show at the current size (header, banners, borders, column titles
+    /// and the status line taken away).
+    pub(crate) fn page(&self) -> usize {
+        let chrome = 1 + self.banner_count() + 2 + 1 + 1;
+        usize::from(self.size.1).saturating_sub(chrome).max(1)
+    }
+
+    pub(crate) fn rebuild_workloads(&mut self) {
+        let (rows, owners) = rows::build_workloads(&self.stores, self.namespace.as_deref());
+        self.workloads = rows;
+        self.owners = owners;
+        self.refresh_lists();
+    }
+
+    pub(crate) fn rebuild_pods(&mut self) {
+        self.pods = rows::build_pods(&self.stores, self.namespace.as_deref());
+        self.refresh_lists();
+    }
+
+    /// Recomputes every list's visible rows (scope + filter), keeping selections on their objects.
+    pub(crate) fn refresh_lists(&mut self) {
+        let page = self.page();
+        for route in &mut self.stack {
+            if let Route::List(list) = route {
+                filter::refresh(list, &self.workloads, &self.pods, page);
+            }
+        }
+    }
+
+    pub(crate) fn set_status(&mut self, level: Level, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            level,
+            since: self.now,
+        });
+    }
+
+    pub(crate) fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    pub(crate) fn request_quit(&mut self) {
+        self.quit = true;
+    }
+}

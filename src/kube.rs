@@ -3,6 +3,13 @@
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
 pub mod connect;
+pub mod discovery;
+pub mod exec;
+pub mod health;
 pub mod plan_cmd;
+pub mod watch;
+pub mod watchset;
 
+pub use exec::Executor;
 pub use plan_cmd::run_plan;
+pub use watchset::WatchSet;

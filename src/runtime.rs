@@ -1,11 +1,111 @@
 //! The console's runtime: terminal setup and restore (panic hook), tracing to a file, the
 //! `tokio::select!` loop over terminal events, store messages and ticks, and effect dispatch.
+//!
+//! [`run_console_with`] does all of it for any [`Console`]; `run_console` plugs in `app::App`.
+//! Order matters: the cluster connection is made before the terminal switches to raw mode, so a
+//! bad kubeconfig prints a plain error, and the terminal is restored before the process exits.
 
-use anyhow::Result;
+pub mod console;
+pub mod event_loop;
+pub mod logging;
+pub mod terminal;
 
-use crate::cli::ConsoleArgs;
+use anyhow::{Context as _, Result};
+use crossterm::event::EventStream;
+use tokio::sync::mpsc;
+
+pub use console::Console;
+
+use crate::{
+    app::Stores,
+    cli::{ConsoleArgs, KubeArgs},
+    config::Paths,
+    kube::Executor,
+};
+
+/// What the console state is built from once the cluster is connected.
+pub struct ConsoleInit {
+    /// The command line (theme, keymap names...).
+    pub args: ConsoleArgs,
+    /// Read handles of the watched stores.
+    pub stores: Stores,
+    /// The namespace watched; None for all namespaces.
+    pub namespace: Option<String>,
+    /// The current kubeconfig context, if any.
+    pub context: Option<String>,
+    /// Where config, themes, keymaps and logs live.
+    pub paths: Paths,
+    /// The clock at start.
+    pub now: jiff::Timestamp,
+}
 
 /// Runs the console (or, with `--demo`, the embedded cluster plus the console).
 pub fn run_console(_args: ConsoleArgs) -> Result<()> {
+    // Wired once `app::App` lands on main:
+    // run_console_with(args, |init| app::App::new(app::AppInit { .. from init .. }))
     anyhow::bail!("console: not built yet")
+}
+
+/// Runs the console with the state `make` builds: logging, tokio runtime, connection and
+/// watches, terminal, event loop; restores the terminal on every exit path.
+pub fn run_console_with<C, F>(args: ConsoleArgs, make: F) -> Result<()>
+where
+    C: Console,
+    F: FnOnce(ConsoleInit) -> C,
+{
+    let paths = Paths::resolve()?;
+    logging::init(&paths.log_file)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(console_main(args, paths, make));
+    if let Err(err) = &result {
+        tracing::error!("console failed: {err:#}");
+    }
+    // Watch tasks may be mid-request: do not wait for them.
+    runtime.shutdown_background();
+    result
+}
+
+async fn console_main<C, F>(args: ConsoleArgs, paths: Paths, make: F) -> Result<()>
+where
+    C: Console,
+    F: FnOnce(ConsoleInit) -> C,
+{
+    let (msg_tx, msg_rx) = mpsc::unbounded_channel();
+    let (effect_tx, effect_rx) = mpsc::unbounded_channel();
+    let kube_args = kube_args_for(&args)?;
+    let executor = Executor::start(kube_args, msg_tx).await?;
+    let init = ConsoleInit {
+        stores: executor.stores(),
+        namespace: executor.namespace().map(str::to_owned),
+        context: executor.connection().context.clone(),
+        args,
+        paths,
+        now: jiff::Timestamp::now(),
+    };
+    let mut console = make(init);
+    let executor_task = tokio::spawn(executor.run(effect_rx));
+    let mut guard = terminal::TerminalGuard::enter()?;
+    let io = event_loop::LoopIo {
+        terminal_events: EventStream::new(),
+        msgs: msg_rx,
+        effects: effect_tx,
+    };
+    let result = event_loop::run(guard.terminal(), &mut console, io).await;
+    drop(guard);
+    executor_task.abort();
+    result
+}
+
+/// The kubeconfig flags to connect with.
+fn kube_args_for(args: &ConsoleArgs) -> Result<KubeArgs> {
+    if args.demo {
+        // Wired once `cluster::demo::start_in_process` lands on main: start it and point
+        // `kubeconfig` at its kubeconfig.
+        anyhow::bail!("--demo: the embedded cluster is not built yet")
+    }
+    Ok(args.kube.clone())
 }

@@ -1,1 +1,77 @@
-//! Rendering only: `impl Widget for &ViewModel`. Views read state; they never change it.
+//! Rendering only: `render(&App, &mut Frame)` draws the header, banners, the view on top of the
+//! navigation stack, the status line and the help overlay. Views read state; they never change
+//! it, never sort and never read a clock: ages are relative to the last `Msg::Tick`.
+//!
+//! Must not depend on kube clients, tokio or any IO.
+
+pub mod events;
+pub mod header;
+pub mod help;
+pub mod pods;
+pub mod widgets;
+pub mod workloads;
+pub mod yaml;
+
+use jiff::Timestamp;
+use ratatui::{
+    Frame,
+    layout::{Constraint, Layout},
+};
+
+use crate::app::{App, Mode, route::Route};
+
+/// Draws the whole console.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let banners = app.banner_count() as u16;
+    let [head, banner_area, body, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banners),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let buf = frame.buffer_mut();
+    header::render_header(app, head, buf);
+    header::render_banners(app, banner_area, buf);
+    match app.top() {
+        Route::List(list) if list.scope.is_pods() => pods::render(app, list, body, buf),
+        Route::List(list) => workloads::render(app, list, body, buf),
+        Route::Yaml(view) => yaml::render(app, view, body, buf),
+        Route::Events(view) => events::render(app, view, body, buf),
+    }
+    header::render_status(app, status, buf);
+    if app.mode == Mode::Help {
+        help::render(app, body, buf);
+    }
+}
+
+/// A kubectl-style age: `45s`, `12m`, `5h`, `3d`; `-` when unknown.
+pub fn age(now: Timestamp, then: Option<Timestamp>) -> String {
+    let Some(then) = then else {
+        return "-".to_owned();
+    };
+    let secs = (now.as_second() - then.as_second()).max(0);
+    match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 120 * 60 => format!("{}m", s / 60),
+        s if s < 48 * 3600 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        let now: Timestamp = "2026-01-10T12:00:00Z".parse().unwrap();
+        let ago = |s: i64| Some(Timestamp::from_second(now.as_second() - s).unwrap());
+        assert_eq!(age(now, ago(5)), "5s");
+        assert_eq!(age(now, ago(600)), "10m");
+        assert_eq!(age(now, ago(3 * 3600)), "3h");
+        assert_eq!(age(now, ago(4 * 86400)), "4d");
+        assert_eq!(age(now, None), "-");
+    }
+}

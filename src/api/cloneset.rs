@@ -1,20 +1,28 @@
-//! CloneSet (apps.kruise.io). One internal model (the v1alpha1 shape); v1beta1 objects map into it.
+//! CloneSet (apps.kruise.io). One internal model (the v1alpha1 shape); v1beta1 objects map into it
+//! through [`from_served_json`] and back through [`to_served_json`] (see `cloneset/v1beta1.rs`).
+
+mod v1beta1;
 
 use k8s_openapi::{
-    api::core::v1::PodTemplateSpec,
+    api::core::v1::{PersistentVolumeClaim, PodTemplateSpec},
     apimachinery::pkg::{
         apis::meta::v1::{LabelSelector, ObjectMeta},
         util::intstr::IntOrString,
     },
 };
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+use super::common::{
+    InPlaceUpdateStrategy, Lifecycle, UpdatePriorityStrategy, UpdateScatterTerm, WorkloadCondition,
+};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSet {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: CloneSetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<CloneSetStatus>,
@@ -28,7 +36,17 @@ crate::impl_resource!(
     scope = NamespaceResourceScope
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+impl CloneSet {
+    /// Reads a CloneSet as served in `version` (`v1alpha1` or `v1beta1`); see [`from_served_json`].
+    pub fn from_served_json(
+        version: &str,
+        value: serde_json::Value,
+    ) -> Result<CloneSet, serde_json::Error> {
+        from_served_json(version, value)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,18 +55,48 @@ pub struct CloneSetSpec {
     pub selector: LabelSelector,
     #[serde(default)]
     pub template: PodTemplateSpec,
+    /// Claims created per pod instance, named `<vct-name>-<cs-name>-<instance-id>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub volume_claim_templates: Vec<PersistentVolumeClaim>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_strategy: Option<CloneSetScaleStrategy>,
     #[serde(default)]
     pub update_strategy: CloneSetUpdateStrategy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_ready_seconds: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_history_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    /// Upstream HEAD only (both versions; not in the v1.8.4 schema, which prunes it): seconds
+    /// before a stalled rollout gets the `Progressing` condition with reason
+    /// `ProgressDeadlineExceeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_deadline_seconds: Option<i32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CloneSetScaleStrategy {
+    /// Names of pods to delete; names of pods that do not exist are dropped by the controller.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pods_to_delete: Vec<String>,
+    /// Limit on unavailable pods while scaling up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    /// When true, a new pod does not reuse the PVCs left by a deleted instance.
+    #[serde(
+        default,
+        rename = "disablePVCReuse",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub disable_pvc_reuse: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSetUpdateStrategy {
-    /// ReCreate | InPlaceIfPossible | InPlaceOnly.
+    /// ReCreate | InPlaceIfPossible | InPlaceOnly (and OnDelete, mapped from v1beta1).
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,9 +107,15 @@ pub struct CloneSetUpdateStrategy {
     pub max_surge: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_strategy: Option<UpdatePriorityStrategy>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scatter_strategy: Vec<UpdateScatterTerm>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_place_update_strategy: Option<InPlaceUpdateStrategy>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSetStatus {
     #[serde(default)]
@@ -76,6 +130,8 @@ pub struct CloneSetStatus {
     pub updated_replicas: i32,
     #[serde(default)]
     pub updated_ready_replicas: i32,
+    #[serde(default)]
+    pub updated_available_replicas: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_updated_replicas: Option<i32>,
     #[serde(default)]
@@ -83,28 +139,55 @@ pub struct CloneSetStatus {
     #[serde(default)]
     pub current_revision: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<WorkloadCondition>,
 }
 
 /// Reads a CloneSet as served in `version` into the one internal model.
 ///
-/// v1alpha1 is the internal shape. v1beta1 (upstream HEAD) moves `partition`, `paused` (and
-/// `podUpdatePolicy`) under `updateStrategy.rollingUpdate`; they are lifted back up here.
+/// v1alpha1 is the internal shape. v1beta1 (upstream HEAD) nests `partition`, `paused`,
+/// `maxUnavailable`, `maxSurge`, the priority/scatter/in-place strategies and `podUpdatePolicy`
+/// under `updateStrategy.rollingUpdate`, and inverts `disablePVCReuse` into `enablePVCReuse`;
+/// those are mapped back here. Any other version is an error.
 pub fn from_served_json(
     version: &str,
     mut value: serde_json::Value,
 ) -> Result<CloneSet, serde_json::Error> {
-    if version != "v1alpha1" {
-        if let Some(strategy) = value
-            .pointer_mut("/spec/updateStrategy")
-            .and_then(|s| s.as_object_mut())
-        {
-            if let Some(serde_json::Value::Object(rolling)) = strategy.remove("rollingUpdate") {
-                for (key, v) in rolling {
-                    strategy.entry(key).or_insert(v);
-                }
-            }
-        }
+    match version {
+        "v1alpha1" => {}
+        "v1beta1" => v1beta1::to_internal(&mut value),
+        other => return Err(unknown_version(other)),
     }
     serde_json::from_value(value)
+}
+
+/// Writes the internal model in the shape served as `version` (the inverse of
+/// [`from_served_json`]), with `apiVersion` and `kind` set.
+pub fn to_served_json(
+    version: &str,
+    cloneset: &CloneSet,
+) -> Result<serde_json::Value, serde_json::Error> {
+    let mut value = serde_json::to_value(cloneset)?;
+    match version {
+        "v1alpha1" => {}
+        "v1beta1" => v1beta1::from_internal(&mut value),
+        other => return Err(unknown_version(other)),
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "apiVersion".into(),
+            format!("apps.kruise.io/{version}").into(),
+        );
+        object.insert("kind".into(), "CloneSet".into());
+    }
+    Ok(value)
+}
+
+fn unknown_version(version: &str) -> serde_json::Error {
+    <serde_json::Error as serde::de::Error>::custom(format!(
+        "CloneSet version {version:?} is not supported (expected v1alpha1 or v1beta1)"
+    ))
 }

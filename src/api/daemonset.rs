@@ -7,14 +7,17 @@ use k8s_openapi::{
         util::intstr::IntOrString,
     },
 };
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+use super::common::{Lifecycle, WorkloadCondition};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonSet {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: DaemonSetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<DaemonSetStatus>,
@@ -28,7 +31,7 @@ crate::impl_resource!(
     scope = NamespaceResourceScope
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonSetSpec {
     #[serde(default)]
@@ -37,18 +40,28 @@ pub struct DaemonSetSpec {
     pub template: PodTemplateSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update_strategy: Option<DaemonSetUpdateStrategy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ready_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+    /// How many pods may be created at once on new nodes (default 250).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_replicas: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonSetUpdateStrategy {
+    /// RollingUpdate | OnDelete.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rolling_update: Option<RollingUpdateDaemonSet>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RollingUpdateDaemonSet {
     /// Standard | Surging | InPlaceIfPossible.
@@ -58,6 +71,10 @@ pub struct RollingUpdateDaemonSet {
         skip_serializing_if = "Option::is_none"
     )]
     pub rolling_update_type: Option<String>,
+    /// Only nodes whose labels match are updated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
+    /// Number of pods kept at the old revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,7 +85,7 @@ pub struct RollingUpdateDaemonSet {
     pub paused: bool,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonSetStatus {
     #[serde(default)]
@@ -89,4 +106,8 @@ pub struct DaemonSetStatus {
     pub number_unavailable: i32,
     #[serde(default)]
     pub daemon_set_hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<WorkloadCondition>,
 }

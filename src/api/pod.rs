@@ -4,14 +4,15 @@
 //! holds whole Pods. `managedFields` is dropped by the watcher before objects are stored.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPod {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: SlimPodSpec,
     #[serde(default)]
     pub status: SlimPodStatus,
@@ -25,7 +26,7 @@ crate::impl_resource!(
     scope = NamespaceResourceScope
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,9 +37,12 @@ pub struct SlimPodSpec {
     pub init_containers: Vec<SlimContainer>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub readiness_gates: Vec<SlimReadinessGate>,
+    /// Default grace period for stopping containers (CRR falls back to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainer {
     pub name: String,
@@ -46,21 +50,24 @@ pub struct SlimContainer {
     pub image: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimReadinessGate {
     pub condition_type: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Serialized as `podIP` (camelCase would give `podIp`, which Kubernetes does not use).
+    #[serde(default, rename = "podIP", skip_serializing_if = "Option::is_none")]
     pub pod_ip: Option<String>,
+    #[serde(default, rename = "hostIP", skip_serializing_if = "Option::is_none")]
+    pub host_ip: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -69,7 +76,7 @@ pub struct SlimPodStatus {
     pub container_statuses: Vec<SlimContainerStatus>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodCondition {
     #[serde(rename = "type")]
@@ -77,11 +84,16 @@ pub struct SlimPodCondition {
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// PodProbeMarker writes the probe output here; KruisePodReady holds its holders as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerStatus {
     pub name: String,
@@ -93,12 +105,24 @@ pub struct SlimContainerStatus {
     pub image: String,
     #[serde(default, rename = "imageID")]
     pub image_id: String,
+    /// `<runtime>://<id>`; CRR records it to tell a recreated container from the old one.
+    #[serde(
+        default,
+        rename = "containerID",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub container_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<SlimContainerState>,
+    /// The previous run's state (e.g. why it last terminated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_state: Option<SlimContainerState>,
 }
 
 /// The container's state summarised: which of running/waiting/terminated, with reason and time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,7 +133,7 @@ pub struct SlimContainerState {
     pub terminated: Option<SlimStateDetail>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,5 +141,84 @@ pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Pod;
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod_json() -> serde_json::Value {
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-1",
+                         "labels": {"controller-revision-hash": "web-7d9"}},
+            "spec": {
+                "nodeName": "node-1",
+                "terminationGracePeriodSeconds": 30,
+                "readinessGates": [{"conditionType": "InPlaceUpdateReady"}],
+                "containers": [{"name": "main", "image": "nginx:1.25", "ports": [{"containerPort": 80}]}]
+            },
+            "status": {
+                "phase": "Running", "podIP": "10.0.0.5", "hostIP": "192.168.0.2",
+                "startTime": "2024-05-06T07:08:09Z",
+                "conditions": [{"type": "game.io/idle", "status": "True", "message": "idle",
+                                "lastProbeTime": "2024-05-06T07:09:00Z",
+                                "lastTransitionTime": "2024-05-06T07:09:00Z"}],
+                "containerStatuses": [{
+                    "name": "main", "ready": true, "restartCount": 3, "started": true,
+                    "image": "nginx:1.25", "imageID": "docker.io/nginx@sha256:1",
+                    "containerID": "containerd://abc",
+                    "state": {"running": {"startedAt": "2024-05-06T07:08:30Z"}},
+                    "lastState": {"terminated": {"reason": "Error", "exitCode": 1, "message": "boom",
+                                  "startedAt": "2024-05-06T07:08:10Z", "finishedAt": "2024-05-06T07:08:20Z"}}
+                }]
+            }
+        })
+    }
+
+    #[test]
+    fn reads_what_the_views_and_logic_need_from_a_pod() {
+        let pod: SlimPod = serde_json::from_value(pod_json()).unwrap();
+        assert_eq!(pod.spec.node_name.as_deref(), Some("node-1"));
+        assert_eq!(pod.spec.termination_grace_period_seconds, Some(30));
+        assert_eq!(
+            pod.spec.readiness_gates[0].condition_type,
+            "InPlaceUpdateReady"
+        );
+        let cond = &pod.status.conditions[0];
+        assert_eq!(cond.message.as_deref(), Some("idle"));
+        assert!(cond.last_probe_time.is_some());
+        let cs = &pod.status.container_statuses[0];
+        assert_eq!(cs.container_id.as_deref(), Some("containerd://abc"));
+        assert_eq!(cs.restart_count, 3);
+        let last = cs
+            .last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .unwrap();
+        assert_eq!(
+            (last.exit_code, last.message.as_deref()),
+            (Some(1), Some("boom"))
+        );
+        assert!(last.finished_at.is_some());
+        assert_eq!(pod.status.host_ip.as_deref(), Some("192.168.0.2"));
+        assert_eq!(pod.status.pod_ip.as_deref(), Some("10.0.0.5"));
+    }
+
+    #[test]
+    fn slim_pod_is_a_lossless_projection_of_a_full_pod() {
+        // Every field SlimPod keeps reads back identically through k8s-openapi's Pod.
+        let slim: SlimPod = serde_json::from_value(pod_json()).unwrap();
+        let full: Pod = serde_json::from_value(serde_json::to_value(&slim).unwrap()).unwrap();
+        let again: SlimPod = serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
+        assert_eq!(again, slim);
+    }
 }

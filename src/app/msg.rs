@@ -14,6 +14,18 @@ pub enum Kind {
     Pod,
 }
 
+impl Kind {
+    /// The kind's plural name as the console shows it.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::CloneSet => "CloneSets",
+            Kind::StatefulSet => "Advanced StatefulSets",
+            Kind::DaemonSet => "Advanced DaemonSets",
+            Kind::Pod => "Pods",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Msg {
     /// A key press from the terminal.
@@ -34,6 +46,9 @@ pub enum Msg {
     WatchRecovered(Kind),
     /// The result of an [`Effect`](super::Effect) the executor ran.
     EffectDone(EffectResult),
+    /// `:ns`/`:ctx` rebuilt the watches: read these stores from now on. Sent before any message
+    /// of the new watches (and before `EffectDone(Switched)`); the old stores stop changing.
+    StoresReplaced(super::Stores),
 }
 
 /// What the kube layer learned about the cluster it connected to.

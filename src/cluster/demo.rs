@@ -1,4 +1,7 @@
-//! `kruise-tui demo-server` and the seeded demo scenario.
+//! `kruise-tui demo-server`, `--demo`'s in-process cluster, and the seeded demo scenario.
+
+pub mod scenario;
+pub mod seed;
 
 use anyhow::Result;
 

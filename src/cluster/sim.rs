@@ -1,10 +1,77 @@
-//! Simulated nodes and kubelet, against any API server (like kwok).
+//! Simulated nodes and kubelet, against any API server (like kwok): `kruise-tui sim-nodes`.
+//!
+//! The decisions are pure (`kubelet::decide`, `schedule::pick_node`, `nodes::node_object`);
+//! `driver` is the thin IO loop that watches pods and nodes with kube-rs, applies those
+//! decisions through `io`, and keeps one sorted deadline queue (`deadlines`) instead of per-pod
+//! tasks or polling.
 
-use anyhow::Result;
+pub mod deadlines;
+pub mod driver;
+pub mod ids;
+pub mod io;
+pub mod kubelet;
+pub mod nodes;
+pub mod schedule;
+
+use anyhow::{Context as _, Result};
+use tokio_util::sync::CancellationToken;
+
+pub use driver::{SimOptions, run};
 
 use crate::cli::SimNodesArgs;
 
-/// `kruise-tui sim-nodes`.
-pub fn run_sim_nodes(_args: SimNodesArgs) -> Result<()> {
-    anyhow::bail!("sim-nodes: not built yet")
+/// `kruise-tui sim-nodes`: registers the nodes and runs them until Ctrl-C or SIGTERM.
+pub fn run_sim_nodes(args: SimNodesArgs) -> Result<()> {
+    init_stderr_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let connection = crate::kube::connect::connect(&args.kube, None).await?;
+        let shutdown = CancellationToken::new();
+        tokio::spawn(cancel_on_signal(shutdown.clone()));
+        let opts = SimOptions {
+            nodes: args.nodes,
+            ..SimOptions::default()
+        };
+        eprintln!(
+            "sim-nodes: simulating {} node(s) (sim-node-0..) against {}; Ctrl-C to stop",
+            opts.nodes, connection.cluster_url
+        );
+        run(connection.client, opts, shutdown).await
+    })
+}
+
+/// Cancels `token` on Ctrl-C or SIGTERM.
+pub async fn cancel_on_signal(token: CancellationToken) {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    token.cancel();
+}
+
+/// Warnings from the headless commands go to stderr (`RUST_LOG` filters them).
+pub fn init_stderr_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -1,0 +1,127 @@
+//! ContainerRecreateRequest (containerrecreaterequests.apps.kruise.io/v1alpha1, short name `crr`):
+//! restart containers of a running pod in place.
+
+use k8s_openapi::{
+    api::core::v1::{ContainerPort, ExecAction, HTTPGetAction, TCPSocketAction},
+    apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time},
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequest {
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub spec: ContainerRecreateRequestSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ContainerRecreateRequestStatus>,
+}
+crate::impl_resource!(
+    ContainerRecreateRequest,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "ContainerRecreateRequest",
+    plural = "containerrecreaterequests",
+    scope = NamespaceResourceScope
+);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestSpec {
+    #[serde(default)]
+    pub pod_name: String,
+    #[serde(default)]
+    pub containers: Vec<ContainerRecreateRequestContainer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<ContainerRecreateRequestStrategy>,
+    /// Seconds after creation before the request is marked failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_deadline_seconds: Option<i64>,
+    /// Seconds after completion before the request is deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds_after_finished: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestContainer {
+    pub name: String,
+    /// Synced from the pod's container by the webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_stop: Option<ProbeHandler>,
+    /// Synced from the pod's container by the webhook.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    /// The container's ID and restart count when the request was created (set by the webhook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_context: Option<ContainerRecreateRequestContainerContext>,
+}
+
+/// A preStop handler: exec, httpGet or tcpSocket.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeHandler {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HTTPGetAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TCPSocketAction>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestContainerContext {
+    #[serde(rename = "containerID")]
+    pub container_id: String,
+    pub restart_count: i32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestStrategy {
+    /// Fail (default) | Ignore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_policy: Option<String>,
+    /// Recreate the next container only after the previous one is running again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ordered_recreate: bool,
+    /// Kill without preStop and without waiting.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force_recreate: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+    /// Mark the pod not-ready this long before stopping the containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unready_grace_period_seconds: Option<i64>,
+    /// A recreated container counts as started after running this long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_started_seconds: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestStatus {
+    /// Pending | Recreating | Succeeded | Failed | Completed.
+    pub phase: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container_recreate_states: Vec<ContainerRecreateRequestContainerRecreateState>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerRecreateRequestContainerRecreateState {
+    pub name: String,
+    /// Pending | Recreating | Failed | Succeeded.
+    pub phase: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_killed: bool,
+}

@@ -1,0 +1,90 @@
+//! NodePodProbe (nodepodprobes.apps.kruise.io/v1alpha1, cluster-scoped, one per node): the probes
+//! kruise-daemon runs on a node, and their results.
+
+use k8s_openapi::{
+    api::core::v1::Probe,
+    apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time},
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodePodProbe {
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub spec: NodePodProbeSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<NodePodProbeStatus>,
+}
+crate::impl_resource!(
+    NodePodProbe,
+    group = "apps.kruise.io",
+    version = "v1alpha1",
+    kind = "NodePodProbe",
+    plural = "nodepodprobes",
+    scope = ClusterResourceScope
+);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodePodProbeSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pod_probes: Vec<PodProbe>,
+}
+
+/// The probes for one pod on the node.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodProbe {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    #[serde(default, rename = "IP", skip_serializing_if = "Option::is_none")]
+    pub ip: Option<String>,
+    #[serde(default)]
+    pub probes: Vec<ContainerProbe>,
+}
+
+/// One probe; `name` is `<PodProbeMarker name>#<probe name>`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerProbe {
+    pub name: String,
+    pub container_name: String,
+    #[serde(default)]
+    pub probe: Probe,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodePodProbeStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pod_probe_statuses: Vec<PodProbeStatus>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodProbeStatus {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probe_states: Vec<ContainerProbeState>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerProbeState {
+    pub name: String,
+    /// Succeeded | Failed | Unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_probe_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

@@ -1,0 +1,272 @@
+//! `:` command mode: parsing the command line, running it, and Tab completion.
+//!
+//! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`,
+//! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`.
+
+use super::{
+    App, Effect, Level,
+    msg::Kind,
+    route::{ListView, Route, Scope},
+};
+
+/// A parsed command line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Workloads(Option<Kind>),
+    Pods,
+    Namespace(Option<String>),
+    Context(String),
+    Quit,
+}
+
+/// Names accepted for each command (first is the canonical one, completed by Tab).
+const NAMES: [(&str, &[&str]); 8] = [
+    ("cs", &["cs", "clone", "cloneset", "clonesets"]),
+    (
+        "asts",
+        &[
+            "asts",
+            "statefulset.apps.kruise.io",
+            "statefulsets.apps.kruise.io",
+        ],
+    ),
+    (
+        "ads",
+        &[
+            "ads",
+            "daemonset.apps.kruise.io",
+            "daemonsets.apps.kruise.io",
+        ],
+    ),
+    ("workloads", &["workloads", "wl"]),
+    ("pods", &["pods", "pod", "po"]),
+    ("ns", &["ns", "namespace"]),
+    ("ctx", &["ctx", "context"]),
+    ("q", &["q", "q!", "quit"]),
+];
+
+/// What `:ns` takes to mean every namespace.
+pub const ALL_NAMESPACES: &str = "all";
+
+/// Parses a command line (without the `:`); the error is shown to the user.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return Err("empty command".to_owned());
+    };
+    let arg = words.next();
+    if words.next().is_some() {
+        return Err(format!("`:{}`: too many arguments", line.trim()));
+    }
+    let canonical = NAMES
+        .iter()
+        .find(|(_, aliases)| aliases.contains(&first))
+        .map(|(c, _)| *c);
+    let no_arg = |cmd: Command| match arg {
+        None => Ok(cmd),
+        Some(a) => Err(format!("`:{first}` takes no argument (got `{a}`)")),
+    };
+    match canonical {
+        Some("cs") => no_arg(Command::Workloads(Some(Kind::CloneSet))),
+        Some("asts") => no_arg(Command::Workloads(Some(Kind::StatefulSet))),
+        Some("ads") => no_arg(Command::Workloads(Some(Kind::DaemonSet))),
+        Some("workloads") => no_arg(Command::Workloads(None)),
+        Some("pods") => no_arg(Command::Pods),
+        Some("q") => no_arg(Command::Quit),
+        Some("ns") => match arg {
+            Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
+            Some(ns) => Ok(Command::Namespace(Some(ns.to_owned()))),
+            None => Err("usage: :ns NAME (or :ns all)".to_owned()),
+        },
+        Some("ctx") => match arg {
+            Some(ctx) => Ok(Command::Context(ctx.to_owned())),
+            None => Err("usage: :ctx NAME".to_owned()),
+        },
+        _ => Err(format!(
+            "unknown command `:{first}` (try :cs :asts :ads :pods :ns NAME :ctx NAME :q)"
+        )),
+    }
+}
+
+/// Runs a command line typed after `:`.
+pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
+    let cmd = match parse(line) {
+        Ok(cmd) => cmd,
+        Err(err) => {
+            app.set_status(Level::Error, err);
+            return Vec::new();
+        }
+    };
+    match cmd {
+        Command::Workloads(kind) => {
+            let scope = kind.map_or(Scope::Workloads, Scope::WorkloadKind);
+            if app.kruise_missing {
+                app.set_status(
+                    Level::Error,
+                    "OpenKruise is not installed in this cluster: no workloads to show",
+                );
+            }
+            open_list(app, scope);
+            Vec::new()
+        }
+        Command::Pods => {
+            open_list(app, Scope::Pods);
+            Vec::new()
+        }
+        Command::Quit => {
+            app.request_quit();
+            vec![Effect::Quit]
+        }
+        Command::Namespace(namespace) => {
+            let shown = namespace.as_deref().unwrap_or("all namespaces").to_owned();
+            app.set_status(Level::Info, format!("switching to {shown}…"));
+            switch(app, app.context.clone(), namespace)
+        }
+        Command::Context(context) => {
+            if !app.contexts.is_empty() && !app.contexts.contains(&context) {
+                app.set_status(
+                    Level::Error,
+                    format!(
+                        "unknown context `{context}` (known: {})",
+                        app.contexts.join(", ")
+                    ),
+                );
+                return Vec::new();
+            }
+            app.set_status(Level::Info, format!("switching to context {context}…"));
+            let namespace = app.namespace.clone();
+            switch(app, Some(context), namespace)
+        }
+    }
+}
+
+/// Puts a list on top of the stack (replacing a list of the same scope already on top).
+fn open_list(app: &mut App, scope: Scope) {
+    if let Route::List(top) = app.top() {
+        if top.scope == scope {
+            return;
+        }
+    }
+    app.stack.push(Route::List(ListView::new(scope)));
+    app.refresh_lists();
+}
+
+/// Emits the switch and resets what belonged to the old watch set.
+fn switch(app: &mut App, context: Option<String>, namespace: Option<String>) -> Vec<Effect> {
+    app.context = context.clone();
+    app.namespace = namespace.clone();
+    app.ready.clear();
+    app.failed.clear();
+    app.stack.truncate(1);
+    app.rebuild_workloads();
+    app.rebuild_pods();
+    vec![Effect::Switch { context, namespace }]
+}
+
+/// Tab completion: fills the unique completion, or the common prefix and a hint of candidates.
+pub fn complete(input: &str, namespaces: &[String], contexts: &[String]) -> (String, String) {
+    let (head, partial) = match input.split_once(' ') {
+        Some((cmd, rest)) => (Some(cmd), rest.trim_start()),
+        None => (None, input),
+    };
+    let candidates: Vec<String> = match head {
+        None => NAMES
+            .iter()
+            .map(|(c, _)| (*c).to_owned())
+            .filter(|c| c.starts_with(partial))
+            .collect(),
+        Some("ns" | "namespace") => std::iter::once(ALL_NAMESPACES.to_owned())
+            .chain(namespaces.iter().cloned())
+            .filter(|n| n.starts_with(partial))
+            .collect(),
+        Some("ctx" | "context") => contexts
+            .iter()
+            .filter(|c| c.starts_with(partial))
+            .cloned()
+            .collect(),
+        Some(_) => Vec::new(),
+    };
+    let prefix = |rest: &str| match head {
+        Some(cmd) => format!("{cmd} {rest}"),
+        None => rest.to_owned(),
+    };
+    match candidates.as_slice() {
+        [] => (input.to_owned(), "no completion".to_owned()),
+        [one] => {
+            let takes_arg = head.is_none() && (one == "ns" || one == "ctx");
+            let filled = prefix(one);
+            (if takes_arg { filled + " " } else { filled }, String::new())
+        }
+        many => {
+            let common = common_prefix(many);
+            (prefix(&common), many.join(" "))
+        }
+    }
+}
+
+fn common_prefix(words: &[String]) -> String {
+    let Some(first) = words.first() else {
+        return String::new();
+    };
+    let mut len = first.len();
+    for w in &words[1..] {
+        len = first
+            .char_indices()
+            .zip(w.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((i, a), _)| i + a.len_utf8())
+            .min(len);
+    }
+    first[..len].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_aliases_and_arguments() {
+        assert_eq!(parse("cs"), Ok(Command::Workloads(Some(Kind::CloneSet))));
+        assert_eq!(
+            parse(" clone "),
+            Ok(Command::Workloads(Some(Kind::CloneSet)))
+        );
+        assert_eq!(
+            parse("asts"),
+            Ok(Command::Workloads(Some(Kind::StatefulSet)))
+        );
+        assert_eq!(parse("po"), Ok(Command::Pods));
+        assert_eq!(parse("ns foo"), Ok(Command::Namespace(Some("foo".into()))));
+        assert_eq!(parse("ns all"), Ok(Command::Namespace(None)));
+        assert_eq!(parse("ctx kind"), Ok(Command::Context("kind".into())));
+        assert_eq!(parse("q!"), Ok(Command::Quit));
+        assert!(parse("ns").unwrap_err().contains("usage"));
+        assert!(parse("pods x").unwrap_err().contains("takes no argument"));
+        assert!(
+            parse("deploy")
+                .unwrap_err()
+                .contains("unknown command `:deploy`")
+        );
+    }
+
+    #[test]
+    fn completes_commands_and_namespaces() {
+        let ns = vec![
+            "default".to_owned(),
+            "demo".to_owned(),
+            "kube-system".to_owned(),
+        ];
+        assert_eq!(complete("as", &ns, &[]), ("asts".into(), String::new()));
+        assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(
+            complete("ns de", &ns, &[]),
+            ("ns de".into(), "default demo".into())
+        );
+        assert_eq!(
+            complete("ns k", &ns, &[]),
+            ("ns kube-system".into(), String::new())
+        );
+        assert_eq!(complete("ctx x", &ns, &[]).1, "no completion");
+    }
+}

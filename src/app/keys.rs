@@ -1,0 +1,290 @@
+//! Key handling per mode: normal keys go through the keymap to an [`Action`]; the command line
+//! and the filter take text; help closes on `Esc`/`?`. `ctrl-c` always quits, whatever the keymap.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::{
+    App, Effect, Level, Mode, command, filter,
+    msg::ObjectRef,
+    route::{EventsView, Fetch, ListView, Route, Scope, TextView, move_cursor},
+};
+use crate::config::{Action, Key};
+
+pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
+    if ev.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    if ev.code == KeyCode::Char('c') && ev.modifiers.contains(KeyModifiers::CONTROL) {
+        app.request_quit();
+        return vec![Effect::Quit];
+    }
+    app.mark_dirty();
+    match app.mode.clone() {
+        Mode::Help => {
+            match app.keymap.action(&Key::from_event(&ev)) {
+                Some(Action::Quit) => {
+                    app.request_quit();
+                    return vec![Effect::Quit];
+                }
+                Some(Action::Back | Action::Help) => app.mode = Mode::Normal,
+                _ if ev.code == KeyCode::Esc => app.mode = Mode::Normal,
+                _ => {}
+            }
+            Vec::new()
+        }
+        Mode::Command { input, .. } => command_key(app, input, ev),
+        Mode::Filter => {
+            filter_key(app, ev);
+            Vec::new()
+        }
+        Mode::Normal => match app.keymap.action(&Key::from_event(&ev)) {
+            Some(action) => normal(app, action),
+            None => Vec::new(),
+        },
+    }
+}
+
+fn is_text(ev: &KeyEvent) -> Option<char> {
+    match ev.code {
+        KeyCode::Char(c)
+            if !ev
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+fn command_key(app: &mut App, mut input: String, ev: KeyEvent) -> Vec<Effect> {
+    match ev.code {
+        KeyCode::Esc => app.mode = Mode::Normal,
+        KeyCode::Enter => {
+            app.mode = Mode::Normal;
+            return command::run(app, &input);
+        }
+        KeyCode::Backspace if input.is_empty() => app.mode = Mode::Normal,
+        KeyCode::Backspace => {
+            input.pop();
+            app.mode = Mode::Command {
+                input,
+                hint: String::new(),
+            };
+        }
+        KeyCode::Tab | KeyCode::BackTab => {
+            let (input, hint) = command::complete(&input, &app.namespaces, &app.contexts);
+            app.mode = Mode::Command { input, hint };
+        }
+        _ => {
+            if let Some(c) = is_text(&ev) {
+                input.push(c);
+                app.mode = Mode::Command {
+                    input,
+                    hint: String::new(),
+                };
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn filter_key(app: &mut App, ev: KeyEvent) {
+    let page = app.page();
+    let (workloads, pods) = (&app.workloads, &app.pods);
+    let Some(Route::List(list)) = app.stack.last_mut() else {
+        app.mode = Mode::Normal;
+        return;
+    };
+    match ev.code {
+        KeyCode::Enter => app.mode = Mode::Normal,
+        KeyCode::Esc => {
+            list.filter.clear();
+            app.mode = Mode::Normal;
+        }
+        KeyCode::Backspace => {
+            if list.filter.pop().is_none() {
+                app.mode = Mode::Normal;
+            }
+        }
+        KeyCode::Up | KeyCode::Down => {
+            let delta = if ev.code == KeyCode::Up { -1 } else { 1 };
+            move_cursor(
+                &mut list.selected,
+                &mut list.offset,
+                list.visible.len(),
+                delta,
+                page,
+            );
+            filter::remember_selection(list, workloads, pods);
+            return;
+        }
+        _ => match is_text(&ev) {
+            Some(c) => list.filter.push(c),
+            None => return,
+        },
+    }
+    filter::refresh(list, workloads, pods, page);
+}
+
+fn normal(app: &mut App, action: Action) -> Vec<Effect> {
+    let page = app.page();
+    match action {
+        Action::Quit => {
+            app.request_quit();
+            return vec![Effect::Quit];
+        }
+        Action::Help => app.mode = Mode::Help,
+        Action::Command => {
+            app.mode = Mode::Command {
+                input: String::new(),
+                hint: String::new(),
+            }
+        }
+        Action::Filter => match app.top() {
+            Route::List(_) => app.mode = Mode::Filter,
+            _ => app.set_status(Level::Info, "nothing to filter in this view"),
+        },
+        Action::Up => navigate(app, -1),
+        Action::Down => navigate(app, 1),
+        Action::PageUp => navigate(app, -(page as isize)),
+        Action::PageDown => navigate(app, page as isize),
+        Action::Top => navigate(app, isize::MIN / 2),
+        Action::Bottom => navigate(app, isize::MAX / 2),
+        Action::Back => back(app),
+        Action::Open => open(app),
+        Action::Yaml => return fetch(app, true),
+        Action::Events => return fetch(app, false),
+    }
+    Vec::new()
+}
+
+fn navigate(app: &mut App, delta: isize) {
+    let page = app.page();
+    let (workloads, pods) = (&app.workloads, &app.pods);
+    match app.stack.last_mut() {
+        Some(Route::List(list)) => {
+            move_cursor(
+                &mut list.selected,
+                &mut list.offset,
+                list.visible.len(),
+                delta,
+                page,
+            );
+            filter::remember_selection(list, workloads, pods);
+        }
+        Some(Route::Events(view)) => {
+            let len = match &view.events {
+                Fetch::Loaded(rows) => rows.len(),
+                _ => 0,
+            };
+            move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
+        }
+        Some(Route::Yaml(view)) => {
+            let len = match &view.lines {
+                Fetch::Loaded(lines) => lines.len(),
+                _ => 0,
+            };
+            // Scrolling stops when the last line reaches the bottom of the view (which has no
+            // column-title row, hence one line more than a table page).
+            let max = len.saturating_sub(page + 1);
+            view.scroll = (view.scroll as isize)
+                .saturating_add(delta)
+                .clamp(0, max as isize) as usize;
+        }
+        None => {}
+    }
+}
+
+fn back(app: &mut App) {
+    if let Some(Route::List(list)) = app.stack.last_mut() {
+        if !list.filter.is_empty() {
+            list.filter.clear();
+            app.refresh_lists();
+            return;
+        }
+    }
+    if app.stack.len() > 1 {
+        app.stack.pop();
+    } else if !app.warnings.is_empty() {
+        app.warnings.clear();
+        app.refresh_lists();
+    }
+}
+
+/// The object under the cursor (or the object a YAML/Events view is about).
+pub fn selection(app: &App) -> Option<ObjectRef> {
+    match app.top() {
+        Route::List(list) => {
+            let i = *list.visible.get(list.selected)? as usize;
+            if list.scope.is_pods() {
+                let row = app.pods.get(i)?;
+                Some(ObjectRef {
+                    kind: super::Kind::Pod,
+                    namespace: Some(row.namespace.clone()),
+                    name: row.name.clone(),
+                })
+            } else {
+                let row = app.workloads.get(i)?;
+                Some(ObjectRef {
+                    kind: row.kind,
+                    namespace: Some(row.namespace.clone()),
+                    name: row.name.clone(),
+                })
+            }
+        }
+        Route::Yaml(v) => Some(v.target.clone()),
+        Route::Events(v) => Some(v.target.clone()),
+    }
+}
+
+fn open(app: &mut App) {
+    let Route::List(list) = app.top() else {
+        return;
+    };
+    let Some(&i) = list.visible.get(list.selected) else {
+        return;
+    };
+    if list.scope.is_pods() {
+        let hint = format!(
+            "{}: YAML   {}: events",
+            app.keymap.hint(Action::Yaml),
+            app.keymap.hint(Action::Events)
+        );
+        app.set_status(Level::Info, hint);
+        return;
+    }
+    let Some(row) = app.workloads.get(i as usize) else {
+        return;
+    };
+    let mut view = ListView::new(Scope::PodsOf(row.owner()));
+    filter::refresh(&mut view, &app.workloads, &app.pods, app.page());
+    app.stack.push(Route::List(view));
+}
+
+fn fetch(app: &mut App, yaml: bool) -> Vec<Effect> {
+    let Some(target) = selection(app) else {
+        app.set_status(Level::Info, "nothing selected");
+        return Vec::new();
+    };
+    // From a YAML or Events view, replace it rather than stacking views of the same object.
+    if matches!(app.top(), Route::Yaml(_) | Route::Events(_)) {
+        app.stack.pop();
+    }
+    if yaml {
+        app.stack.push(Route::Yaml(TextView {
+            target: target.clone(),
+            lines: Fetch::Loading,
+            scroll: 0,
+        }));
+        vec![Effect::FetchYaml(target)]
+    } else {
+        app.stack.push(Route::Events(EventsView {
+            target: target.clone(),
+            events: Fetch::Loading,
+            selected: 0,
+            offset: 0,
+        }));
+        vec![Effect::FetchEvents(target)]
+    }
+}

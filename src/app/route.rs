@@ -1,0 +1,130 @@
+//! The navigation stack: which view is on screen and the per-view UI state (selection, scroll,
+//! filter). `Esc` pops; `Enter`, `y`, `e` and `:` commands push.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::msg::{EventRow, Kind, ObjectRef};
+
+/// One screen on the stack.
+#[derive(Debug, Clone)]
+pub enum Route {
+    /// A table of workloads or pods.
+    List(ListView),
+    /// The YAML of one object.
+    Yaml(TextView),
+    /// The events of one object.
+    Events(EventsView),
+}
+
+/// Which rows a list shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scope {
+    /// CloneSets, Advanced StatefulSets and Advanced DaemonSets together.
+    Workloads,
+    /// One workload kind (`:cs`, `:asts`, `:ads`).
+    WorkloadKind(Kind),
+    /// Every pod.
+    Pods,
+    /// The pods of one workload (Enter on a workload).
+    PodsOf(Owner),
+}
+
+impl Scope {
+    pub fn is_pods(&self) -> bool {
+        matches!(self, Scope::Pods | Scope::PodsOf(_))
+    }
+}
+
+/// The workload whose pods a list shows: matched by controller ownerReference, or by selector
+/// for pods that no controller owns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Owner {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub selector: LabelSelector,
+}
+
+/// A table's UI state. `visible` indexes the app's cached rows (sorted), after scope and filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListView {
+    pub scope: Scope,
+    pub filter: String,
+    pub visible: Vec<u32>,
+    pub selected: usize,
+    pub offset: usize,
+    /// The identity of the selected row, so a rebuild keeps the selection on the same object.
+    pub selected_key: Option<String>,
+}
+
+impl ListView {
+    pub fn new(scope: Scope) -> ListView {
+        ListView {
+            scope,
+            filter: String::new(),
+            visible: Vec::new(),
+            selected: 0,
+            offset: 0,
+            selected_key: None,
+        }
+    }
+}
+
+/// Something fetched through an effect.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fetch<T> {
+    Loading,
+    Loaded(T),
+    Failed(String),
+}
+
+/// The YAML view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextView {
+    pub target: ObjectRef,
+    pub lines: Fetch<Vec<String>>,
+    pub scroll: usize,
+}
+
+/// The Events view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventsView {
+    pub target: ObjectRef,
+    pub events: Fetch<Vec<EventRow>>,
+    pub selected: usize,
+    pub offset: usize,
+}
+
+/// Moves a cursor over `len` rows by `delta` (clamped), keeping it inside a `page`-row window.
+pub fn move_cursor(
+    selected: &mut usize,
+    offset: &mut usize,
+    len: usize,
+    delta: isize,
+    page: usize,
+) {
+    if len == 0 {
+        *selected = 0;
+        *offset = 0;
+        return;
+    }
+    let target = (*selected as isize).saturating_add(delta);
+    *selected = target.clamp(0, len as isize - 1) as usize;
+    keep_in_window(*selected, offset, len, page);
+}
+
+/// Adjusts `offset` so `selected` is visible in a window of `page` rows.
+pub fn keep_in_window(selected: usize, offset: &mut usize, len: usize, page: usize) {
+    let page = page.max(1);
+    if selected < *offset {
+        *offset = selected;
+    } else if selected >= *offset + page {
+        *offset = selected + 1 - page;
+    }
+    // Never leave blank space at the bottom when rows could fill it.
+    let max_offset = len.saturating_sub(page);
+    if *offset > max_offset {
+        *offset = max_offset;
+    }
+}

@@ -1,0 +1,408 @@
+//! Cached row models, rebuilt from the reflector stores on `StoreChanged` (never per frame).
+//!
+//! Rows are sorted by namespace then name. Text that never changes between rebuilds (ready x/y,
+//! status, short hashes, the lowercase filter key) is computed here; ages and "is this pod on the
+//! update revision" are resolved at render time for the visible rows only.
+
+use std::{collections::HashMap, sync::Arc};
+
+use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::{
+    apis::meta::v1::{LabelSelector, ObjectMeta},
+    util::intstr::IntOrString,
+};
+
+use super::{msg::Kind, route::Owner, stores::Stores};
+use crate::{
+    api::{CloneSet, DaemonSet, SlimPod, StatefulSet},
+    kruise::selector,
+};
+
+/// The label Kruise reads for deletion protection.
+pub const PROTECTION_LABEL: &str = "policy.kruise.io/delete-protection";
+/// The pod label holding the revision a pod was built from.
+pub const REVISION_LABEL: &str = "controller-revision-hash";
+
+/// One row of the Workloads view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadRow {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub selector: LabelSelector,
+    /// Desired pods (spec.replicas; desiredNumberScheduled for a DaemonSet).
+    pub desired: i32,
+    pub ready: i32,
+    pub updated: i32,
+    /// Pods expected on the update revision (desired − partition), when known.
+    pub expected: Option<i32>,
+    /// The partition as written ("3", "40%"), if set.
+    pub partition: Option<String>,
+    pub paused: bool,
+    pub current_revision: String,
+    pub update_revision: String,
+    /// `Always` / `Cascading` (or whatever the label holds) when protected.
+    pub protection: Option<String>,
+    pub created: Option<Timestamp>,
+    /// Lowercase "namespace/name kind" for the filter.
+    pub search: String,
+}
+
+impl WorkloadRow {
+    pub fn key(&self) -> String {
+        format!("{:?}/{}/{}", self.kind, self.namespace, self.name)
+    }
+
+    /// True while pods still have to move to the update revision.
+    pub fn rolling(&self) -> bool {
+        (!self.current_revision.is_empty() && self.current_revision != self.update_revision)
+            || self.expected.is_some_and(|e| self.updated < e)
+    }
+
+    pub fn owner(&self) -> Owner {
+        Owner {
+            kind: self.kind,
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            uid: self.uid.clone(),
+            selector: self.selector.clone(),
+        }
+    }
+}
+
+/// One row of the Pods view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodRow {
+    pub pod: Arc<SlimPod>,
+    pub namespace: String,
+    pub name: String,
+    pub ready: String,
+    pub all_ready: bool,
+    /// Phase, or the reason that matters more (CrashLoopBackOff, Terminating, Evicted...).
+    pub status: String,
+    pub restarts: i32,
+    pub node: String,
+    /// The pod's `controller-revision-hash` label.
+    pub revision: String,
+    /// UID of the pod's controller ownerReference, if any.
+    pub owner_uid: Option<String>,
+    pub created: Option<Timestamp>,
+    pub search: String,
+}
+
+impl PodRow {
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// Whether this pod belongs to `owner`: its controller ownerReference is `owner`, or it has
+    /// no controller and `owner`'s selector selects it.
+    pub fn belongs_to(&self, owner: &Owner) -> bool {
+        if self.namespace != owner.namespace {
+            return false;
+        }
+        match &self.owner_uid {
+            Some(uid) => *uid == owner.uid,
+            None => {
+                !selector::is_empty(&owner.selector)
+                    && self.pod.metadata.labels.as_ref().is_some_and(|labels| {
+                        selector::matches(&owner.selector, labels).unwrap_or(false)
+                    })
+            }
+        }
+    }
+}
+
+/// Whether revision label `pod_rev` names revision `rev`: equal, or equal after the last `-`
+/// (CloneSet writes `<name>-<hash>` or just `<hash>`; DaemonSet pods carry the bare hash).
+pub fn same_revision(pod_rev: &str, rev: &str) -> bool {
+    pod_rev == rev || short_hash(pod_rev) == short_hash(rev)
+}
+
+/// The part of a revision name after the last `-`.
+pub fn short_hash(rev: &str) -> &str {
+    rev.rsplit_once('-').map_or(rev, |(_, h)| h)
+}
+
+/// All workloads in scope, sorted, with an index from UID to row.
+pub fn build_workloads(
+    stores: &Stores,
+    namespace: Option<&str>,
+) -> (Vec<WorkloadRow>, HashMap<String, usize>) {
+    let in_ns = |m: &ObjectMeta| namespace.is_none_or(|ns| m.namespace.as_deref() == Some(ns));
+    let mut rows: Vec<WorkloadRow> = Vec::new();
+    rows.extend(
+        stores
+            .clonesets
+            .state()
+            .iter()
+            .filter(|o| in_ns(&o.metadata))
+            .map(|o| cloneset_row(o)),
+    );
+    rows.extend(
+        stores
+            .statefulsets
+            .state()
+            .iter()
+            .filter(|o| in_ns(&o.metadata))
+            .map(|o| statefulset_row(o)),
+    );
+    rows.extend(
+        stores
+            .daemonsets
+            .state()
+            .iter()
+            .filter(|o| in_ns(&o.metadata))
+            .map(|o| daemonset_row(o)),
+    );
+    rows.sort_by(|a, b| (&a.namespace, &a.name, a.kind).cmp(&(&b.namespace, &b.name, b.kind)));
+    let index = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.uid.is_empty())
+        .map(|(i, r)| (r.uid.clone(), i))
+        .collect();
+    (rows, index)
+}
+
+/// All pods in scope, sorted.
+pub fn build_pods(stores: &Stores, namespace: Option<&str>) -> Vec<PodRow> {
+    let mut rows: Vec<PodRow> = stores
+        .pods
+        .state()
+        .into_iter()
+        .filter(|p| namespace.is_none_or(|ns| p.metadata.namespace.as_deref() == Some(ns)))
+        .map(pod_row)
+        .collect();
+    rows.sort_unstable_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    rows
+}
+
+struct Common {
+    namespace: String,
+    name: String,
+    uid: String,
+    protection: Option<String>,
+    created: Option<Timestamp>,
+}
+
+fn common(meta: &ObjectMeta) -> Common {
+    Common {
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        name: meta.name.clone().unwrap_or_default(),
+        uid: meta.uid.clone().unwrap_or_default(),
+        protection: meta
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(PROTECTION_LABEL))
+            .filter(|v| !v.is_empty())
+            .cloned(),
+        created: meta.creation_timestamp.as_ref().map(|t| t.0),
+    }
+}
+
+fn search_key(kind: &str, ns: &str, name: &str) -> String {
+    format!("{ns}/{name} {kind}").to_lowercase()
+}
+
+/// `partition` as a pod count out of `replicas` (percent rounds up, as Kruise does).
+fn partition_count(partition: &IntOrString, replicas: i32) -> Option<i32> {
+    match partition {
+        IntOrString::Int(n) => Some(*n),
+        IntOrString::String(s) => {
+            let pct: i64 = s.strip_suffix('%')?.trim().parse().ok()?;
+            let scaled = (pct * i64::from(replicas) + 99).div_euclid(100);
+            i32::try_from(scaled).ok()
+        }
+    }
+}
+
+fn intstr_text(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(n) => n.to_string(),
+        IntOrString::String(s) => s.clone(),
+    }
+}
+
+fn cloneset_row(cs: &CloneSet) -> WorkloadRow {
+    let c = common(&cs.metadata);
+    let status = cs.status.clone().unwrap_or_default();
+    let desired = cs.spec.replicas.unwrap_or(1);
+    let strategy = &cs.spec.update_strategy;
+    let expected = status.expected_updated_replicas.or_else(|| {
+        let p = strategy
+            .partition
+            .as_ref()
+            .map_or(Some(0), |p| partition_count(p, desired))?;
+        Some((desired - p.min(desired)).max(0))
+    });
+    WorkloadRow {
+        kind: Kind::CloneSet,
+        search: search_key("cloneset cs", &c.namespace, &c.name),
+        selector: cs.spec.selector.clone(),
+        desired,
+        ready: status.ready_replicas,
+        updated: status.updated_replicas,
+        expected,
+        partition: strategy.partition.as_ref().map(intstr_text),
+        paused: strategy.paused,
+        current_revision: status.current_revision,
+        update_revision: status.update_revision,
+        namespace: c.namespace,
+        name: c.name,
+        uid: c.uid,
+        protection: c.protection,
+        created: c.created,
+    }
+}
+
+fn statefulset_row(sts: &StatefulSet) -> WorkloadRow {
+    let c = common(&sts.metadata);
+    let status = sts.status.clone().unwrap_or_default();
+    let desired = sts.spec.replicas.unwrap_or(1);
+    let rolling = sts
+        .spec
+        .update_strategy
+        .as_ref()
+        .and_then(|s| s.rolling_update.clone())
+        .unwrap_or_default();
+    let partition = rolling.partition.unwrap_or(0).clamp(0, desired.max(0));
+    WorkloadRow {
+        kind: Kind::StatefulSet,
+        search: search_key("statefulset asts", &c.namespace, &c.name),
+        selector: sts.spec.selector.clone(),
+        desired,
+        ready: status.ready_replicas,
+        updated: status.updated_replicas,
+        expected: Some((desired - partition).max(0)),
+        partition: rolling.partition.map(|p| p.to_string()),
+        paused: rolling.paused,
+        current_revision: status.current_revision,
+        update_revision: status.update_revision,
+        namespace: c.namespace,
+        name: c.name,
+        uid: c.uid,
+        protection: c.protection,
+        created: c.created,
+    }
+}
+
+fn daemonset_row(ds: &DaemonSet) -> WorkloadRow {
+    let c = common(&ds.metadata);
+    let status = ds.status.clone().unwrap_or_default();
+    let desired = status.desired_number_scheduled;
+    let rolling = ds
+        .spec
+        .update_strategy
+        .as_ref()
+        .and_then(|s| s.rolling_update.clone())
+        .unwrap_or_default();
+    let partition = rolling.partition.unwrap_or(0).clamp(0, desired.max(0));
+    WorkloadRow {
+        kind: Kind::DaemonSet,
+        search: search_key("daemonset ads", &c.namespace, &c.name),
+        selector: ds.spec.selector.clone(),
+        desired,
+        ready: status.number_ready,
+        updated: status.updated_number_scheduled,
+        expected: Some((desired - partition).max(0)),
+        partition: rolling.partition.map(|p| p.to_string()),
+        paused: rolling.paused,
+        // An Advanced DaemonSet reports only the hash of its current template.
+        current_revision: String::new(),
+        update_revision: status.daemon_set_hash,
+        namespace: c.namespace,
+        name: c.name,
+        uid: c.uid,
+        protection: c.protection,
+        created: c.created,
+    }
+}
+
+fn pod_row(pod: Arc<SlimPod>) -> PodRow {
+    let meta = &pod.metadata;
+    let namespace = meta.namespace.clone().unwrap_or_default();
+    let name = meta.name.clone().unwrap_or_default();
+    let statuses = &pod.status.container_statuses;
+    let total = pod.spec.containers.len().max(statuses.len());
+    let ready_count = statuses.iter().filter(|s| s.ready).count();
+    let status = pod_status(&pod);
+    let node = pod.spec.node_name.clone().unwrap_or_default();
+    let owner_uid = meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.clone());
+    PodRow {
+        search: format!("{namespace}/{name} {status} {node}").to_lowercase(),
+        ready: format!("{ready_count}/{total}"),
+        all_ready: total > 0 && ready_count == total,
+        restarts: statuses.iter().map(|s| s.restart_count).sum(),
+        revision: meta
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(REVISION_LABEL))
+            .cloned()
+            .unwrap_or_default(),
+        created: meta.creation_timestamp.as_ref().map(|t| t.0),
+        owner_uid,
+        namespace,
+        name,
+        status,
+        node,
+        pod,
+    }
+}
+
+/// What `kubectl get pods` would print as STATUS, roughly: Terminating, a container's waiting
+/// or terminated reason (CrashLoopBackOff, ErrImagePull, Error...), the pod's reason, the phase.
+pub fn pod_status(pod: &SlimPod) -> String {
+    if pod.metadata.deletion_timestamp.is_some() {
+        return "Terminating".to_owned();
+    }
+    let statuses = &pod.status.container_statuses;
+    let waiting = statuses
+        .iter()
+        .filter_map(|s| s.state.as_ref()?.waiting.as_ref()?.reason.clone())
+        .next();
+    let terminated = || {
+        statuses
+            .iter()
+            .filter_map(|s| s.state.as_ref()?.terminated.as_ref()?.reason.clone())
+            .next()
+    };
+    waiting
+        .or_else(terminated)
+        .or_else(|| pod.status.reason.clone())
+        .or_else(|| pod.status.phase.clone())
+        .unwrap_or_else(|| "Unknown".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_compare_by_suffix() {
+        assert!(same_revision("web-7d9f", "web-7d9f"));
+        assert!(same_revision("7d9f", "web-7d9f"));
+        assert!(!same_revision("web-6c8b", "web-7d9f"));
+        assert_eq!(short_hash("web-a-7d9f"), "7d9f");
+    }
+
+    #[test]
+    fn percent_partition_rounds_up() {
+        assert_eq!(
+            partition_count(&IntOrString::String("40%".into()), 5),
+            Some(2)
+        );
+        assert_eq!(
+            partition_count(&IntOrString::String("50%".into()), 5),
+            Some(3)
+        );
+        assert_eq!(partition_count(&IntOrString::String("x".into()), 5), None);
+        assert_eq!(partition_count(&IntOrString::Int(3), 5), Some(3));
+    }
+}

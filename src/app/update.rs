@@ -1,0 +1,141 @@
+//! `update(&mut App, Msg) -> Vec<Effect>`: the only place state changes. No IO, no clock.
+
+use super::{
+    App, Effect, Level, STATUS_SECONDS, keys,
+    msg::{EffectResult, Kind, Msg},
+    route::{Fetch, ListView, Route, Scope},
+};
+
+/// Applies one message; returns the IO the runtime must perform.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Key(ev) => return keys::handle(app, ev),
+        Msg::Resize { width, height } => {
+            app.size = (width, height);
+            app.refresh_lists();
+            app.mark_dirty();
+        }
+        Msg::Tick(now) => {
+            app.now = now;
+            if app
+                .status
+                .as_ref()
+                .is_some_and(|s| now.as_second() - s.since.as_second() >= STATUS_SECONDS)
+            {
+                app.status = None;
+            }
+            // Ages on screen move with the clock.
+            app.mark_dirty();
+        }
+        Msg::StoreChanged(kind) => {
+            rebuild(app, kind);
+            app.mark_dirty();
+        }
+        Msg::StoreReady(kind) => {
+            app.ready.insert(kind);
+            rebuild(app, kind);
+            app.mark_dirty();
+        }
+        Msg::Discovered(d) => {
+            app.context = d.context.or(app.context.take());
+            app.contexts = d.contexts;
+            app.cluster_url = d.cluster_url;
+            let ns_changed = app.namespace != d.namespace;
+            app.namespace = d.namespace;
+            app.namespaces = d.namespaces;
+            app.kruise_missing = d.kruise_missing;
+            if app.kruise_missing && app.stack.len() == 1 {
+                // Without Kruise the useful view is pods: open on it.
+                app.stack = vec![Route::List(ListView::new(Scope::Pods))];
+            }
+            if ns_changed {
+                app.rebuild_workloads();
+                app.rebuild_pods();
+            } else {
+                app.refresh_lists();
+            }
+            app.mark_dirty();
+        }
+        Msg::WatchFailed { kind, error } => {
+            app.failed.insert(kind, error);
+            app.refresh_lists();
+            app.mark_dirty();
+        }
+        Msg::WatchRecovered(kind) => {
+            if app.failed.remove(&kind).is_some() {
+                app.refresh_lists();
+                app.mark_dirty();
+            }
+        }
+        Msg::EffectDone(result) => {
+            effect_done(app, result);
+            app.mark_dirty();
+        }
+        Msg::StoresReplaced(stores) => {
+            // New watches (after `:ns`/`:ctx`): nothing is known until their first lists land.
+            app.stores = stores;
+            app.ready.clear();
+            app.failed.clear();
+            app.rebuild_workloads();
+            app.rebuild_pods();
+            app.mark_dirty();
+        }
+    }
+    Vec::new()
+}
+
+fn rebuild(app: &mut App, kind: Kind) {
+    match kind {
+        Kind::Pod => app.rebuild_pods(),
+        Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet => app.rebuild_workloads(),
+    }
+}
+
+fn effect_done(app: &mut App, result: EffectResult) {
+    match result {
+        EffectResult::Yaml { target, yaml } => {
+            for route in app.stack.iter_mut().rev() {
+                if let Route::Yaml(view) = route {
+                    if view.target == target {
+                        view.lines = Fetch::Loaded(yaml.lines().map(str::to_owned).collect());
+                        view.scroll = 0;
+                    }
+                }
+            }
+        }
+        EffectResult::Events { target, events } => {
+            for route in app.stack.iter_mut().rev() {
+                if let Route::Events(view) = route {
+                    if view.target == target {
+                        view.events = Fetch::Loaded(events.clone());
+                        view.selected = 0;
+                        view.offset = 0;
+                    }
+                }
+            }
+        }
+        EffectResult::Switched => {
+            let target = app
+                .namespace
+                .as_deref()
+                .unwrap_or("all namespaces")
+                .to_owned();
+            app.set_status(Level::Info, format!("watching {target}"));
+        }
+        EffectResult::Failed { what, error } => {
+            // A YAML/Events view still waiting is the one that failed.
+            if let Some(route) = app.stack.last_mut() {
+                match route {
+                    Route::Yaml(v) if v.lines == Fetch::Loading => {
+                        v.lines = Fetch::Failed(error.clone())
+                    }
+                    Route::Events(v) if v.events == Fetch::Loading => {
+                        v.events = Fetch::Failed(error.clone())
+                    }
+                    _ => {}
+                }
+            }
+            app.set_status(Level::Error, format!("{what}: {error}"));
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Reads: get (and the status/scale subresources), list (selectors, limit/continue, Table), and
+//! watch (resume from a resourceVersion, initial events, bookmarks, 410 Gone as an ERROR event).
+
+use std::{sync::Arc, time::Duration};
+
+use bytes::{Bytes, BytesMut};
+use futures::stream;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    http::{Req, Resp, Shared, bytes_response, json_response},
+    resources::ResourceInfo,
+    routes::Target,
+    selector::{FieldSelector, LabelSelector},
+    status::ApiError,
+    store::{EventType, Obj, StoreEvent, WatchFrom},
+    subresource, table,
+};
+
+/// An object's JSON as served at the requested version.
+pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
+    if o.value["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+        return o.json.clone();
+    }
+    let mut v = o.value.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), json!(res.api_version()));
+    }
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+}
+
+/// The object as a Value at the requested version.
+pub fn output_value(res: &ResourceInfo, o: &Obj) -> Value {
+    let mut v = o.value.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), json!(res.api_version()));
+    }
+    v
+}
+
+pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let name = t.name.as_deref().unwrap_or("");
+    let o = shared.store.get(&t.res, t.ns(), name)?;
+    if t.sub.as_deref() == Some("scale") {
+        return Ok(json_response(200, &subresource::scale_of(&t.res, &o.value)));
+    }
+    if table::wants_table(req) {
+        return Ok(json_response(
+            200,
+            &table::table(
+                &t.res,
+                std::slice::from_ref(&o),
+                None,
+                shared.store.current_rv(),
+            ),
+        ));
+    }
+    Ok(bytes_response(200, output(&t.res, &o)))
+}
+
+fn encode_token(ns: &str, name: &str) -> String {
+    format!("{ns}/{name}")
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
+    let bad = || ApiError::bad_request(format!("invalid continue token: {tok}"));
+    if !tok.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    let bytes: Result<Vec<u8>, _> = (0..tok.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&tok[i..i + 2], 16))
+        .collect();
+    let s = String::from_utf8(bytes.map_err(|_| bad())?).map_err(|_| bad())?;
+    let (ns, name) = s.split_once('/').ok_or_else(bad)?;
+    Ok((ns.to_string(), name.to_string()))
+}
+
+fn selectors(req: &Req, t: &Target) -> Result<(LabelSelector, FieldSelector), ApiError> {
+    let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
+    let mut fs = req.q("fieldSelector").unwrap_or("").to_string();
+    if let Some(n) = &t.name {
+        if !fs.is_empty() {
+            fs.push(',');
+        }
+        fs.push_str(&format!("metadata.name={n}"));
+    }
+    Ok((label, FieldSelector::parse(&fs)?))
+}
+
+pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let (label, field) = selectors(req, t)?;
+    let limit = req
+        .q("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|l| *l > 0);
+    let after = req.q("continue").map(decode_token).transpose()?;
+    let filter = |v: &Value| label.matches(v) && field.matches(v);
+    let r = shared
+        .store
+        .list(&t.res, t.namespace.as_deref(), &filter, limit, after);
+    let token = r.continue_after.as_ref().map(|(ns, n)| encode_token(ns, n));
+    if table::wants_table(req) {
+        return Ok(json_response(
+            200,
+            &table::table(&t.res, &r.items, token, r.rv),
+        ));
+    }
+    let mut meta = json!({"resourceVersion": r.rv.to_string()});
+    if let Some(tok) = token {
+        meta["continue"] = json!(tok);
+    }
+    let head = json!({"kind": format!("{}List", t.res.kind), "apiVersion": t.res.api_version(), "metadata": meta});
+    let head = serde_json::to_string(&head).unwrap_or_default();
+    let total: usize = r.items.iter().map(|o| o.json.len() + 1).sum();
+    let mut buf = BytesMut::with_capacity(head.len() + total + 16);
+    buf.extend_from_slice(&head.as_bytes()[..head.len().saturating_sub(1)]);
+    buf.extend_from_slice(b",\"items\":[");
+    for (i, o) in r.items.iter().enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b",");
+        }
+        buf.extend_from_slice(&output(&t.res, o));
+    }
+    buf.extend_from_slice(b"]}");
+    Ok(bytes_response(200, buf.freeze()))
+}
+
+fn line(etype: &str, obj: &[u8]) -> Bytes {
+    let mut b = BytesMut::with_capacity(obj.len() + 32);
+    b.extend_from_slice(b"{\"type\":\"");
+    b.extend_from_slice(etype.as_bytes());
+    b.extend_from_slice(b"\",\"object\":");
+    b.extend_from_slice(obj);
+    b.extend_from_slice(b"}\n");
+    b.freeze()
+}
+
+fn bookmark(res: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
+    let mut meta = json!({"resourceVersion": rv.to_string()});
+    if initial_end {
+        meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    let o = json!({"kind": res.kind, "apiVersion": res.api_version(), "metadata": meta});
+    line("BOOKMARK", &serde_json::to_vec(&o).unwrap_or_default())
+}
+
+/// Which event type (if any) a watcher with these selectors sees for a change.
+fn visible(ev: &StoreEvent, m: &dyn Fn(&Value) -> bool) -> Option<&'static str> {
+    let now = m(&ev.obj.value);
+    let before = ev.old.as_ref().map(|o| m(&o.value));
+    match ev.etype {
+        EventType::Added => now.then_some("ADDED"),
+        EventType::Modified => match (before.unwrap_or(false), now) {
+            (true, true) => Some("MODIFIED"),
+            (false, true) => Some("ADDED"),
+            (true, false) => Some("DELETED"),
+            (false, false) => None,
+        },
+        EventType::Deleted => (now || before.unwrap_or(false)).then_some("DELETED"),
+    }
+}
+
+fn stream_response(rx: mpsc::Receiver<Bytes>) -> Resp {
+    let s = stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, std::convert::Infallible>(Frame::data(b)), rx))
+    });
+    let mut r = Resp::new(StreamBody::new(s).boxed());
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+pub async fn watch(
+    shared: &Arc<Shared>,
+    stop: &CancellationToken,
+    req: &Req,
+    t: &Target,
+) -> Result<Resp, ApiError> {
+    let (label, field) = selectors(req, t)?;
+    let send_initial = req.flag("sendInitialEvents");
+    let from = match req.q("resourceVersion") {
+        None | Some("0") => WatchFrom::InitialState,
+        Some(_) if send_initial => WatchFrom::InitialState,
+        Some(s) => WatchFrom::Version(
+            s.parse()
+                .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion: {s}")))?,
+        ),
+    };
+    let bookmarks = req.flag("allowWatchBookmarks");
+    let timeout = req.q("timeoutSeconds").and_then(|s| s.parse::<u64>().ok());
+    let ns = t.namespace.clone().filter(|_| t.res.namespaced);
+    let (tx, rx) = mpsc::channel::<Bytes>(512);
+    let mut sub = match shared.store.watch(Some(t.res.key.clone()), ns, from) {
+        Ok(s) => s,
+        Err(e) => {
+            // Like the real server: 200, then one ERROR event carrying the Status.
+            let _ = tx.try_send(line(
+                "ERROR",
+                &serde_json::to_vec(&e.to_status()).unwrap_or_default(),
+            ));
+            drop(tx);
+            return Ok(stream_response(rx));
+        }
+    };
+    let res = t.res.clone();
+    let stop = stop.clone();
+    let as_table = table::wants_table(req);
+    tokio::spawn(async move {
+        let m = move |v: &Value| label.matches(v) && field.matches(v);
+        // kubectl asks for Table rows; each event then carries a one-row Table.
+        let render = |o: &Arc<Obj>| -> Bytes {
+            if as_table {
+                let t = table::table(&res, std::slice::from_ref(o), None, o.rv);
+                Bytes::from(serde_json::to_vec(&t).unwrap_or_default())
+            } else {
+                output(&res, o)
+            }
+        };
+        for o in &sub.initial {
+            if m(&o.value) && tx.send(line("ADDED", &render(o))).await.is_err() {
+                return;
+            }
+        }
+        if send_initial && tx.send(bookmark(&res, sub.rv, true)).await.is_err() {
+            return;
+        }
+        let mut last_rv = sub.rv;
+        for ev in std::mem::take(&mut sub.replay) {
+            last_rv = ev.rv;
+            if let Some(et) = visible(&ev, &m)
+                && tx.send(line(et, &render(&ev.obj))).await.is_err()
+            {
+                return;
+            }
+        }
+        let deadline = tokio::time::sleep(Duration::from_secs(timeout.unwrap_or(86_400 * 365)));
+        tokio::pin!(deadline);
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = &mut deadline => return,
+                _ = tx.closed() => return,
+                _ = tick.tick(), if bookmarks => {
+                    if tx.send(bookmark(&res, last_rv, false)).await.is_err() {
+                        return;
+                    }
+                }
+                ev = sub.rx.recv() => {
+                    let Some(ev) = ev else { return };
+                    last_rv = ev.rv;
+                    if let Some(et) = visible(&ev, &m)
+                        && tx.send(line(et, &render(&ev.obj))).await.is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    Ok(stream_response(rx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip() {
+        let t = encode_token("default", "web-1");
+        assert_eq!(
+            decode_token(&t).unwrap(),
+            ("default".into(), "web-1".into())
+        );
+        assert!(decode_token("zz").is_err());
+    }
+}

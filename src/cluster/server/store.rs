@@ -1,0 +1,405 @@
+//! The object store: every object as a `serde_json::Value` plus its pre-serialized JSON, one global
+//! resourceVersion counter, a bounded window of change events for watch resume, and the indexes
+//! garbage collection needs (uid → object, owner uid → dependents).
+//!
+//! The store enforces storage rules (uids, timestamps, generation, resourceVersion preconditions,
+//! finalizers holding deleted objects). Request semantics (status subresources, patches,
+//! validation, admission) live in the HTTP layer; in-process callers can use [`Store`] directly to
+//! seed objects fast (no admission, no schema validation).
+
+mod write;
+
+use std::{
+    collections::{BTreeMap, HashMap, HashSet, VecDeque},
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::{
+    builtin,
+    resources::{Registry, ResourceInfo},
+    status::ApiError,
+};
+
+/// A stored object: its value and its JSON bytes.
+#[derive(Debug)]
+pub struct Obj {
+    pub value: Value,
+    pub json: Bytes,
+    pub rv: u64,
+}
+
+impl Obj {
+    fn new(value: Value, rv: u64) -> Arc<Obj> {
+        let json = Bytes::from(serde_json::to_vec(&value).unwrap_or_default());
+        Arc::new(Obj { value, json, rv })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as delivered to watchers.
+#[derive(Debug)]
+pub struct StoreEvent {
+    pub rv: u64,
+    pub etype: EventType,
+    pub key: Arc<str>,
+    pub namespace: String,
+    pub obj: Arc<Obj>,
+    pub old: Option<Arc<Obj>>,
+}
+
+type ObjKey = (Arc<str>, String, String);
+/// One resource's objects by (namespace, name).
+type Table = BTreeMap<(String, String), Arc<Obj>>;
+
+struct Subscriber {
+    key: Option<Arc<str>>,
+    namespace: Option<String>,
+    tx: mpsc::UnboundedSender<Arc<StoreEvent>>,
+}
+
+struct Inner {
+    rv: u64,
+    tables: HashMap<Arc<str>, Table>,
+    window: VecDeque<Arc<StoreEvent>>,
+    window_cap: usize,
+    compacted: u64,
+    subscribers: Vec<Subscriber>,
+    registry: Arc<Registry>,
+    uids: HashMap<String, ObjKey>,
+    dependents: HashMap<String, HashSet<ObjKey>>,
+}
+
+/// Where a new watch starts.
+#[derive(Debug, Clone, Copy)]
+pub enum WatchFrom {
+    /// Synthetic ADDED events for every current object, then changes.
+    InitialState,
+    /// Changes after this resourceVersion (410 Gone if it left the window).
+    Version(u64),
+}
+
+/// A registered watch: events to replay, then the live channel.
+pub struct Subscription {
+    pub replay: Vec<Arc<StoreEvent>>,
+    pub initial: Vec<Arc<Obj>>,
+    pub rv: u64,
+    pub rx: mpsc::UnboundedReceiver<Arc<StoreEvent>>,
+}
+
+/// How a delete cascades to dependents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    Background,
+    Foreground,
+    Orphan,
+}
+
+/// The result of a list.
+pub struct ListResult {
+    pub items: Vec<Arc<Obj>>,
+    pub rv: u64,
+    pub continue_after: Option<(String, String)>,
+}
+
+const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
+const NS_KEY: &str = "/namespaces";
+pub const DEFAULT_WINDOW: usize = 100_000;
+
+/// The object store (share it as `Arc<Store>`).
+pub struct Store {
+    inner: Mutex<Inner>,
+    builtin: Vec<ResourceInfo>,
+}
+
+impl Store {
+    /// A store with the default namespaces and the built-in Kruise CRDs.
+    pub fn new() -> anyhow::Result<Arc<Store>> {
+        let builtin = builtin::builtin_resources();
+        let store = Arc::new(Store {
+            inner: Mutex::new(Inner {
+                rv: 1,
+                tables: HashMap::new(),
+                window: VecDeque::new(),
+                window_cap: DEFAULT_WINDOW,
+                compacted: 1,
+                subscribers: Vec::new(),
+                registry: Arc::new(Registry::new(builtin.clone(), &[])),
+                uids: HashMap::new(),
+                dependents: HashMap::new(),
+            }),
+            builtin,
+        });
+        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            store.create(
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+            )?;
+        }
+        for crd in builtin::kruise_crds()? {
+            store.create(crd)?;
+        }
+        Ok(store)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current resource table.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.lock().registry.clone()
+    }
+
+    /// The latest resourceVersion.
+    pub fn current_rv(&self) -> u64 {
+        self.lock().rv
+    }
+
+    /// Drop the event window (like etcd compaction): watches from older versions get 410 Gone.
+    pub fn compact(&self) {
+        let mut g = self.lock();
+        g.window.clear();
+        g.compacted = g.rv;
+    }
+
+    /// How many events the watch window keeps.
+    pub fn set_event_window(&self, n: usize) {
+        let mut g = self.lock();
+        g.window_cap = n.max(1);
+        while g.window.len() > g.window_cap {
+            if let Some(e) = g.window.pop_front() {
+                g.compacted = e.rv;
+            }
+        }
+    }
+
+    fn resource_for(&self, v: &Value) -> Result<Arc<ResourceInfo>, ApiError> {
+        let api_version = v["apiVersion"].as_str().unwrap_or("");
+        let kind = v["kind"].as_str().unwrap_or("");
+        self.registry().by_kind(api_version, kind).ok_or_else(|| {
+            ApiError::bad_request(format!("no resource serves {api_version} {kind}"))
+        })
+    }
+
+    /// Create an object from its full JSON (apiVersion/kind pick the resource). For seeding.
+    pub fn create(&self, v: Value) -> Result<Value, ApiError> {
+        let res = self.resource_for(&v)?;
+        let ns = v["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        self.insert(&res, &ns, v).map(|o| o.value.clone())
+    }
+
+    /// Replace an object (apiVersion/kind/metadata pick it); a set resourceVersion is a precondition.
+    pub fn update(&self, v: Value) -> Result<Value, ApiError> {
+        let res = self.resource_for(&v)?;
+        let ns = v["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        let name = v["metadata"]["name"].as_str().unwrap_or("").to_string();
+        self.replace(&res, &ns, &name, v).map(|o| o.value.clone())
+    }
+
+    /// Read one object by apiVersion, kind, namespace (ignored for cluster kinds) and name.
+    pub fn get_value(&self, api_version: &str, kind: &str, ns: &str, name: &str) -> Option<Value> {
+        let res = self.registry().by_kind(api_version, kind)?;
+        self.get(&res, ns, name).ok().map(|o| o.value.clone())
+    }
+
+    /// All objects of a kind (every namespace when `ns` is None).
+    pub fn list_values(&self, api_version: &str, kind: &str, ns: Option<&str>) -> Vec<Value> {
+        let Some(res) = self.registry().by_kind(api_version, kind) else {
+            return Vec::new();
+        };
+        self.list(&res, ns, &|_| true, None, None)
+            .items
+            .iter()
+            .map(|o| o.value.clone())
+            .collect()
+    }
+
+    fn nskey(res: &ResourceInfo, ns: &str) -> String {
+        if res.namespaced {
+            ns.to_string()
+        } else {
+            String::new()
+        }
+    }
+
+    pub fn get(&self, res: &ResourceInfo, ns: &str, name: &str) -> Result<Arc<Obj>, ApiError> {
+        let g = self.lock();
+        g.tables
+            .get(&res.key)
+            .and_then(|t| t.get(&(Self::nskey(res, ns), name.to_string())))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))
+    }
+
+    /// Find an object by uid.
+    pub fn get_by_uid(&self, uid: &str) -> Option<(Arc<str>, Arc<Obj>)> {
+        let g = self.lock();
+        let (key, ns, name) = g.uids.get(uid)?;
+        let obj = g.tables.get(key)?.get(&(ns.clone(), name.clone()))?.clone();
+        Some((key.clone(), obj))
+    }
+
+    /// Objects whose ownerReferences name this uid.
+    pub fn dependents_of(&self, uid: &str) -> Vec<(Arc<str>, Arc<Obj>)> {
+        let g = self.lock();
+        g.dependents
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, ns, n)| {
+                let o = g.tables.get(k)?.get(&(ns.clone(), n.clone()))?;
+                Some((k.clone(), o.clone()))
+            })
+            .collect()
+    }
+
+    /// Every object in a namespace, with its storage key.
+    pub fn in_namespace(&self, ns: &str) -> Vec<(Arc<str>, Arc<Obj>)> {
+        let g = self.lock();
+        let mut out = Vec::new();
+        for (k, t) in &g.tables {
+            for ((ons, _), o) in t.range((ns.to_string(), String::new())..) {
+                if ons != ns {
+                    break;
+                }
+                out.push((k.clone(), o.clone()));
+            }
+        }
+        out
+    }
+
+    /// List matching objects in key order, paged by `limit` after `after` (namespace, name).
+    pub fn list(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        filter: &dyn Fn(&Value) -> bool,
+        limit: Option<usize>,
+        after: Option<(String, String)>,
+    ) -> ListResult {
+        let g = self.lock();
+        let mut items = Vec::new();
+        let mut continue_after = None;
+        if let Some(t) = g.tables.get(&res.key) {
+            let ns_key = ns.filter(|_| res.namespaced).map(str::to_string);
+            let start = match (&after, &ns_key) {
+                (Some(a), _) => std::ops::Bound::Excluded(a.clone()),
+                (None, Some(n)) => std::ops::Bound::Included((n.clone(), String::new())),
+                (None, None) => std::ops::Bound::Unbounded,
+            };
+            for ((ons, oname), o) in t.range((start, std::ops::Bound::Unbounded)) {
+                if let Some(n) = &ns_key
+                    && ons != n
+                {
+                    break;
+                }
+                if !filter(&o.value) {
+                    continue;
+                }
+                if limit.is_some_and(|l| items.len() >= l) {
+                    continue_after = items
+                        .last()
+                        .map(|_: &Arc<Obj>| (ons.clone(), oname.clone()));
+                    break;
+                }
+                items.push(o.clone());
+            }
+            if continue_after.is_some() {
+                // The token names the last returned item, not the first unreturned one.
+                continue_after = items.last().map(|o: &Arc<Obj>| {
+                    (
+                        Self::nskey(res, o.value["metadata"]["namespace"].as_str().unwrap_or("")),
+                        o.value["metadata"]["name"]
+                            .as_str()
+                            .unwrap_or("")
+                            .to_string(),
+                    )
+                });
+            }
+        }
+        ListResult {
+            items,
+            rv: g.rv,
+            continue_after,
+        }
+    }
+
+    /// Register a watch on one resource (or all when `key` is None), optionally one namespace.
+    pub fn watch(
+        &self,
+        key: Option<Arc<str>>,
+        namespace: Option<String>,
+        from: WatchFrom,
+    ) -> Result<Subscription, ApiError> {
+        let mut g = self.lock();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let matches = |e: &StoreEvent| {
+            key.as_ref().is_none_or(|k| *k == e.key)
+                && namespace.as_ref().is_none_or(|n| *n == e.namespace)
+        };
+        let mut replay = Vec::new();
+        let mut initial = Vec::new();
+        match from {
+            WatchFrom::Version(v) => {
+                if v < g.compacted {
+                    return Err(ApiError::gone(format!(
+                        "too old resource version: {v} ({})",
+                        g.compacted
+                    )));
+                }
+                replay = g
+                    .window
+                    .iter()
+                    .filter(|e| e.rv > v && matches(e))
+                    .cloned()
+                    .collect();
+            }
+            WatchFrom::InitialState => {
+                let tables: Vec<&Table> = match &key {
+                    Some(k) => g.tables.get(k).into_iter().collect(),
+                    None => g.tables.values().collect(),
+                };
+                for t in tables {
+                    for ((ons, _), o) in t {
+                        if namespace.as_ref().is_none_or(|n| n == ons) {
+                            initial.push(o.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let rv = g.rv;
+        g.subscribers.push(Subscriber { key, namespace, tx });
+        Ok(Subscription {
+            replay,
+            initial,
+            rv,
+            rx,
+        })
+    }
+}

@@ -1,0 +1,441 @@
+//! The store's writes: insert, replace, delete (finalizers, cascades, namespaces), and the events
+//! and indexes each write maintains.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{CRD_KEY, EventType, Inner, NS_KEY, Obj, ObjKey, Propagation, Store, StoreEvent};
+use crate::cluster::server::{
+    meta::{self, meta_mut},
+    resources::ResourceInfo,
+    status::ApiError,
+};
+
+impl Store {
+    fn publish(g: &mut Inner, ev: StoreEvent) {
+        let ev = Arc::new(ev);
+        g.subscribers.retain(|s| {
+            let wanted = s.key.as_ref().is_none_or(|k| *k == ev.key)
+                && s.namespace.as_ref().is_none_or(|n| *n == ev.namespace);
+            !wanted || s.tx.send(ev.clone()).is_ok()
+        });
+        g.window.push_back(ev);
+        while g.window.len() > g.window_cap {
+            if let Some(e) = g.window.pop_front() {
+                g.compacted = e.rv;
+            }
+        }
+    }
+
+    fn index(
+        g: &mut Inner,
+        key: &Arc<str>,
+        ns: &str,
+        name: &str,
+        old: Option<&Value>,
+        new: Option<&Value>,
+    ) {
+        let ok: ObjKey = (key.clone(), ns.to_string(), name.to_string());
+        if let Some(o) = old {
+            for u in meta::owner_uids(o) {
+                if let Some(set) = g.dependents.get_mut(&u) {
+                    set.remove(&ok);
+                    if set.is_empty() {
+                        g.dependents.remove(&u);
+                    }
+                }
+            }
+            if new.is_none()
+                && let Some(uid) = o["metadata"]["uid"].as_str()
+            {
+                g.uids.remove(uid);
+            }
+        }
+        if let Some(n) = new {
+            for u in meta::owner_uids(n) {
+                g.dependents.entry(u).or_default().insert(ok.clone());
+            }
+            if let Some(uid) = n["metadata"]["uid"].as_str() {
+                g.uids.insert(uid.to_string(), ok);
+            }
+        }
+    }
+
+    fn after_write(&self, g: &mut Inner, key: &Arc<str>) {
+        if &**key == CRD_KEY {
+            let crds: Vec<Value> = g
+                .tables
+                .get(key)
+                .map(|t| t.values().map(|o| o.value.clone()).collect())
+                .unwrap_or_default();
+            let mut reg = (*g.registry).clone();
+            reg.rebuild(self.builtin.clone(), &crds);
+            g.registry = Arc::new(reg);
+        }
+    }
+
+    /// Store a new object: assigns name (generateName), uid, creationTimestamp, generation and rv.
+    pub fn insert(&self, res: &ResourceInfo, ns: &str, mut v: Value) -> Result<Arc<Obj>, ApiError> {
+        let meta = meta_mut(&mut v)
+            .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
+        let name = meta::resolve_name(meta)
+            .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
+        let nsk = Self::nskey(res, ns);
+        meta.insert("name".into(), json!(name));
+        if res.namespaced {
+            meta.insert("namespace".into(), json!(nsk));
+        } else {
+            meta.remove("namespace");
+        }
+        meta.insert("uid".into(), json!(meta::new_uid()));
+        meta.insert("creationTimestamp".into(), json!(meta::now()));
+        meta.insert("generation".into(), json!(1));
+        meta.remove("deletionTimestamp");
+        meta.remove("deletionGracePeriodSeconds");
+        meta.remove("managedFields");
+        meta.remove("selfLink");
+        if let Some(o) = v.as_object_mut() {
+            o.insert("apiVersion".into(), json!(res.api_version()));
+            o.insert("kind".into(), json!(res.kind));
+        }
+        if &*res.key == CRD_KEY {
+            crd_status(&mut v);
+        }
+        if &*res.key == NS_KEY {
+            meta::set_path(&mut v, ".status.phase", json!("Active"));
+        }
+        let mut g = self.lock();
+        if res.namespaced
+            && !g
+                .tables
+                .get(NS_KEY)
+                .is_some_and(|t| t.contains_key(&(String::new(), nsk.clone())))
+        {
+            return Err(ApiError::not_found("namespaces", "", &nsk));
+        }
+        if res.namespaced
+            && g.tables
+                .get(NS_KEY)
+                .and_then(|t| t.get(&(String::new(), nsk.clone())))
+                .is_some_and(|n| n.value["metadata"]["deletionTimestamp"].is_string())
+        {
+            return Err(ApiError::forbidden(format!(
+                "{} \"{name}\" is forbidden: unable to create new content in namespace {nsk} because it is being terminated",
+                res.plural
+            )));
+        }
+        let table = g.tables.entry(res.key.clone()).or_default();
+        if table.contains_key(&(nsk.clone(), name.clone())) {
+            return Err(ApiError::already_exists(&res.plural, &res.group, &name));
+        }
+        g.rv += 1;
+        let rv = g.rv;
+        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+        let obj = Obj::new(v, rv);
+        g.tables
+            .entry(res.key.clone())
+            .or_default()
+            .insert((nsk.clone(), name.clone()), obj.clone());
+        Self::index(&mut g, &res.key, &nsk, &name, None, Some(&obj.value));
+        Self::publish(
+            &mut g,
+            StoreEvent {
+                rv,
+                etype: EventType::Added,
+                key: res.key.clone(),
+                namespace: nsk,
+                obj: obj.clone(),
+                old: None,
+            },
+        );
+        self.after_write(&mut g, &res.key);
+        Ok(obj)
+    }
+
+    /// Replace an object. A resourceVersion in `v` must match (409 Conflict otherwise). Identity
+    /// fields are kept; generation bumps on spec changes; an object being deleted whose
+    /// finalizers are now empty is removed.
+    pub fn replace(
+        &self,
+        res: &ResourceInfo,
+        ns: &str,
+        name: &str,
+        mut v: Value,
+    ) -> Result<Arc<Obj>, ApiError> {
+        let nsk = Self::nskey(res, ns);
+        let mut g = self.lock();
+        let old = g
+            .tables
+            .get(&res.key)
+            .and_then(|t| t.get(&(nsk.clone(), name.to_string())))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
+        if let Some(want) = v["metadata"]["resourceVersion"].as_str()
+            && !want.is_empty()
+            && want != old.rv.to_string()
+        {
+            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        }
+        let om = &old.value["metadata"];
+        let meta = meta_mut(&mut v)
+            .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
+        if meta
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| n != name)
+        {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                meta.get("name").and_then(Value::as_str).unwrap_or("")
+            )));
+        }
+        meta.insert("name".into(), json!(name));
+        for k in [
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "namespace",
+            "generation",
+        ] {
+            match om.get(k) {
+                Some(x) => meta.insert(k.into(), x.clone()),
+                None => meta.remove(k),
+            };
+        }
+        meta.remove("managedFields");
+        meta.remove("resourceVersion");
+        if let Some(o) = v.as_object_mut() {
+            o.insert("apiVersion".into(), old.value["apiVersion"].clone());
+            o.insert("kind".into(), json!(res.kind));
+        }
+        if meta::spec_changed(&old.value, &v) {
+            let next_gen = om["generation"].as_i64().unwrap_or(1) + 1;
+            meta::set_path(&mut v, ".metadata.generation", json!(next_gen));
+        }
+        if &*res.key == CRD_KEY {
+            crd_status(&mut v);
+        }
+        let deleting = v["metadata"]["deletionTimestamp"].is_string();
+        if deleting && meta::finalizers(&v).is_empty() {
+            return Ok(Self::remove_locked(
+                self,
+                &mut g,
+                res,
+                &nsk,
+                name,
+                &old,
+                Some(v),
+            ));
+        }
+        // A no-op update keeps the resourceVersion and sends no event.
+        let mut cmp = old.value.clone();
+        if let Some(m) = cmp["metadata"].as_object_mut() {
+            m.remove("resourceVersion");
+        }
+        if cmp == v {
+            return Ok(old);
+        }
+        g.rv += 1;
+        let rv = g.rv;
+        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+        let obj = Obj::new(v, rv);
+        g.tables
+            .entry(res.key.clone())
+            .or_default()
+            .insert((nsk.clone(), name.to_string()), obj.clone());
+        Self::index(
+            &mut g,
+            &res.key,
+            &nsk,
+            name,
+            Some(&old.value),
+            Some(&obj.value),
+        );
+        Self::publish(
+            &mut g,
+            StoreEvent {
+                rv,
+                etype: EventType::Modified,
+                key: res.key.clone(),
+                namespace: nsk,
+                obj: obj.clone(),
+                old: Some(old),
+            },
+        );
+        self.after_write(&mut g, &res.key);
+        Ok(obj)
+    }
+
+    fn remove_locked(
+        &self,
+        g: &mut Inner,
+        res: &ResourceInfo,
+        nsk: &str,
+        name: &str,
+        old: &Arc<Obj>,
+        last: Option<Value>,
+    ) -> Arc<Obj> {
+        g.rv += 1;
+        let rv = g.rv;
+        let mut v = last.unwrap_or_else(|| old.value.clone());
+        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+        let obj = Obj::new(v, rv);
+        if let Some(t) = g.tables.get_mut(&res.key) {
+            t.remove(&(nsk.to_string(), name.to_string()));
+        }
+        Self::index(g, &res.key, nsk, name, Some(&old.value), None);
+        Self::publish(
+            g,
+            StoreEvent {
+                rv,
+                etype: EventType::Deleted,
+                key: res.key.clone(),
+                namespace: nsk.to_string(),
+                obj: obj.clone(),
+                old: Some(old.clone()),
+            },
+        );
+        self.after_write(g, &res.key);
+        obj
+    }
+
+    /// Delete: objects with finalizers (or a Foreground/Orphan cascade, or namespaces) get a
+    /// deletionTimestamp and stay; others go now. Returns the object and whether it is gone.
+    pub fn delete(
+        &self,
+        res: &ResourceInfo,
+        ns: &str,
+        name: &str,
+        precondition_uid: Option<&str>,
+        precondition_rv: Option<&str>,
+        propagation: Propagation,
+    ) -> Result<(Arc<Obj>, bool), ApiError> {
+        let nsk = Self::nskey(res, ns);
+        let mut g = self.lock();
+        let old = g
+            .tables
+            .get(&res.key)
+            .and_then(|t| t.get(&(nsk.clone(), name.to_string())))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
+        if precondition_uid.is_some_and(|u| Some(u) != old.value["metadata"]["uid"].as_str()) {
+            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        }
+        if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
+            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        }
+        let mut fins = meta::finalizers(&old.value);
+        let has_dependents = old.value["metadata"]["uid"]
+            .as_str()
+            .is_some_and(|u| g.dependents.contains_key(u));
+        match propagation {
+            Propagation::Foreground if has_dependents => fins.push("foregroundDeletion".into()),
+            Propagation::Orphan if has_dependents => fins.push("orphan".into()),
+            _ => {}
+        }
+        if &*res.key == NS_KEY {
+            fins.push("kubernetes".into());
+        }
+        fins.dedup();
+        if fins.is_empty() {
+            let obj = self.remove_locked(&mut g, res, &nsk, name, &old, None);
+            return Ok((obj, true));
+        }
+        if old.value["metadata"]["deletionTimestamp"].is_string()
+            && fins == meta::finalizers(&old.value)
+        {
+            return Ok((old, false));
+        }
+        let mut v = old.value.clone();
+        if let Some(m) = meta_mut(&mut v) {
+            m.entry("deletionTimestamp")
+                .or_insert_with(|| json!(meta::now()));
+            m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
+            if &*res.key == NS_KEY {
+                fins.retain(|f| f != "kubernetes");
+            }
+            if !fins.is_empty() {
+                m.insert("finalizers".into(), json!(fins));
+            }
+        }
+        if &*res.key == NS_KEY {
+            meta::set_path(&mut v, ".status.phase", json!("Terminating"));
+        }
+        g.rv += 1;
+        let rv = g.rv;
+        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+        let obj = Obj::new(v, rv);
+        g.tables
+            .entry(res.key.clone())
+            .or_default()
+            .insert((nsk.clone(), name.to_string()), obj.clone());
+        Self::index(
+            &mut g,
+            &res.key,
+            &nsk,
+            name,
+            Some(&old.value),
+            Some(&obj.value),
+        );
+        Self::publish(
+            &mut g,
+            StoreEvent {
+                rv,
+                etype: EventType::Modified,
+                key: res.key.clone(),
+                namespace: nsk,
+                obj: obj.clone(),
+                old: Some(old),
+            },
+        );
+        self.after_write(&mut g, &res.key);
+        Ok((obj, false))
+    }
+
+    /// Remove a terminating namespace for good (the namespace controller's last step).
+    pub fn finalize_namespace(&self, name: &str) {
+        let Some(res) = self.registry().lookup("", "v1", "namespaces") else {
+            return;
+        };
+        let mut g = self.lock();
+        let Some(old) = g
+            .tables
+            .get(NS_KEY)
+            .and_then(|t| t.get(&(String::new(), name.to_string())))
+            .cloned()
+        else {
+            return;
+        };
+        if meta::finalizers(&old.value).is_empty() {
+            self.remove_locked(&mut g, &res, "", name, &old, None);
+        }
+    }
+}
+
+/// What the real server reports for an accepted CRD.
+fn crd_status(v: &mut Value) {
+    let names = v["spec"]["names"].clone();
+    let versions: Vec<Value> = v["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|x| x["storage"].as_bool() == Some(true))
+        .map(|x| x["name"].clone())
+        .collect();
+    let now = meta::now();
+    let cond = |t: &str, reason: &str, msg: &str| json!({"type": t, "status": "True", "lastTransitionTime": now, "reason": reason, "message": msg});
+    meta::set_path(
+        v,
+        ".status",
+        json!({
+            "acceptedNames": names,
+            "storedVersions": versions,
+            "conditions": [
+                cond("NamesAccepted", "NoConflicts", "no conflicts found"),
+                cond("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+            ],
+        }),
+    );
+}

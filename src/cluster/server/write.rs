@@ -1,0 +1,357 @@
+//! Writes: create (generateName, dryRun, fieldValidation), update (PUT, 409 on a stale
+//! resourceVersion), patch (merge, JSON, strategic, server-side apply; retried internally on
+//! concurrent changes), the status and scale subresources, and SelfSubjectAccessReview. Each write
+//! runs mutating admission, schema validation, then validating admission, like the real server.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{
+    admission::{AdmissionRequest, Denied, Operation},
+    builtin,
+    http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
+    meta::{self, meta_mut},
+    patch::{self, PatchKind},
+    read::{output, output_value},
+    resources::ResourceInfo,
+    routes::Target,
+    schema,
+    status::ApiError,
+    store::Obj,
+    subresource::{apply_scale, scale_of, split_status},
+};
+
+pub use super::remove::{delete, delete_collection};
+
+fn reason_for(code: u16) -> &'static str {
+    match code {
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        404 => "NotFound",
+        409 => "Conflict",
+        422 => "Invalid",
+        429 => "TooManyRequests",
+        500 => "InternalError",
+        _ => "Forbidden",
+    }
+}
+
+pub fn denied(d: Denied) -> ApiError {
+    ApiError::new(d.code, reason_for(d.code), d.message)
+}
+
+/// The request body as JSON; protobuf (kubectl's typed generators) is refused with 415.
+pub fn body_json(req: &Req) -> Result<Value, ApiError> {
+    let ct = req.header(http::header::CONTENT_TYPE);
+    if ct.starts_with("application/vnd.kubernetes.protobuf") {
+        return Err(ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            "the embedded cluster accepts JSON and YAML bodies only, not protobuf; \
+             use kubectl create -f FILE or kubectl apply -f FILE",
+        ));
+    }
+    patch::parse_body(&req.body)
+}
+
+pub fn dry_run(req: &Req) -> bool {
+    req.q("dryRun") == Some("All")
+}
+
+/// Build an admission request for a target.
+pub fn admission_request(
+    t: &Target,
+    op: Operation,
+    name: &str,
+    dry_run: bool,
+    object: Option<Value>,
+    old: Option<Value>,
+) -> AdmissionRequest {
+    AdmissionRequest {
+        operation: op,
+        group: t.res.group.clone(),
+        version: t.res.version.clone(),
+        kind: t.res.kind.clone(),
+        resource: t.res.plural.clone(),
+        subresource: t.sub.clone().unwrap_or_default(),
+        namespace: t.ns().to_string(),
+        name: name.to_string(),
+        dry_run,
+        object,
+        old_object: old,
+    }
+}
+
+/// Schema or top-level validation. Returns warnings for unknown fields (fieldValidation=Warn).
+fn validate(
+    res: &ResourceInfo,
+    obj: &mut Value,
+    name: &str,
+    mode: &str,
+    skip_status: bool,
+) -> Result<Vec<String>, ApiError> {
+    let held_status = if skip_status {
+        obj.as_object_mut().and_then(|m| m.remove("status"))
+    } else {
+        None
+    };
+    let outcome = match &res.schema {
+        Some(s) => schema::validate_object(s, obj),
+        None => schema::check_top_level(builtin::top_level_fields(&res.group, &res.kind), obj),
+    };
+    if let (Some(s), Some(m)) = (held_status, obj.as_object_mut()) {
+        m.insert("status".into(), s);
+    }
+    let unknown: Vec<String> = outcome
+        .unknown
+        .iter()
+        .map(|u| format!("unknown field \"{u}\""))
+        .collect();
+    if mode == "Strict" && !unknown.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: strict decoding error: {}",
+            unknown.join(", "),
+            kind = res.kind,
+            v = res.version
+        )));
+    }
+    if !outcome.errors.is_empty() {
+        return Err(ApiError::invalid(
+            &res.kind,
+            &res.group,
+            name,
+            &outcome.errors,
+        ));
+    }
+    Ok(if mode == "Ignore" {
+        Vec::new()
+    } else {
+        unknown
+    })
+}
+
+fn field_validation(req: &Req) -> &str {
+    req.q("fieldValidation").unwrap_or("Warn")
+}
+
+fn check_identity(res: &ResourceInfo, t: &Target, obj: &mut Value) -> Result<(), ApiError> {
+    if !obj.is_object() {
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
+    }
+    if let Some(k) = obj["kind"].as_str()
+        && !k.is_empty()
+        && k != res.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({}) does not match the expected API version ({})",
+            obj["apiVersion"].as_str().unwrap_or(""),
+            res.api_version()
+        )));
+    }
+    if let Some(ns) = obj["metadata"]["namespace"].as_str()
+        && res.namespaced
+        && !ns.is_empty()
+        && t.namespace.as_deref().is_some_and(|u| u != ns)
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    if let Some(m) = obj.as_object_mut() {
+        m.insert("apiVersion".into(), json!(res.api_version()));
+        m.insert("kind".into(), json!(res.kind));
+    }
+    Ok(())
+}
+
+/// Create `obj` in the target (shared by POST and server-side apply of a missing object).
+fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Result<Resp, ApiError> {
+    let res = &t.res;
+    if res.namespaced && t.namespace.is_none() {
+        return Err(ApiError::method_not_allowed(
+            "create needs a namespace in the URL",
+        ));
+    }
+    check_identity(res, t, &mut obj)?;
+    if res.status
+        && let Some(m) = obj.as_object_mut()
+    {
+        m.remove("status");
+        if res.kind == "Pod" && res.group.is_empty() {
+            m.insert("status".into(), json!({"phase": "Pending"}));
+        }
+    }
+    let dry = dry_run(req);
+    let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let mut areq = admission_request(t, Operation::Create, &name, dry, Some(obj), None);
+    shared.admission.mutate(&mut areq).map_err(denied)?;
+    let mut obj = areq.object.take().unwrap_or(Value::Null);
+    let warnings = validate(res, &mut obj, &name, field_validation(req), false)?;
+    areq.object = Some(obj.clone());
+    shared.admission.validate(&areq).map_err(denied)?;
+    if dry {
+        let m = meta_mut(&mut obj).ok_or_else(|| ApiError::bad_request("bad metadata"))?;
+        let name =
+            meta::resolve_name(m).map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
+        m.insert("name".into(), json!(name));
+        m.insert("uid".into(), json!(meta::new_uid()));
+        m.insert("creationTimestamp".into(), json!(meta::now()));
+        return Ok(with_warnings(json_response(201, &obj), &warnings));
+    }
+    let o = shared.store.insert(res, t.ns(), obj)?;
+    Ok(with_warnings(
+        bytes_response(201, output(res, &o)),
+        &warnings,
+    ))
+}
+
+pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    if t.sub.as_deref() == Some("eviction") {
+        return super::remove::evict(shared, req, t);
+    }
+    if t.sub.is_some() {
+        return Err(ApiError::method_not_allowed(
+            "create is not supported on this subresource",
+        ));
+    }
+    if t.res.kind == "SelfSubjectAccessReview" {
+        // The body may be protobuf (kubectl auth can-i); every answer is "allowed" anyway.
+        let spec = patch::parse_body(&req.body)
+            .map(|b| b["spec"].clone())
+            .unwrap_or(Value::Null);
+        return Ok(json_response(
+            201,
+            &json!({
+                "kind": "SelfSubjectAccessReview",
+                "apiVersion": "authorization.k8s.io/v1",
+                "metadata": {"creationTimestamp": null},
+                "spec": spec,
+                "status": {"allowed": true, "reason": "the kruise-tui embedded cluster allows every request"},
+            }),
+        ));
+    }
+    let obj = body_json(req)?;
+    create_object(shared, req, t, obj)
+}
+
+/// A written object (None when dry-run) with its value and warnings.
+type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
+
+/// Admit, validate and store an update of `old` to `new`.
+fn commit_update(
+    shared: &Shared,
+    req: &Req,
+    t: &Target,
+    old: &Arc<Obj>,
+    mut new: Value,
+) -> Result<Committed, ApiError> {
+    let res = &t.res;
+    let name = t.name.clone().unwrap_or_default();
+    check_identity(res, t, &mut new)?;
+    let dry = dry_run(req);
+    let mut areq = admission_request(
+        t,
+        Operation::Update,
+        &name,
+        dry,
+        Some(new),
+        Some(old.value.clone()),
+    );
+    shared.admission.mutate(&mut areq).map_err(denied)?;
+    let mut new = areq.object.take().unwrap_or(Value::Null);
+    let skip_status = res.status && t.sub.as_deref() != Some("status");
+    let warnings = validate(res, &mut new, &name, field_validation(req), skip_status)?;
+    areq.object = Some(new.clone());
+    shared.admission.validate(&areq).map_err(denied)?;
+    if dry {
+        return Ok((new, None, warnings));
+    }
+    let o = shared.store.replace(res, t.ns(), &name, new)?;
+    Ok((o.value.clone(), Some(o), warnings))
+}
+
+fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
+    let (value, obj, warnings) = committed;
+    let resp = if t.sub.as_deref() == Some("scale") {
+        json_response(code, &scale_of(&t.res, &value))
+    } else {
+        match obj {
+            Some(o) => bytes_response(code, output(&t.res, &o)),
+            None => json_response(code, &value),
+        }
+    };
+    with_warnings(resp, &warnings)
+}
+
+pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let name = t.name.clone().unwrap_or_default();
+    let body = body_json(req)?;
+    let old = shared.store.get(&t.res, t.ns(), &name)?;
+    let new = if t.sub.as_deref() == Some("scale") {
+        let mut n = old.value.clone();
+        if let Some(m) = n["metadata"].as_object_mut() {
+            m.remove("resourceVersion");
+        }
+        apply_scale(&t.res, &mut n, &body);
+        n
+    } else {
+        split_status(&t.res, t.sub.as_deref(), &old.value, body)
+    };
+    let committed = commit_update(shared, req, t, &old, new)?;
+    Ok(respond(t, 200, committed))
+}
+
+pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let ct = req.header(http::header::CONTENT_TYPE).to_string();
+    let kind =
+        PatchKind::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
+    if kind == PatchKind::Strategic && !t.res.strategic_merge() {
+        return Err(ApiError::unsupported_media_type(&ct));
+    }
+    let body = patch::parse_body(&req.body)?;
+    let name = t.name.clone().unwrap_or_default();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let old = match shared.store.get(&t.res, t.ns(), &name) {
+            Ok(o) => o,
+            Err(e) if e.code == 404 && kind == PatchKind::Apply && t.sub.is_none() => {
+                let mut obj = body.clone();
+                if let Some(m) = meta_mut(&mut obj) {
+                    m.insert("name".into(), json!(name));
+                }
+                return create_object(shared, req, t, obj);
+            }
+            Err(e) => return Err(e),
+        };
+        let scale = t.sub.as_deref() == Some("scale");
+        let mut doc = if scale {
+            scale_of(&t.res, &old.value)
+        } else {
+            output_value(&t.res, &old)
+        };
+        match kind {
+            PatchKind::Merge => patch::merge_patch(&mut doc, &body),
+            PatchKind::Json => patch::json_patch(&mut doc, &body)?,
+            PatchKind::Strategic => patch::strategic_merge(&mut doc, &body),
+            PatchKind::Apply => patch::apply(&mut doc, &body, t.res.strategic_merge()),
+        }
+        let user_rv =
+            doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
+        let new = if scale {
+            let mut n = old.value.clone();
+            apply_scale(&t.res, &mut n, &doc);
+            n
+        } else {
+            split_status(&t.res, t.sub.as_deref(), &old.value, doc)
+        };
+        match commit_update(shared, req, t, &old, new) {
+            Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
+            Err(e) => return Err(e),
+            Ok(c) => return Ok(respond(t, 200, c)),
+        }
+    }
+}

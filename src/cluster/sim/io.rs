@@ -1,0 +1,164 @@
+//! The simulator's API calls: register nodes, heartbeats, bind, write pod status, delete.
+//! Each is one request (or a small fallback chain) against any API server through kube-rs.
+
+use anyhow::{Context as _, Result};
+use jiff::Timestamp;
+use k8s_openapi::{
+    api::core::v1::{Binding, Node, ObjectReference, Pod, PodStatus},
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
+use kube::{
+    Api, Client,
+    api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions},
+};
+
+use super::nodes;
+
+/// The outcome of one pod request, for the driver's bookkeeping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    /// The pod changed under us (409) or is gone (404): the watch brings the news.
+    Stale,
+    /// The binding subresource is not served here; spec.nodeName was set instead.
+    BoundWithoutBindingSubresource,
+}
+
+fn status_code(err: &kube::Error) -> Option<u16> {
+    match err {
+        kube::Error::Api(status) => Some(status.code),
+        _ => None,
+    }
+}
+
+fn stale_or(err: kube::Error, what: &str) -> Result<Outcome> {
+    match status_code(&err) {
+        Some(404 | 409) => Ok(Outcome::Stale),
+        _ => Err(err).context(what.to_owned()),
+    }
+}
+
+/// Creates the simulated node `index`, or refreshes it if it exists; returns the stored Node.
+pub async fn register_node(client: &Client, index: usize) -> Result<Node> {
+    let api: Api<Node> = Api::all(client.clone());
+    let node = nodes::node_object(index, Timestamp::now());
+    let name = nodes::node_name(index);
+    match api.create(&PostParams::default(), &node).await {
+        Ok(_) => {}
+        Err(err) if status_code(&err) == Some(409) => {
+            // Already registered (a previous run): make sure our labels are on it.
+            let patch = serde_json::json!({ "metadata": { "labels": node.metadata.labels } });
+            api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .with_context(|| format!("cannot update node {name}"))?;
+        }
+        Err(err) => return Err(err).with_context(|| format!("cannot register node {name}")),
+    }
+    heartbeat(client, index, None).await
+}
+
+/// Posts a node heartbeat: the Ready condition with a fresh lastHeartbeatTime.
+pub async fn heartbeat(client: &Client, index: usize, existing: Option<&Node>) -> Result<Node> {
+    let api: Api<Node> = Api::all(client.clone());
+    let name = nodes::node_name(index);
+    let status = nodes::heartbeat(
+        existing.and_then(|n| n.status.as_ref()),
+        index,
+        Timestamp::now(),
+    );
+    let patch = serde_json::json!({ "status": status });
+    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .with_context(|| format!("cannot post the heartbeat of node {name}"))
+}
+
+/// Binds `pod` to `node` through pods/binding, falling back to setting spec.nodeName when the
+/// server has no binding subresource.
+pub async fn bind(client: &Client, pod: &Pod, node: &str, use_binding: bool) -> Result<Outcome> {
+    let (ns, name) = names(pod)?;
+    let api: Api<Pod> = Api::namespaced(client.clone(), ns);
+    if use_binding {
+        let binding = Binding {
+            metadata: ObjectMeta {
+                name: Some(name.to_owned()),
+                namespace: Some(ns.to_owned()),
+                uid: pod.metadata.uid.clone(),
+                ..Default::default()
+            },
+            target: ObjectReference {
+                api_version: Some("v1".into()),
+                kind: Some("Node".into()),
+                name: Some(node.to_owned()),
+                ..Default::default()
+            },
+        };
+        let result: Result<serde_json::Value, _> = api
+            .create_subresource("binding", name, &PostParams::default(), &binding)
+            .await;
+        match result {
+            Ok(_) => return Ok(Outcome::Done),
+            // 404 on a pod we just saw, or 405: no binding subresource here. Try spec.nodeName.
+            Err(err) if matches!(status_code(&err), Some(404 | 405)) => {}
+            Err(err) => return stale_or(err, &format!("cannot bind pod {ns}/{name} to {node}")),
+        }
+    }
+    let mut patch = serde_json::json!({ "spec": { "nodeName": node } });
+    if let Some(rv) = &pod.metadata.resource_version {
+        patch["metadata"] = serde_json::json!({ "resourceVersion": rv });
+    }
+    match api
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) if use_binding => Ok(Outcome::BoundWithoutBindingSubresource),
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(err, &format!("cannot set nodeName of pod {ns}/{name}")),
+    }
+}
+
+/// Writes `status` with the pod's resourceVersion as precondition (PUT pods/status).
+pub async fn write_status(client: &Client, pod: &Pod, status: PodStatus) -> Result<Outcome> {
+    let (ns, name) = names(pod)?;
+    let api: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let updated = Pod {
+        metadata: pod.metadata.clone(),
+        spec: pod.spec.clone(),
+        status: Some(status),
+    };
+    match api
+        .replace_status(name, &PostParams::default(), &updated)
+        .await
+    {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(err, &format!("cannot write the status of pod {ns}/{name}")),
+    }
+}
+
+/// Deletes `pod` with grace 0, as the kubelet does once its containers are gone. The UID
+/// precondition keeps a same-named successor safe.
+pub async fn delete_now(client: &Client, pod: &Pod) -> Result<Outcome> {
+    let (ns, name) = names(pod)?;
+    let api: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let params = DeleteParams {
+        grace_period_seconds: Some(0),
+        preconditions: Some(Preconditions {
+            uid: pod.metadata.uid.clone(),
+            resource_version: None,
+        }),
+        ..Default::default()
+    };
+    match api.delete(name, &params).await {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(err, &format!("cannot delete pod {ns}/{name}")),
+    }
+}
+
+fn names(pod: &Pod) -> Result<(&str, &str)> {
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+    let name = pod
+        .metadata
+        .name
+        .as_deref()
+        .context("a pod without a name")?;
+    Ok((ns, name))
+}

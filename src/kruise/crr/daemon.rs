@@ -1,0 +1,176 @@
+//! The kruise-daemon side of a CRR: which CRR of a pod to work on, each container's
+//! recreate state, and one sync step (which container to kill next, when to complete).
+
+use std::cmp::Ordering;
+
+use super::types::{
+    ContainerRecreateRequest, CrrContainer, CrrContainerRecreateState, CrrStrategy,
+    CrrSyncContainerStatus, FAILURE_POLICY_IGNORE, phase,
+};
+
+/// A container as the node's runtime reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeContainer {
+    pub id: String,
+    pub running: bool,
+    pub restart_count: i32,
+    pub started_at: jiff::Timestamp,
+}
+
+fn phase_weight(p: &str) -> u8 {
+    match p {
+        phase::COMPLETED => 1,
+        phase::RECREATING => 2,
+        phase::PENDING => 3,
+        _ => 4,
+    }
+}
+
+/// Daemon order of one pod's CRRs: Completed, Recreating, Pending, then no phase; older
+/// first within a phase.
+///
+/// Port of pkg/daemon/containerrecreate/crr_daemon_util.go::crrListByPhaseAndCreated (v1.8.4).
+pub fn crr_order(a: &ContainerRecreateRequest, b: &ContainerRecreateRequest) -> Ordering {
+    phase_weight(a.phase())
+        .cmp(&phase_weight(b.phase()))
+        .then_with(|| {
+            let t =
+                |c: &ContainerRecreateRequest| c.metadata.creation_timestamp.as_ref().map(|t| t.0);
+            t(a).cmp(&t(b))
+        })
+}
+
+/// Sorts a pod's CRRs and returns `(picked, names to set Pending)`: the first non-completed
+/// CRR is worked on; the other CRRs without a phase are moved to Pending.
+///
+/// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::pickRecreateRequest (v1.8.4).
+pub fn pick(crrs: &mut [ContainerRecreateRequest]) -> (Option<usize>, Vec<usize>) {
+    crrs.sort_by(crr_order);
+    let picked = crrs.iter().position(|c| c.phase() != phase::COMPLETED);
+    let pending = (0..crrs.len())
+        .filter(|&i| Some(i) != picked && crrs[i].phase().is_empty())
+        .collect();
+    (picked, pending)
+}
+
+/// Everything the state of one container depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct ContainerInputs<'a> {
+    pub container: &'a CrrContainer,
+    pub previous: Option<&'a CrrContainerRecreateState>,
+    pub runtime: Option<&'a RuntimeContainer>,
+    pub sync: Option<&'a CrrSyncContainerStatus>,
+    pub strategy: &'a CrrStrategy,
+    pub crr_created: jiff::Timestamp,
+    pub now: jiff::Timestamp,
+}
+
+/// One container's recreate state.
+///
+/// Port of pkg/daemon/containerrecreate/crr_daemon_util.go::getCurrentCRRContainersRecreateStates (v1.8.4).
+pub fn container_state(i: ContainerInputs<'_>) -> CrrContainerRecreateState {
+    if let Some(prev) = i.previous
+        && (prev.phase == phase::SUCCEEDED || prev.phase == phase::FAILED)
+    {
+        return prev.clone();
+    }
+    let is_killed = i.previous.is_some_and(|p| p.is_killed);
+    let state = |p: &str, message: &str| CrrContainerRecreateState {
+        name: i.container.name.clone(),
+        phase: p.to_owned(),
+        message: message.to_owned(),
+        is_killed,
+    };
+    let Some(rt) = i.runtime else {
+        return state(phase::PENDING, "not found container on Node");
+    };
+    if !rt.running {
+        return state(phase::RECREATING, "");
+    }
+    if i.strategy.force_recreate && !is_killed {
+        return state(phase::PENDING, "");
+    }
+    let ctx = i.container.status_context.clone().unwrap_or_default();
+    let restarted = rt.id != ctx.container_id
+        || rt.restart_count > ctx.restart_count
+        || rt.started_at > i.crr_created;
+    if !restarted {
+        return state(phase::PENDING, "");
+    }
+    let up_for = i.now.as_second() - rt.started_at.as_second();
+    let synced_ready = i.sync.is_some_and(|s| {
+        s.container_id == rt.id && s.ready && up_for > i64::from(i.strategy.min_started_seconds)
+    });
+    state(
+        if synced_ready {
+            phase::SUCCEEDED
+        } else {
+            phase::RECREATING
+        },
+        "",
+    )
+}
+
+/// The result of one daemon sync of a Recreating CRR.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncStep {
+    /// The new per-container states (the killed container already marked Recreating).
+    pub states: Vec<CrrContainerRecreateState>,
+    /// The container to kill now (with its preStop and the grace period).
+    pub kill: Option<String>,
+    /// Complete the CRR now (`phase=Completed`, `completionTime=now`, this message).
+    pub complete: Option<String>,
+}
+
+/// Decides one sync: completion when every container is done (or one failed under policy
+/// Fail), else the next Pending container to kill (waiting for earlier ones under
+/// orderedRecreate).
+///
+/// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync (v1.8.4).
+pub fn sync_step(mut states: Vec<CrrContainerRecreateState>, strategy: &CrrStrategy) -> SyncStep {
+    let ignore_failures = strategy.failure_policy == FAILURE_POLICY_IGNORE;
+    let mut kill = None;
+    let mut done = 0;
+    let mut blocked = false;
+    for s in &mut states {
+        match s.phase.as_str() {
+            phase::SUCCEEDED => done += 1,
+            phase::FAILED if ignore_failures => done += 1,
+            phase::FAILED => {
+                return SyncStep {
+                    states,
+                    kill: None,
+                    complete: Some(String::new()),
+                };
+            }
+            phase::RECREATING => blocked |= strategy.ordered_recreate,
+            _ if kill.is_none() && !blocked => {
+                s.phase = phase::RECREATING.to_owned();
+                s.is_killed = true;
+                s.message.clear();
+                kill = Some(s.name.clone());
+                blocked |= strategy.ordered_recreate;
+            }
+            _ => {}
+        }
+    }
+    let complete = (done == states.len()).then(String::new);
+    SyncStep {
+        states,
+        kill,
+        complete,
+    }
+}
+
+/// Records a failed kill: the container is Failed with the error; under policy Fail the CRR
+/// completes.
+pub fn kill_failed(step: &mut SyncStep, container: &str, error: &str, strategy: &CrrStrategy) {
+    if let Some(s) = step.states.iter_mut().find(|s| s.name == container) {
+        s.phase = phase::FAILED.to_owned();
+        s.message = format!("kill container error: {error}");
+    }
+    step.kill = None;
+    if strategy.failure_policy != FAILURE_POLICY_IGNORE {
+        step.complete = Some(String::new());
+    }
+}

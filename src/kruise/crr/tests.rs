@@ -1,0 +1,161 @@
+//! Behaviour tests of the CRR webhook, manager decisions and daemon steps.
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde_json::json;
+
+use super::{
+    ACTIVE_KEY, POD_UID_KEY,
+    admission::{Lookup, admit_create, admit_update, json_patch},
+    controller::reconcile,
+    daemon::{kill_failed, sync_step},
+    types::{ContainerRecreateRequest, CrrContainerRecreateState, CrrStrategy, phase},
+};
+use crate::kruise::FeatureGates;
+
+fn crr(value: serde_json::Value) -> ContainerRecreateRequest {
+    serde_json::from_value(value).expect("valid CRR")
+}
+
+fn pod() -> Pod {
+    serde_json::from_value(json!({
+        "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "app"}], "terminationGracePeriodSeconds": 30},
+        "status": {"phase": "Running", "containerStatuses": [{"name": "app", "containerID": "containerd://a", "restartCount": 1,
+            "image": "i", "imageID": "x", "ready": true}]}
+    }))
+    .expect("valid pod")
+}
+
+fn state(name: &str, p: &str) -> CrrContainerRecreateState {
+    CrrContainerRecreateState {
+        name: name.to_owned(),
+        phase: p.to_owned(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn create_defaults_and_patch() {
+    let request = crr(json!({"metadata": {"name": "c", "namespace": "default"},
+        "spec": {"podName": "p", "containers": [{"name": "app"}, {"name": "app"}]}}));
+    let p = pod();
+    let out = admit_create(&FeatureGates::new(), &request, Lookup::Found(&p), |_| {
+        Ok(Some(Node::default()))
+    });
+    assert_eq!(out.verdict.code, 400);
+    assert_eq!(out.verdict.message, "can not recreate app multi times");
+
+    let request = crr(json!({"metadata": {"name": "c", "namespace": "default"},
+        "spec": {"podName": "p", "containers": [{"name": "app"}]}}));
+    let out = admit_create(&FeatureGates::new(), &request, Lookup::Found(&p), |_| {
+        Ok(Some(Node::default()))
+    });
+    assert!(out.verdict.allowed);
+    let patched = out.patched.expect("patched object");
+    assert_eq!(patched.label(ACTIVE_KEY), "true");
+    assert_eq!(patched.label(POD_UID_KEY), "u1");
+    let strategy = patched.spec.strategy.clone().unwrap_or_default();
+    assert_eq!(strategy.failure_policy, "Fail");
+    assert_eq!(strategy.termination_grace_period_seconds, Some(30));
+    let patch = serde_json::to_value(json_patch(&request, &patched)).unwrap();
+    let ops: Vec<&str> = patch
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["path"].as_str().unwrap())
+        .collect();
+    assert!(ops.contains(&"/spec/strategy"), "{ops:?}");
+
+    let out = admit_create(&FeatureGates::new(), &request, Lookup::NotFound, |_| {
+        Ok(None)
+    });
+    assert_eq!(out.verdict.message, "no found Pod named p");
+    let out = admit_create(
+        &FeatureGates::new(),
+        &request,
+        Lookup::Failed("timeout"),
+        |_| Ok(None),
+    );
+    assert_eq!(out.verdict.code, 500);
+}
+
+#[test]
+fn update_keeps_spec_immutable() {
+    let old = crr(
+        json!({"metadata": {"name": "c"}, "spec": {"podName": "p", "containers": [{"name": "app"}]}}),
+    );
+    let mut new = old.clone();
+    new.spec.active_deadline_seconds = Some(10);
+    let v = admit_update(&FeatureGates::new(), &old, &new);
+    assert_eq!((v.allowed, v.code), (false, 403));
+    assert_eq!(v.message, "spec of ContainerRecreateRequest is immutable");
+    assert!(admit_update(&FeatureGates::new(), &old, &old).allowed);
+}
+
+#[test]
+fn manager_removes_active_label_then_waits_for_ttl() {
+    let now = jiff::Timestamp::from_second(1000).unwrap();
+    let done = Time(jiff::Timestamp::from_second(999).unwrap());
+    let mut c = crr(
+        json!({"metadata": {"name": "c", "labels": {ACTIVE_KEY: "true"}},
+        "spec": {"podName": "p", "containers": [{"name": "app"}], "ttlSecondsAfterFinished": 5},
+        "status": {"phase": "Completed"}}),
+    );
+    c.status.as_mut().unwrap().completion_time = Some(done);
+    assert!(reconcile(&c, None, now).remove_active_label);
+    c.metadata.labels = None;
+    let d = reconcile(&c, None, now);
+    assert!(!d.delete);
+    assert_eq!(d.requeue_after_seconds, Some(4));
+}
+
+#[test]
+fn daemon_kills_one_at_a_time_and_honours_order() {
+    let plain = CrrStrategy::default();
+    let step = sync_step(
+        vec![state("a", phase::PENDING), state("b", phase::PENDING)],
+        &plain,
+    );
+    assert_eq!(step.kill.as_deref(), Some("a"));
+    assert!(step.states[0].is_killed);
+    assert_eq!(step.states[1].phase, phase::PENDING);
+
+    let ordered = CrrStrategy {
+        ordered_recreate: true,
+        ..Default::default()
+    };
+    let step = sync_step(
+        vec![state("a", phase::RECREATING), state("b", phase::PENDING)],
+        &ordered,
+    );
+    assert_eq!(step.kill, None);
+    let step = sync_step(
+        vec![state("a", phase::RECREATING), state("b", phase::PENDING)],
+        &plain,
+    );
+    assert_eq!(step.kill.as_deref(), Some("b"));
+
+    let step = sync_step(
+        vec![state("a", phase::SUCCEEDED), state("b", phase::SUCCEEDED)],
+        &plain,
+    );
+    assert_eq!(step.complete.as_deref(), Some(""));
+}
+
+#[test]
+fn kill_errors_follow_the_failure_policy() {
+    let ignore = CrrStrategy {
+        failure_policy: "Ignore".to_owned(),
+        ..Default::default()
+    };
+    let mut step = sync_step(vec![state("a", phase::PENDING)], &ignore);
+    kill_failed(&mut step, "a", "boom", &ignore);
+    assert_eq!(step.states[0].phase, phase::FAILED);
+    assert_eq!(step.states[0].message, "kill container error: boom");
+    assert_eq!(step.complete, None);
+    let fail = CrrStrategy::default();
+    let mut step = sync_step(vec![state("a", phase::PENDING)], &fail);
+    kill_failed(&mut step, "a", "boom", &fail);
+    assert!(step.complete.is_some());
+}

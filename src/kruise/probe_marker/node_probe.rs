@@ -1,0 +1,147 @@
+//! NodePodProbe spec maintenance: merging a marker's probes for a pod, removing a deleted
+//! marker's probes, pruning pods that are gone, and resolving named TCP ports.
+
+use k8s_openapi::api::core::v1::{Pod, Probe};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::types::{ContainerProbe, NodePodProbeSpec, PodProbe, PodProbeMarker};
+
+/// Resolves a named tcpSocket port to the container's port number.
+///
+/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::convertTcpSocketProbeCheckPort (v1.8.4).
+pub fn convert_tcp_socket_port(
+    port: &IntOrString,
+    container_name: &str,
+    pod: &Pod,
+) -> Result<i32, String> {
+    match port {
+        IntOrString::Int(n) => Ok(*n),
+        IntOrString::String(name) => pod
+            .spec
+            .iter()
+            .flat_map(|s| s.containers.iter())
+            .filter(|c| c.name == container_name)
+            .flat_map(|c| c.ports.iter().flatten())
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .map(|p| p.container_port)
+            .ok_or_else(|| {
+                format!("failed to get container port {name} of container {container_name}")
+            }),
+    }
+}
+
+fn is_active_initialized(pod: &Pod) -> bool {
+    let status = pod.status.as_ref();
+    let phase = status.and_then(|s| s.phase.as_deref());
+    let initialized = status
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.type_ == "Initialized" && c.status == "True")
+        });
+    pod.metadata.deletion_timestamp.is_none()
+        && phase != Some("Succeeded")
+        && phase != Some("Failed")
+        && initialized
+}
+
+/// Adds (or replaces in place) the marker's probes, named `<ppm>#<probe>`, under the pod's
+/// entry. Pods without a node, not Initialized or inactive are ignored. Returns whether the
+/// spec changed.
+///
+/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::updateNodePodProbes (v1.8.4).
+pub fn merge_node_pod_probe(
+    spec: &mut NodePodProbeSpec,
+    ppm: &PodProbeMarker,
+    pod: &Pod,
+) -> Result<bool, String> {
+    let node = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_deref())
+        .unwrap_or_default();
+    if node.is_empty() || !is_active_initialized(pod) {
+        return Ok(false);
+    }
+    let before = spec.clone();
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let uid = pod.metadata.uid.clone().unwrap_or_default();
+    let idx = match spec
+        .pod_probes
+        .iter()
+        .position(|p| p.name == name && p.uid == uid)
+    {
+        Some(i) => i,
+        None => {
+            spec.pod_probes.push(PodProbe {
+                name,
+                namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+                uid,
+                ip: pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.pod_ip.clone())
+                    .unwrap_or_default(),
+                probes: Vec::new(),
+            });
+            spec.pod_probes.len() - 1
+        }
+    };
+    let ppm_name = ppm.metadata.name.clone().unwrap_or_default();
+    for p in &ppm.spec.probes {
+        let mut probe: Option<Probe> = p.probe.clone();
+        if let Some(tcp) = probe.as_mut().and_then(|pr| pr.tcp_socket.as_mut()) {
+            tcp.port =
+                IntOrString::Int(convert_tcp_socket_port(&tcp.port, &p.container_name, pod)?);
+        }
+        let entry = ContainerProbe {
+            name: format!("{ppm_name}#{}", p.name),
+            container_name: p.container_name.clone(),
+            probe,
+        };
+        let probes = &mut spec.pod_probes[idx].probes;
+        match probes.iter_mut().find(|c| c.name == entry.name) {
+            Some(slot) => *slot = entry,
+            None => probes.push(entry),
+        }
+    }
+    Ok(*spec != before)
+}
+
+/// Removes every probe whose name contains `<ppm>#` (a substring test, as upstream) and drops
+/// pod entries left without probes. Returns whether the spec changed.
+///
+/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::removePodProbeFromNodePodProbe (v1.8.4).
+pub fn remove_pod_probe(spec: &mut NodePodProbeSpec, ppm_name: &str) -> bool {
+    let before = spec.clone();
+    let needle = format!("{ppm_name}#");
+    for p in &mut spec.pod_probes {
+        p.probes.retain(|c| !c.name.contains(&needle));
+    }
+    spec.pod_probes.retain(|p| !p.probes.is_empty());
+    *spec != before
+}
+
+/// A pod as NodePodProbe pruning sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodPresence {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    /// Not finished and not being deleted.
+    pub active: bool,
+}
+
+/// Drops entries whose pod is missing, inactive, or has another UID. Returns whether the
+/// spec changed.
+///
+/// Port of pkg/controller/nodepodprobe/node_pod_probe_controller.go::syncPodFromNodePodProbe (v1.8.4).
+pub fn sync_pod_from_node_pod_probe(spec: &mut NodePodProbeSpec, pods: &[PodPresence]) -> bool {
+    let before = spec.pod_probes.len();
+    spec.pod_probes.retain(|entry| {
+        pods.iter().any(|p| {
+            p.name == entry.name && p.namespace == entry.namespace && p.uid == entry.uid && p.active
+        })
+    });
+    spec.pod_probes.len() != before
+}

@@ -1,0 +1,290 @@
+//! What a pod carries about its SidecarSets: the per-set hash annotations (both the current
+//! object format and the legacy `{"set":"hash"}` format), the injected list and the in-place
+//! update state recorded before an upgrade.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::Pod;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{
+    SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
+    SIDECARSET_INPLACE_UPDATE_STATE_KEY, types::SidecarSet,
+};
+
+/// One entry of the pod's `kruise.io/sidecarset-hash` map (`SidecarSetUpgradeSpec`); field
+/// order is Go's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SidecarSetUpgradeSpec {
+    #[serde(default)]
+    pub update_timestamp: Value,
+    #[serde(default)]
+    pub hash: String,
+    #[serde(default)]
+    pub sidecar_set_name: String,
+    #[serde(default)]
+    pub sidecar_list: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub controller_revision: String,
+}
+
+/// `InPlaceUpdateState` as recorded per set in `kruise.io/sidecarset-inplace-update-state`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InPlaceUpdateState {
+    #[serde(default)]
+    pub revision: String,
+    #[serde(default)]
+    pub update_timestamp: Value,
+    #[serde(default)]
+    pub last_container_statuses: Option<BTreeMap<String, InPlaceUpdateContainerStatus>>,
+    /// Fields this port does not interpret, kept as found.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// `InPlaceUpdateContainerStatus`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InPlaceUpdateContainerStatus {
+    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
+    pub image_id: String,
+}
+
+/// Formats a time as `metav1.Time` marshals it (RFC 3339, seconds, UTC).
+pub fn format_time(now: jiff::Timestamp) -> String {
+    now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// A pod annotation ("" when absent).
+pub fn pod_annotation<'a>(pod: &'a Pod, key: &str) -> &'a str {
+    pod.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+        .unwrap_or_default()
+}
+
+/// Parses a hash annotation value: the object map, else the legacy string map (converted,
+/// with `sidecarSetName` filled in), else None.
+pub fn parse_upgrade_specs(raw: &str) -> Option<BTreeMap<String, SidecarSetUpgradeSpec>> {
+    if let Ok(map) = serde_json::from_str::<BTreeMap<String, SidecarSetUpgradeSpec>>(raw) {
+        return Some(map);
+    }
+    let legacy = serde_json::from_str::<BTreeMap<String, String>>(raw).ok()?;
+    Some(
+        legacy
+            .into_iter()
+            .map(|(name, hash)| {
+                let spec = SidecarSetUpgradeSpec {
+                    hash,
+                    sidecar_set_name: name.clone(),
+                    ..Default::default()
+                };
+                (name, spec)
+            })
+            .collect(),
+    )
+}
+
+/// The hash recorded on the pod for `set_name` under `key` ("" when absent or unparseable).
+///
+/// Port of pkg/control/sidecarcontrol/util.go::GetPodSidecarSetUpgradeSpecInAnnotations (v1.8.4).
+pub fn pod_upgrade_spec(
+    annotations: &BTreeMap<String, String>,
+    key: &str,
+    set_name: &str,
+) -> SidecarSetUpgradeSpec {
+    annotations
+        .get(key)
+        .and_then(|raw| parse_upgrade_specs(raw))
+        .and_then(|mut m| m.remove(set_name))
+        .unwrap_or_default()
+}
+
+/// The pod's recorded `kruise.io/sidecarset-hash` for the set.
+///
+/// Port of pkg/control/sidecarcontrol/util.go::GetPodSidecarSetRevision (v1.8.4).
+pub fn pod_sidecar_set_revision(set_name: &str, pod: &Pod) -> String {
+    let empty = BTreeMap::new();
+    let ann = pod.metadata.annotations.as_ref().unwrap_or(&empty);
+    pod_upgrade_spec(ann, SIDECARSET_HASH_ANNOTATION, set_name).hash
+}
+
+/// The pod's recorded without-image hash for the set.
+///
+/// Port of pkg/control/sidecarcontrol/util.go::GetPodSidecarSetWithoutImageRevision (v1.8.4).
+pub fn pod_sidecar_set_without_image_revision(set_name: &str, pod: &Pod) -> String {
+    let empty = BTreeMap::new();
+    let ann = pod.metadata.annotations.as_ref().unwrap_or(&empty);
+    pod_upgrade_spec(ann, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, set_name).hash
+}
+
+/// The ControllerRevision name the pod's sidecars came from.
+///
+/// Port of pkg/control/sidecarcontrol/util.go::GetPodSidecarSetControllerRevision (v1.8.4).
+pub fn pod_sidecar_set_controller_revision(set_name: &str, pod: &Pod) -> String {
+    let empty = BTreeMap::new();
+    let ann = pod.metadata.annotations.as_ref().unwrap_or(&empty);
+    pod_upgrade_spec(ann, SIDECARSET_HASH_ANNOTATION, set_name).controller_revision
+}
+
+/// Whether the pod records the set's current hash.
+///
+/// Port of pkg/control/sidecarcontrol/util.go::IsPodSidecarUpdated (v1.8.4).
+pub fn is_pod_sidecar_updated(set: &SidecarSet, pod: &Pod) -> bool {
+    pod_sidecar_set_revision(set.name(), pod) == set.annotation(SIDECARSET_HASH_ANNOTATION)
+}
+
+/// Whether the pod's hash annotation has an entry for the set (object format).
+///
+/// Port of pkg/control/sidecarcontrol/util.go::IsPodInjectedSidecarSet (v1.8.4).
+pub fn is_pod_injected_sidecar_set(pod: &Pod, set: &SidecarSet) -> bool {
+    let raw = pod_annotation(pod, SIDECARSET_HASH_ANNOTATION);
+    !raw.is_empty()
+        && serde_json::from_str::<BTreeMap<String, SidecarSetUpgradeSpec>>(raw)
+            .is_ok_and(|m| m.contains_key(set.name()))
+}
+
+/// The names recorded in `sidecarList`: every container plus native-sidecar init containers,
+/// sorted.
+pub fn sidecar_list(set: &SidecarSet) -> Vec<String> {
+    let names: BTreeSet<String> = set
+        .spec
+        .containers
+        .iter()
+        .map(|c| c.container.name.clone())
+        .chain(
+            set.spec
+                .init_containers
+                .iter()
+                .filter(|c| c.container.restart_policy.as_deref() == Some("Always"))
+                .map(|c| c.container.name.clone()),
+        )
+        .collect();
+    names.into_iter().collect()
+}
+
+/// Rewrites the set's entry of the pod's hash annotation to the set's current hash, and
+/// converts a legacy without-image annotation to the object format (keeping its hashes).
+///
+/// Port of pkg/control/sidecarcontrol/util.go::UpdatePodSidecarSetHash (v1.8.4).
+pub fn update_pod_sidecar_set_hash(
+    annotations: &mut BTreeMap<String, String>,
+    set: &SidecarSet,
+    now: jiff::Timestamp,
+) {
+    let stamp = Value::String(format_time(now));
+    let mut hashes = annotations
+        .get(SIDECARSET_HASH_ANNOTATION)
+        .and_then(|raw| parse_upgrade_specs(raw))
+        .unwrap_or_default();
+    for spec in hashes.values_mut() {
+        if spec.update_timestamp.is_null() {
+            spec.update_timestamp = stamp.clone();
+        }
+    }
+    hashes.insert(
+        set.name().to_owned(),
+        SidecarSetUpgradeSpec {
+            update_timestamp: stamp.clone(),
+            hash: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
+            sidecar_set_name: set.name().to_owned(),
+            sidecar_list: Some(sidecar_list(set)),
+            controller_revision: set.latest_revision().to_owned(),
+        },
+    );
+    if let Ok(encoded) = serde_json::to_string(&hashes) {
+        annotations.insert(SIDECARSET_HASH_ANNOTATION.to_owned(), encoded);
+    }
+    let raw = annotations
+        .get(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION)
+        .cloned()
+        .unwrap_or_default();
+    if serde_json::from_str::<BTreeMap<String, SidecarSetUpgradeSpec>>(&raw).is_err()
+        && let Ok(legacy) = serde_json::from_str::<BTreeMap<String, String>>(&raw)
+    {
+        let converted: BTreeMap<String, SidecarSetUpgradeSpec> = legacy
+            .into_iter()
+            .map(|(name, hash)| {
+                let spec = SidecarSetUpgradeSpec {
+                    update_timestamp: stamp.clone(),
+                    hash,
+                    sidecar_set_name: name.clone(),
+                    ..Default::default()
+                };
+                (name, spec)
+            })
+            .collect();
+        if let Ok(encoded) = serde_json::to_string(&converted) {
+            annotations.insert(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION.to_owned(), encoded);
+        }
+    }
+}
+
+/// Parses `kruise.io/sidecarset-inplace-update-state` (None when present but malformed).
+pub fn inplace_update_states(pod: &Pod) -> Option<BTreeMap<String, InPlaceUpdateState>> {
+    let raw = pod_annotation(pod, SIDECARSET_INPLACE_UPDATE_STATE_KEY);
+    if raw.is_empty() {
+        return Some(BTreeMap::new());
+    }
+    serde_json::from_str(raw).ok()
+}
+
+/// Records, before an in-place upgrade, each changed container's current `imageID` under the
+/// set's in-place state (merged with an existing entry), then rewrites the hash annotation.
+///
+/// Port of pkg/control/sidecarcontrol/sidecarset_control.go::UpdatePodAnnotationsInUpgrade (v1.8.4).
+pub fn update_pod_annotations_in_upgrade(
+    pod: &mut Pod,
+    set: &SidecarSet,
+    changed_containers: &[String],
+    now: jiff::Timestamp,
+) {
+    record_inplace_update_state(pod, set, changed_containers, now);
+    let annotations = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
+    update_pod_sidecar_set_hash(annotations, set, now);
+}
+
+/// The in-place-state half of [`update_pod_annotations_in_upgrade`] (the hot-upgrade flip
+/// records state without touching the hash).
+pub fn record_inplace_update_state(
+    pod: &mut Pod,
+    set: &SidecarSet,
+    changed_containers: &[String],
+    now: jiff::Timestamp,
+) {
+    let mut states = inplace_update_states(pod).unwrap_or_default();
+    let image_ids: BTreeMap<&str, &str> = pod
+        .status
+        .iter()
+        .flat_map(|s| s.container_statuses.iter().flatten())
+        .map(|cs| (cs.name.as_str(), cs.image_id.as_str()))
+        .collect();
+    let mut recorded = BTreeMap::new();
+    for name in changed_containers {
+        let image_id = image_ids.get(name.as_str()).copied().unwrap_or_default();
+        recorded.insert(name.clone(), image_id.to_owned());
+    }
+    let state = states
+        .entry(set.name().to_owned())
+        .or_insert_with(|| InPlaceUpdateState {
+            revision: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
+            update_timestamp: Value::String(format_time(now)),
+            last_container_statuses: Some(BTreeMap::new()),
+            extra: serde_json::Map::new(),
+        });
+    let last = state
+        .last_container_statuses
+        .get_or_insert_with(BTreeMap::new);
+    for (name, image_id) in recorded {
+        last.insert(name, InPlaceUpdateContainerStatus { image_id });
+    }
+    let annotations = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
+    if let Ok(encoded) = serde_json::to_string(&states) {
+        annotations.insert(SIDECARSET_INPLACE_UPDATE_STATE_KEY.to_owned(), encoded);
+    }
+}

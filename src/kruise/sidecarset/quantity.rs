@@ -1,0 +1,197 @@
+//! Canonical form of a Kubernetes quantity, as Go's `resource.Quantity` marshals it (the
+//! SidecarSet hash sees `"0.5"` as `"500m"` and `"1024Mi"` as `"1Gi"`).
+
+/// Parsed quantity: `mantissa * 10^scale` (binary suffixes already multiplied out) and the
+/// suffix family that picks the output format.
+struct Parsed {
+    negative: bool,
+    mantissa: i128,
+    scale: i32,
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    DecimalSi,
+    BinarySi,
+    DecimalExponent,
+}
+
+fn parse(s: &str) -> Option<Parsed> {
+    let s = s.trim();
+    let (negative, rest) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let num_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let (number, suffix) = rest.split_at(num_end);
+    let (int_part, frac_part) = number.split_once('.').unwrap_or((number, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let digits = format!("{int_part}{frac_part}");
+    let mut mantissa: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    let mut scale = -i32::try_from(frac_part.len()).ok()?;
+    let format = match suffix {
+        "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" => {
+            let power = match suffix {
+                "Ki" => 1,
+                "Mi" => 2,
+                "Gi" => 3,
+                "Ti" => 4,
+                "Pi" => 5,
+                _ => 6,
+            };
+            mantissa = mantissa.checked_mul(1024i128.checked_pow(power)?)?;
+            Format::BinarySi
+        }
+        "n" | "u" | "m" | "" | "k" | "M" | "G" | "T" | "P" | "E" => {
+            scale += match suffix {
+                "n" => -9,
+                "u" => -6,
+                "m" => -3,
+                "" => 0,
+                "k" => 3,
+                "M" => 6,
+                "G" => 9,
+                "T" => 12,
+                "P" => 15,
+                _ => 18,
+            };
+            Format::DecimalSi
+        }
+        e if e.starts_with(['e', 'E']) => {
+            scale += e[1..].parse::<i32>().ok()?;
+            Format::DecimalExponent
+        }
+        _ => return None,
+    };
+    // Precision below nano is rounded up (away from zero), as ParseQuantity does.
+    while scale < -9 {
+        let rem = mantissa % 10;
+        mantissa /= 10;
+        if rem != 0 {
+            mantissa += 1;
+        }
+        scale += 1;
+    }
+    Some(Parsed {
+        negative,
+        mantissa,
+        scale,
+        format,
+    })
+}
+
+fn decimal_suffix(exponent: i32, format: Format) -> Option<&'static str> {
+    if format == Format::DecimalExponent {
+        return None;
+    }
+    Some(match exponent {
+        -9 => "n",
+        -6 => "u",
+        -3 => "m",
+        0 => "",
+        3 => "k",
+        6 => "M",
+        9 => "G",
+        12 => "T",
+        15 => "P",
+        18 => "E",
+        _ => return None,
+    })
+}
+
+/// The canonical string of a quantity, or None when it cannot be parsed (callers keep the
+/// input as given).
+///
+/// Port of k8s.io/apimachinery/pkg/api/resource/quantity.go::CanonicalizeBytes.
+pub fn canonical(s: &str) -> Option<String> {
+    let q = parse(s)?;
+    if q.mantissa == 0 {
+        return Some("0".to_owned());
+    }
+    let sign = if q.negative { "-" } else { "" };
+    let mut format = q.format;
+    if format == Format::BinarySi {
+        let integral =
+            q.scale >= 0 || q.mantissa % 10i128.checked_pow(q.scale.unsigned_abs())? == 0;
+        let small =
+            q.scale <= 0 && q.mantissa < 1024 * 10i128.checked_pow(q.scale.unsigned_abs())?;
+        if small || !integral {
+            format = Format::DecimalSi;
+        }
+    }
+    if format == Format::BinarySi {
+        let mut value = if q.scale >= 0 {
+            q.mantissa
+                .checked_mul(10i128.checked_pow(q.scale.unsigned_abs())?)?
+        } else {
+            q.mantissa / 10i128.checked_pow(q.scale.unsigned_abs())?
+        };
+        let mut power = 0;
+        while value % 1024 == 0 && power < 6 {
+            value /= 1024;
+            power += 1;
+        }
+        let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][power];
+        return Some(format!("{sign}{value}{suffix}"));
+    }
+    let (mut amount, mut exponent) = (q.mantissa, q.scale);
+    while amount % 10 == 0 {
+        amount /= 10;
+        exponent += 1;
+    }
+    match exponent.rem_euclid(3) {
+        1 => {
+            amount *= 10;
+            exponent -= 1;
+        }
+        2 => {
+            amount *= 100;
+            exponent -= 2;
+        }
+        _ => {}
+    }
+    Some(match decimal_suffix(exponent, format) {
+        Some(suffix) => format!("{sign}{amount}{suffix}"),
+        None if exponent == 0 => format!("{sign}{amount}"),
+        None => format!("{sign}{amount}e{exponent}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical;
+
+    #[test]
+    fn canonical_forms() {
+        for (input, want) in [
+            ("100m", "100m"),
+            ("0.5", "500m"),
+            ("1000m", "1"),
+            ("1500", "1500"),
+            ("1000", "1k"),
+            ("1.5", "1500m"),
+            ("128Mi", "128Mi"),
+            ("1024Mi", "1Gi"),
+            ("1.5Gi", "1536Mi"),
+            ("512", "512"),
+            ("0.5Ki", "512"),
+            ("1e3", "1e3"),
+            ("0", "0"),
+            ("0.0000000001", "1n"),
+            ("-2k", "-2k"),
+        ] {
+            assert_eq!(canonical(input).as_deref(), Some(want), "{input}");
+        }
+        assert_eq!(canonical("12x"), None);
+    }
+}

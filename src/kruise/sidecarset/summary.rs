@@ -1,0 +1,64 @@
+//! What a console shows per pod for a SidecarSet: the recorded hash and revision, and the
+//! controller's view of it (updated, upgradable, consistent, ready, hot-upgrade twins).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::Pod;
+
+use super::{
+    control::{
+        is_pod_ready, is_pod_state_consistent, is_sidecar_set_upgradable,
+        pod_hot_upgrade_containers,
+    },
+    pod_state::{
+        pod_sidecar_set_controller_revision, pod_sidecar_set_revision,
+        pod_sidecar_set_without_image_revision,
+    },
+    types::SidecarSet,
+};
+
+/// One pod's sidecar state for one set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodSidecarSummary {
+    /// The set's hash recorded on the pod ("" when never injected).
+    pub hash: String,
+    pub without_image_hash: String,
+    /// The ControllerRevision the pod's sidecars came from ("" when not recorded).
+    pub controller_revision: String,
+    /// The pod carries the set's current hash.
+    pub updated: bool,
+    /// Only images differ from the set, so an in-place upgrade is possible.
+    pub upgradable: bool,
+    /// The running sidecars match their spec (an in-place upgrade has landed).
+    pub consistent: bool,
+    /// Ready for the set (RunningAndReady, hot-upgrade idle twins on the empty image).
+    pub ready: bool,
+    /// Hot-upgrade sidecar -> `(working twin, idle twin)`.
+    pub hot_upgrade: BTreeMap<String, (String, String)>,
+}
+
+/// Summarizes `pod` for `set`.
+pub fn pod_sidecar_summary(set: &SidecarSet, pod: &Pod) -> PodSidecarSummary {
+    let name = set.name();
+    PodSidecarSummary {
+        hash: pod_sidecar_set_revision(name, pod),
+        without_image_hash: pod_sidecar_set_without_image_revision(name, pod),
+        controller_revision: pod_sidecar_set_controller_revision(name, pod),
+        updated: super::pod_state::is_pod_sidecar_updated(set, pod),
+        upgradable: is_sidecar_set_upgradable(set, pod).0,
+        consistent: is_pod_state_consistent(set, pod, &BTreeSet::new()),
+        ready: is_pod_ready(set, pod),
+        hot_upgrade: set
+            .spec
+            .containers
+            .iter()
+            .filter(|c| c.is_hot_upgrade())
+            .map(|c| {
+                (
+                    c.name().to_owned(),
+                    pod_hot_upgrade_containers(c.name(), pod),
+                )
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,264 @@
+//! The effect executor: runs the IO that `update` asks for and answers with `Msg::EffectDone`.
+//!
+//! It owns the connection and the running [`WatchSet`]. Fetches (YAML, events) run as their own
+//! tasks so a slow server never delays a `:ns` switch; `Switch` rebuilds the watches in place
+//! (new client for a new context, new stores announced with `Msg::StoresReplaced`).
+
+use anyhow::Result;
+use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
+use kube::{
+    Api, Client,
+    api::{DynamicObject, ListParams},
+    discovery::ApiResource,
+};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use super::{
+    connect::{Connection, connect},
+    discovery::{KruiseApis, WatchedVersion},
+    watchset::WatchSet,
+};
+use crate::{
+    api::{CloneSet, DaemonSet, StatefulSet},
+    app::{
+        Effect, Stores,
+        msg::{EffectResult, EventRow, Kind, Msg, ObjectRef},
+    },
+    cli::KubeArgs,
+};
+
+/// Runs effects against one cluster connection at a time.
+pub struct Executor {
+    args: KubeArgs,
+    conn: Connection,
+    namespace: Option<String>,
+    watches: WatchSet,
+    tx: UnboundedSender<Msg>,
+}
+
+impl Executor {
+    /// Connects with the kubeconfig flags and starts the watches for `-n`/`-A` (default: the
+    /// context's namespace). Must run inside a tokio runtime.
+    pub async fn start(args: KubeArgs, tx: UnboundedSender<Msg>) -> Result<Self> {
+        let conn = connect(&args, None).await?;
+        let namespace = if args.all_namespaces {
+            None
+        } else {
+            Some(
+                args.namespace
+                    .clone()
+                    .unwrap_or_else(|| conn.default_namespace.clone()),
+            )
+        };
+        Ok(Self::with_connection(args, conn, namespace, tx))
+    }
+
+    /// Starts the watches on an existing connection.
+    pub fn with_connection(
+        args: KubeArgs,
+        conn: Connection,
+        namespace: Option<String>,
+        tx: UnboundedSender<Msg>,
+    ) -> Self {
+        let watches = WatchSet::start(&conn, namespace.clone(), tx.clone(), false);
+        Self {
+            args,
+            conn,
+            namespace,
+            watches,
+            tx,
+        }
+    }
+
+    /// The stores the current watches fill.
+    pub fn stores(&self) -> Stores {
+        self.watches.stores().clone()
+    }
+
+    /// The namespace watched (None: all namespaces).
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// The current connection.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Executes effects until the sender side is dropped.
+    pub async fn run(mut self, mut effects: UnboundedReceiver<Effect>) {
+        while let Some(effect) = effects.recv().await {
+            self.execute(effect).await;
+        }
+    }
+
+    /// Executes one effect (fetches are spawned; a switch completes before this returns).
+    pub async fn execute(&mut self, effect: Effect) {
+        match effect {
+            Effect::FetchYaml(target) => {
+                let client = self.conn.client.clone();
+                let ar = resource_of(target.kind, self.watches.apis());
+                let ns = self.target_namespace(&target);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match fetch_yaml(client, &ar, &ns, &target.name).await {
+                        Ok(yaml) => EffectResult::Yaml { target, yaml },
+                        Err(err) => failed(format!("fetch YAML of {}", describe(&target)), err),
+                    };
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::FetchEvents(target) => {
+                let client = self.conn.client.clone();
+                let ns = self.target_namespace(&target);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match fetch_events(client, &ns, &target).await {
+                        Ok(events) => EffectResult::Events { target, events },
+                        Err(err) => failed(format!("fetch events of {}", describe(&target)), err),
+                    };
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::Switch { context, namespace } => {
+                let result = match self.switch(context.as_deref(), namespace).await {
+                    Ok(()) => EffectResult::Switched,
+                    Err(err) => failed(
+                        match &context {
+                            Some(name) => format!("switch to context {name}"),
+                            None => "switch namespace".to_owned(),
+                        },
+                        err,
+                    ),
+                };
+                let _ = self.tx.send(Msg::EffectDone(result));
+            }
+            // Leaving is the runtime's business; nothing to run here.
+            Effect::Quit => {}
+        }
+    }
+
+    /// Rebuilds the watches for another context (reconnecting) and/or namespace.
+    ///
+    /// `namespace` is taken as given: None watches all namespaces. On a failed reconnect the
+    /// current watches keep running.
+    async fn switch(&mut self, context: Option<&str>, namespace: Option<String>) -> Result<()> {
+        if let Some(name) = context
+            && self.conn.context.as_deref() != Some(name)
+        {
+            self.conn = connect(&self.args, Some(name)).await?;
+        }
+        self.namespace = namespace;
+        // Stop the old watches before the new ones announce their stores.
+        self.watches = WatchSet::start(&self.conn, self.namespace.clone(), self.tx.clone(), true);
+        Ok(())
+    }
+
+    fn target_namespace(&self, target: &ObjectRef) -> String {
+        target
+            .namespace
+            .clone()
+            .or_else(|| self.namespace.clone())
+            .unwrap_or_else(|| self.conn.default_namespace.clone())
+    }
+}
+
+fn describe(target: &ObjectRef) -> String {
+    match &target.namespace {
+        Some(ns) => format!("{:?} {ns}/{}", target.kind, target.name),
+        None => format!("{:?} {}", target.kind, target.name),
+    }
+}
+
+fn failed(what: String, err: impl std::fmt::Display) -> EffectResult {
+    EffectResult::Failed {
+        what,
+        error: err.to_string(),
+    }
+}
+
+/// The resource to GET for a kind: the version the watches read (from discovery), else the
+/// internal model's own version.
+pub fn resource_of(kind: Kind, apis: Option<&KruiseApis>) -> ApiResource {
+    if let Some(WatchedVersion::Own(ar) | WatchedVersion::Other(ar)) =
+        apis.and_then(|apis| apis.resource_for(kind))
+    {
+        return ar;
+    }
+    match kind {
+        Kind::CloneSet => ApiResource::erase::<CloneSet>(&()),
+        Kind::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
+        Kind::DaemonSet => ApiResource::erase::<DaemonSet>(&()),
+        Kind::Pod => ApiResource::erase::<Pod>(&()),
+    }
+}
+
+/// GETs the object and renders it as YAML, without `metadata.managedFields`.
+pub async fn fetch_yaml(client: Client, ar: &ApiResource, ns: &str, name: &str) -> Result<String> {
+    let api: Api<DynamicObject> = Api::namespaced_with(client, ns, ar);
+    let mut obj = api.get(name).await?;
+    obj.metadata.managed_fields = None;
+    Ok(serde_saphyr::to_string(&obj)?)
+}
+
+/// Lists the core/v1 events involving the object, oldest first (newest last).
+pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Result<Vec<EventRow>> {
+    let api: Api<CoreEvent> = Api::namespaced(client, ns);
+    let kind = match target.kind {
+        Kind::CloneSet => "CloneSet",
+        Kind::StatefulSet => "StatefulSet",
+        Kind::DaemonSet => "DaemonSet",
+        Kind::Pod => "Pod",
+    };
+    let fields = format!(
+        "involvedObject.name={},involvedObject.namespace={ns},involvedObject.kind={kind}",
+        target.name
+    );
+    let list = api.list(&ListParams::default().fields(&fields)).await?;
+    let kruise = target.kind != Kind::Pod;
+    let mut events: Vec<CoreEvent> = list
+        .items
+        .into_iter()
+        // Advanced StatefulSet/DaemonSet share their kind name with apps/v1; keep Kruise's.
+        .filter(|ev| {
+            !kruise
+                || ev
+                    .involved_object
+                    .api_version
+                    .as_deref()
+                    .is_none_or(|v| v.starts_with("apps.kruise.io/"))
+        })
+        .collect();
+    events.sort_by_key(last_seen);
+    Ok(events.into_iter().map(event_row).collect())
+}
+
+fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
+    ev.last_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or_else(|| ev.event_time.as_ref().map(|t| t.0))
+        .or_else(|| ev.first_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| ev.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
+fn event_row(ev: CoreEvent) -> EventRow {
+    let last_seen = last_seen(&ev);
+    let source = ev
+        .source
+        .as_ref()
+        .and_then(|s| s.component.clone())
+        .or_else(|| ev.reporting_component.clone())
+        .unwrap_or_default();
+    EventRow {
+        type_: ev.type_.unwrap_or_default(),
+        reason: ev.reason.unwrap_or_default(),
+        message: ev.message.unwrap_or_default(),
+        count: ev
+            .count
+            .or_else(|| ev.series.as_ref().and_then(|s| s.count))
+            .unwrap_or(1),
+        last_seen,
+        source,
+    }
+}

@@ -1,0 +1,390 @@
+//! The set of watches behind one `Stores`: pods at once, Kruise kinds after discovery.
+//!
+//! [`WatchSet::start`] creates fresh stores, spawns the pod watch and a discovery task that
+//! retries until the server answers, sends `Msg::Discovered`, then starts one watch per served
+//! Kruise workload kind (at its own version, or another served version mapped into the internal
+//! model). Dropping the set aborts every task, which is how `:ns`/`:ctx` rebuild the watches.
+
+use std::{
+    fmt::Debug,
+    sync::{Arc, OnceLock},
+};
+
+use kube::{
+    Api, Client, Resource,
+    api::{DynamicObject, ListParams},
+    discovery::ApiResource,
+    runtime::{
+        WatchStreamExt,
+        reflector::{self, store::Writer},
+        watcher,
+    },
+};
+use serde::de::DeserializeOwned;
+use tokio::{
+    sync::mpsc::UnboundedSender,
+    task::{JoinHandle, JoinSet},
+};
+
+use super::{
+    connect::Connection,
+    discovery::{KruiseApis, WatchedVersion, discover_kruise, list_namespaces},
+    health::WatchBackoff,
+    watch::{StoreFeed, drive, map_events},
+};
+use crate::{
+    api::{CloneSet, DaemonSet, SlimPod, StatefulSet, cloneset},
+    app::{
+        Stores,
+        msg::{Discovery, Kind, Msg},
+    },
+};
+
+/// Objects per page of an initial list: the first page is on screen before the rest arrives.
+pub const PAGE_SIZE: u32 = 500;
+
+/// Running watches for one (client, namespace). Dropping it stops them.
+pub struct WatchSet {
+    stores: Stores,
+    apis: Arc<OnceLock<KruiseApis>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Drop for WatchSet {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl WatchSet {
+    /// Starts watching. With `announce`, `Msg::StoresReplaced` with the new stores is sent before
+    /// any message of the new watches (used by `:ns`/`:ctx`). Must run inside a tokio runtime.
+    pub fn start(
+        conn: &Connection,
+        namespace: Option<String>,
+        tx: UnboundedSender<Msg>,
+        announce: bool,
+    ) -> Self {
+        let (clonesets, cs_writer) = reflector::store::<CloneSet>();
+        let (statefulsets, sts_writer) = reflector::store::<StatefulSet>();
+        let (daemonsets, ds_writer) = reflector::store::<DaemonSet>();
+        let (pods, pod_writer) = reflector::store::<SlimPod>();
+        let stores = Stores {
+            clonesets,
+            statefulsets,
+            daemonsets,
+            pods,
+        };
+        if announce {
+            // A closed channel means the console is leaving; the tasks below end on their own.
+            let _ = tx.send(Msg::StoresReplaced(stores.clone()));
+        }
+        let apis = Arc::new(OnceLock::new());
+        let client = conn.client.clone();
+        let pod_task = tokio::spawn(watch_pods(
+            client.clone(),
+            namespace.clone(),
+            pod_writer,
+            tx.clone(),
+        ));
+        let discovery = Discovery {
+            context: conn.context.clone(),
+            contexts: conn.contexts.clone(),
+            cluster_url: conn.cluster_url.clone(),
+            namespace: namespace.clone(),
+            ..Discovery::default()
+        };
+        let kruise_task = tokio::spawn(discover_then_watch(
+            client,
+            discovery,
+            apis.clone(),
+            KruiseWriters {
+                clonesets: cs_writer,
+                statefulsets: sts_writer,
+                daemonsets: ds_writer,
+            },
+            tx,
+        ));
+        Self {
+            stores,
+            apis,
+            tasks: vec![pod_task, kruise_task],
+        }
+    }
+
+    /// Read handles of the stores these watches fill.
+    pub fn stores(&self) -> &Stores {
+        &self.stores
+    }
+
+    /// What discovery found, once it has run.
+    pub fn apis(&self) -> Option<&KruiseApis> {
+        self.apis.get()
+    }
+}
+
+struct KruiseWriters {
+    clonesets: Writer<CloneSet>,
+    statefulsets: Writer<StatefulSet>,
+    daemonsets: Writer<DaemonSet>,
+}
+
+async fn discover_then_watch(
+    client: Client,
+    mut discovery: Discovery,
+    cell: Arc<OnceLock<KruiseApis>>,
+    writers: KruiseWriters,
+    tx: UnboundedSender<Msg>,
+) {
+    let mut backoff = WatchBackoff::default();
+    let apis = loop {
+        match discover_kruise(&client).await {
+            Ok(apis) => break apis,
+            Err(err) => {
+                let delay = backoff.next().unwrap_or(super::health::BACKOFF_MAX);
+                tracing::warn!(%err, ?delay, "discovery failed; retrying");
+                tokio::time::sleep(delay).await;
+            }
+        }
+    };
+    discovery.namespaces = list_namespaces(&client).await;
+    discovery.kruise_kinds = apis.kinds();
+    discovery.kruise_missing = apis.missing();
+    if tx.send(Msg::Discovered(discovery.clone())).is_err() {
+        return;
+    }
+    let mut tasks = JoinSet::new();
+    let ns = discovery.namespace;
+    spawn_workload(
+        &mut tasks,
+        &apis,
+        Kind::CloneSet,
+        &client,
+        &ns,
+        writers.clonesets,
+        &tx,
+        cloneset::from_served_json,
+    );
+    spawn_workload(
+        &mut tasks,
+        &apis,
+        Kind::StatefulSet,
+        &client,
+        &ns,
+        writers.statefulsets,
+        &tx,
+        plain_json,
+    );
+    spawn_workload(
+        &mut tasks,
+        &apis,
+        Kind::DaemonSet,
+        &client,
+        &ns,
+        writers.daemonsets,
+        &tx,
+        plain_json,
+    );
+    // Keeping the OnceLock filled only now means `apis()` implies the watches are running.
+    let _ = cell.set(apis);
+    // The JoinSet aborts its tasks when this task is aborted (dropped).
+    while tasks.join_next().await.is_some() {}
+}
+
+fn plain_json<K: DeserializeOwned>(
+    _version: &str,
+    value: serde_json::Value,
+) -> Result<K, serde_json::Error> {
+    serde_json::from_value(value)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spawn_workload<K>(
+    tasks: &mut JoinSet<()>,
+    apis: &KruiseApis,
+    kind: Kind,
+    client: &Client,
+    namespace: &Option<String>,
+    writer: Writer<K>,
+    tx: &UnboundedSender<Msg>,
+    convert: fn(&str, serde_json::Value) -> Result<K, serde_json::Error>,
+) where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    match apis.resource_for(kind) {
+        Some(WatchedVersion::Own(_)) => {
+            tasks.spawn(watch_typed(
+                kind,
+                client.clone(),
+                namespace.clone(),
+                writer,
+                tx.clone(),
+            ));
+        }
+        Some(WatchedVersion::Other(ar)) => {
+            tasks.spawn(watch_mapped(
+                kind,
+                client.clone(),
+                namespace.clone(),
+                ar,
+                writer,
+                tx.clone(),
+                convert,
+            ));
+        }
+        None => {
+            // Not served: its store stays empty and is as complete as it will get.
+            tracing::info!(?kind, "kind not served; not watching it");
+            let _ = tx.send(Msg::StoreReady(kind));
+        }
+    }
+}
+
+fn watcher_config() -> watcher::Config {
+    watcher::Config::default().page_size(PAGE_SIZE)
+}
+
+/// Whether a one-object list of the kind answers: the sign that a failing watch can resume.
+async fn answers<K>(api: Api<K>) -> bool
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let params = ListParams::default().limit(1);
+    let list = api.list(&params);
+    matches!(
+        tokio::time::timeout(std::time::Duration::from_secs(2), list).await,
+        Ok(Ok(_))
+    )
+}
+
+/// Watches a kind at the version of its Rust type (pods, and Kruise kinds at their own version).
+pub async fn watch_typed<K>(
+    kind: Kind,
+    client: Client,
+    namespace: Option<String>,
+    writer: Writer<K>,
+    tx: UnboundedSender<Msg>,
+) where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let api: Api<K> = match &namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    };
+    let stream = watcher(api.clone(), watcher_config()).modify(|obj: &mut K| {
+        obj.meta_mut().managed_fields = None;
+    });
+    let probe = move || answers(api.clone());
+    drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
+}
+
+/// A Pod read straight into its slim projection, addressed as core/v1 `pods`.
+///
+/// `SlimPod`'s own `Resource` impl spells its apiVersion "/v1" (empty group), which kube-rs turns
+/// into `/api//v1/...`; this wrapper carries the right one, and unwraps for free.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(transparent)]
+pub struct PodWire(pub SlimPod);
+
+impl k8s_openapi::Resource for PodWire {
+    const API_VERSION: &'static str = "v1";
+    const GROUP: &'static str = "";
+    const KIND: &'static str = "Pod";
+    const VERSION: &'static str = "v1";
+    const URL_PATH_SEGMENT: &'static str = "pods";
+    type Scope = k8s_openapi::NamespaceResourceScope;
+}
+
+impl k8s_openapi::Metadata for PodWire {
+    type Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    fn metadata(&self) -> &Self::Ty {
+        &self.0.metadata
+    }
+    fn metadata_mut(&mut self) -> &mut Self::Ty {
+        &mut self.0.metadata
+    }
+}
+
+/// Watches pods as `SlimPod`s, without managedFields.
+pub async fn watch_pods(
+    client: Client,
+    namespace: Option<String>,
+    writer: Writer<SlimPod>,
+    tx: UnboundedSender<Msg>,
+) {
+    let api: Api<PodWire> = match &namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    };
+    let stream = map_events(
+        watcher(api.clone(), watcher_config()),
+        |PodWire(mut pod)| {
+            pod.metadata.managed_fields = None;
+            Some(pod)
+        },
+    );
+    let probe = move || answers(api.clone());
+    drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx).await;
+}
+
+/// Watches a kind served only at another version, mapping each object into the Rust type.
+pub async fn watch_mapped<K>(
+    kind: Kind,
+    client: Client,
+    namespace: Option<String>,
+    ar: ApiResource,
+    writer: Writer<K>,
+    tx: UnboundedSender<Msg>,
+    convert: fn(&str, serde_json::Value) -> Result<K, serde_json::Error>,
+) where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    let api: Api<DynamicObject> = match &namespace {
+        Some(ns) => Api::namespaced_with(client, ns, &ar),
+        None => Api::all_with(client, &ar),
+    };
+    let version = ar.version.clone();
+    let stream = map_events(
+        watcher(api.clone(), watcher_config()),
+        move |mut obj: DynamicObject| {
+            obj.metadata.managed_fields = None;
+            let name = obj.metadata.name.clone().unwrap_or_default();
+            let converted = serde_json::to_value(&obj).and_then(|value| convert(&version, value));
+            match converted {
+                Ok(converted) => Some(converted),
+                Err(err) => {
+                    tracing::warn!(?kind, %name, %err, "cannot read an object; skipping it");
+                    None
+                }
+            }
+        },
+    );
+    let probe = move || answers(api.clone());
+    drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
+}
+
+/// Stores can hold thousands of objects: debug output shows their sizes only.
+impl std::fmt::Debug for Stores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stores")
+            .field("clonesets", &self.clonesets.len())
+            .field("statefulsets", &self.statefulsets.len())
+            .field("daemonsets", &self.daemonsets.len())
+            .field("pods", &self.pods.len())
+            .finish()
+    }
+}

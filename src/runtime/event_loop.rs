@@ -1,0 +1,128 @@
+//! The one `tokio::select!` loop: terminal events, messages from the watchers and the executor,
+//! and a 1 s tick go through `update`; effects go to the executor; the screen is redrawn only
+//! when something changed, at most once per frame (~60 fps).
+
+use std::{io, time::Duration};
+
+use anyhow::{Context as _, Result};
+use crossterm::event::{Event as TermEvent, KeyEventKind};
+use futures::{Stream, StreamExt};
+use ratatui::{Terminal, backend::Backend};
+use tokio::{
+    sync::mpsc::{UnboundedReceiver, UnboundedSender},
+    time::{Instant, MissedTickBehavior},
+};
+
+use super::console::Console;
+use crate::app::{Effect, Msg};
+
+/// Shortest time between two frames.
+pub const FRAME: Duration = Duration::from_millis(16);
+/// How often `Msg::Tick` moves the clock (ages, spinners).
+pub const TICK: Duration = Duration::from_secs(1);
+/// Messages applied in one go before the loop lets a frame through.
+const DRAIN_MAX: usize = 512;
+
+/// Where the loop's inputs come from and its effects go.
+pub struct LoopIo<E> {
+    /// Terminal events (crossterm's `EventStream` in the console).
+    pub terminal_events: E,
+    /// Messages from the watchers and the executor.
+    pub msgs: UnboundedReceiver<Msg>,
+    /// Effects for the executor.
+    pub effects: UnboundedSender<Effect>,
+}
+
+/// Maps a terminal event to a message: key presses and resizes; the rest is ignored.
+pub fn terminal_msg(event: TermEvent) -> Option<Msg> {
+    match event {
+        TermEvent::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
+        TermEvent::Resize(width, height) => Some(Msg::Resize { width, height }),
+        _ => None,
+    }
+}
+
+/// Runs until the console quits, the terminal event stream ends, or drawing fails.
+pub async fn run<C, B, E>(terminal: &mut Terminal<B>, console: &mut C, io: LoopIo<E>) -> Result<()>
+where
+    C: Console,
+    B: Backend,
+    B::Error: std::error::Error + Send + Sync + 'static,
+    E: Stream<Item = io::Result<TermEvent>> + Unpin,
+{
+    let LoopIo {
+        mut terminal_events,
+        mut msgs,
+        effects,
+    } = io;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    terminal
+        .draw(|frame| console.render(frame))
+        .context("cannot draw")?;
+    console.take_redraw();
+    let mut last_draw = Instant::now();
+    let mut dirty = false;
+    let mut msgs_open = true;
+    let mut quit = false;
+    loop {
+        tokio::select! {
+            event = terminal_events.next() => match event {
+                Some(Ok(event)) => {
+                    if let Some(msg) = terminal_msg(event) {
+                        // A resized terminal must be repainted whatever the state says.
+                        dirty |= matches!(msg, Msg::Resize { .. });
+                        quit |= apply(console, msg, &effects);
+                    }
+                }
+                Some(Err(err)) => return Err(err).context("cannot read terminal events"),
+                None => return Ok(()),
+            },
+            msg = msgs.recv(), if msgs_open => match msg {
+                Some(msg) => {
+                    quit |= apply(console, msg, &effects);
+                    // Coalesce what is already queued (a burst of watch events) into one frame.
+                    for _ in 0..DRAIN_MAX {
+                        match msgs.try_recv() {
+                            Ok(msg) => quit |= apply(console, msg, &effects),
+                            Err(_) => break,
+                        }
+                        if quit || console.should_quit() {
+                            break;
+                        }
+                    }
+                }
+                None => msgs_open = false,
+            },
+            _ = tick.tick() => {
+                quit |= apply(console, Msg::Tick(jiff::Timestamp::now()), &effects);
+            }
+            () = tokio::time::sleep_until(last_draw + FRAME), if dirty => {}
+        }
+        if quit || console.should_quit() {
+            return Ok(());
+        }
+        dirty |= console.take_redraw();
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal
+                .draw(|frame| console.render(frame))
+                .context("cannot draw")?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+}
+
+/// Applies one message and hands its effects to the executor (never awaits IO). True when
+/// `update` asked to quit.
+fn apply<C: Console>(console: &mut C, msg: Msg, effects: &UnboundedSender<Effect>) -> bool {
+    let mut quit = false;
+    for effect in console.update(msg) {
+        if effect == Effect::Quit {
+            quit = true;
+        } else if effects.send(effect).is_err() {
+            tracing::error!("the effect executor has stopped; effect dropped");
+        }
+    }
+    quit
+}

@@ -1,0 +1,186 @@
+//! The header (context, cluster, namespace), the banners under it (failing watches, Kruise
+//! missing, config warnings) and the status line (command/filter input, messages, key hints).
+
+use ratatui::{
+    buffer::Buffer,
+    layout::Rect,
+    style::Style,
+    text::{Line, Span},
+    widgets::{Paragraph, Widget, Wrap},
+};
+
+use crate::{
+    app::{App, Banner, Level, Mode, keys::selection, route::Route},
+    config::{Action, Role},
+};
+
+pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let key = t.style(Role::HeaderKey);
+    let val = t.style(Role::HeaderValue);
+    let mut spans = vec![
+        Span::styled(" kruise-tui ", t.style(Role::Title)),
+        Span::styled(" context ", key),
+        Span::styled(app.context.as_deref().unwrap_or("-").to_owned(), val),
+        Span::styled("  cluster ", key),
+        Span::styled(
+            if app.cluster_url.is_empty() {
+                "-".to_owned()
+            } else {
+                app.cluster_url.clone()
+            },
+            val,
+        ),
+        Span::styled("  namespace ", key),
+        Span::styled(app.namespace.as_deref().unwrap_or("all").to_owned(), val),
+    ];
+    if app.kruise_missing {
+        spans.push(Span::styled("  no OpenKruise", t.style(Role::StatusWarn)));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+pub fn render_banners(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let lines: Vec<Line> = app
+        .banners()
+        .into_iter()
+        .map(|(kind, text)| {
+            let role = match kind {
+                Banner::Error => Role::BannerError,
+                Banner::Warn => Role::BannerWarn,
+                Banner::Info => Role::BannerInfo,
+            };
+            Line::from(text).style(t.style(role))
+        })
+        .collect();
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(area, buf);
+}
+
+pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let prompt = t.style(Role::Prompt);
+    let muted = t.style(Role::Muted);
+    let left: Line = match &app.mode {
+        Mode::Command { input, hint } => Line::from(vec![
+            Span::styled(format!(":{input}"), prompt),
+            Span::styled("█", prompt),
+            Span::styled(
+                if hint.is_empty() {
+                    "   enter run · esc cancel · tab complete".to_owned()
+                } else {
+                    format!("   {hint}")
+                },
+                muted,
+            ),
+        ]),
+        Mode::Filter => {
+            let filter = match app.top() {
+                Route::List(list) => list.filter.as_str(),
+                _ => "",
+            };
+            Line::from(vec![
+                Span::styled(format!("/{filter}"), prompt),
+                Span::styled("█", prompt),
+                Span::styled("   enter keep · esc clear", muted),
+            ])
+        }
+        _ => match &app.status {
+            Some(s) => Line::from(Span::styled(
+                format!(" {}", s.text),
+                match s.level {
+                    Level::Info => t.style(Role::StatusProgress),
+                    Level::Error => t.style(Role::StatusError),
+                },
+            )),
+            None => hints(app),
+        },
+    };
+    let right = position(app);
+    let right_width = right.chars().count() as u16;
+    Paragraph::new(left).render(
+        Rect {
+            width: area.width.saturating_sub(right_width + 1),
+            ..area
+        },
+        buf,
+    );
+    if right_width < area.width {
+        Paragraph::new(Span::styled(right, muted))
+            .right_aligned()
+            .render(area, buf);
+    }
+}
+
+/// Key hints for the current view, from the active keymap.
+fn hints(app: &App) -> Line<'static> {
+    let t = &app.theme;
+    let mut actions = vec![Action::Help, Action::Command, Action::Filter];
+    match app.top() {
+        Route::List(list) if !list.scope.is_pods() => actions.push(Action::Open),
+        Route::List(_) => {}
+        _ => actions.retain(|a| *a != Action::Filter),
+    }
+    if selection(app).is_some() {
+        actions.extend([Action::Yaml, Action::Events]);
+    }
+    if app.stack.len() > 1 {
+        actions.push(Action::Back);
+    }
+    actions.push(Action::Quit);
+    let mut spans = vec![Span::raw(" ")];
+    for a in actions {
+        spans.push(Span::styled(app.keymap.hint(a), t.style(Role::HelpKey)));
+        spans.push(Span::styled(
+            format!(" {}  ", short_name(a)),
+            t.style(Role::Muted),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn short_name(a: Action) -> &'static str {
+    match a {
+        Action::Open => "pods",
+        Action::Command => "command",
+        Action::Back => "back",
+        other => other.name(),
+    }
+}
+
+/// "row 3/120" (or the YAML line range) for the right of the status line.
+fn position(app: &App) -> String {
+    match app.top() {
+        Route::List(list) if !list.visible.is_empty() => {
+            format!("{}/{} ", list.selected + 1, list.visible.len())
+        }
+        Route::Events(v) => match &v.events {
+            crate::app::route::Fetch::Loaded(e) if !e.is_empty() => {
+                format!("{}/{} ", v.selected + 1, e.len())
+            }
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
+    kind.plural()
+}
+
+pub fn kind_name(kind: crate::app::Kind) -> &'static str {
+    use crate::app::Kind;
+    match kind {
+        Kind::CloneSet => "CloneSet",
+        Kind::StatefulSet => "StatefulSet",
+        Kind::DaemonSet => "DaemonSet",
+        Kind::Pod => "Pod",
+    }
+}
+
+/// A style that only sets what the role sets, for spans inside a styled row.
+pub fn role(app: &App, role: Role) -> Style {
+    app.theme.style(role)
+}

@@ -1,0 +1,3 @@
+//! Reusable pieces shared by the views.
+
+pub mod table;

@@ -1,0 +1,185 @@
+//! The Workloads view: CloneSets, Advanced StatefulSets and Advanced DaemonSets in one table
+//! (or one kind after `:cs`/`:asts`/`:ads`), with rollout columns and the protection badge.
+
+use ratatui::{
+    buffer::Buffer,
+    layout::{Constraint, Rect},
+    text::{Line, Span},
+    widgets::Cell,
+};
+
+use super::{
+    age,
+    header::{kind_plural, role},
+    widgets::table::{self, Column, TableSpec},
+};
+use crate::{
+    app::{
+        App, Kind,
+        route::{ListView, Scope},
+        rows::{WorkloadRow, short_hash},
+    },
+    config::Role,
+};
+
+pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
+    let kind = match list.scope {
+        Scope::WorkloadKind(k) => Some(k),
+        _ => None,
+    };
+    let all_ns = app.namespace.is_none();
+    let mut columns = Vec::new();
+    if kind.is_none() {
+        columns.push(Column::new("KIND", Constraint::Length(4), 0));
+    }
+    if all_ns {
+        columns.push(Column::new("NAMESPACE", Constraint::Length(14), 4));
+    }
+    columns.extend([
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("PROTECT", Constraint::Length(9), 3),
+        Column::new("REPLICAS", Constraint::Length(8), 5),
+        Column::new("READY", Constraint::Length(5), 0),
+        Column::new("UPDATED", Constraint::Length(7), 0),
+        Column::new("PARTITION", Constraint::Length(9), 1),
+        Column::new("PAUSED", Constraint::Length(6), 6),
+        Column::new("REVISION", Constraint::Length(21), 2),
+        Column::new("AGE", Constraint::Length(4), 7),
+    ]);
+    let what = kind.map_or("Workloads", kind_plural);
+    let where_ = app.namespace.as_deref().unwrap_or("all namespaces");
+    let mut title = vec![Span::raw(format!(
+        " {what} — {where_} [{}] ",
+        list.visible.len()
+    ))];
+    if !list.filter.is_empty() {
+        title.push(Span::styled(
+            format!("/{} ", list.filter),
+            role(app, Role::Prompt),
+        ));
+    }
+    let spec = TableSpec {
+        title: Line::from(title),
+        title_right: Line::default(),
+        columns,
+        len: list.visible.len(),
+        selected: list.selected,
+        offset: list.offset,
+        empty: empty_state(app, list, what, where_),
+    };
+    table::render(spec, &app.theme, area, buf, |i| {
+        let row = list
+            .visible
+            .get(i)
+            .and_then(|&r| app.workloads.get(r as usize));
+        match row {
+            Some(row) => workload_cells(app, row, kind.is_none(), all_ns),
+            None => Vec::new(),
+        }
+    });
+}
+
+fn empty_state(app: &App, list: &ListView, what: &str, where_: &str) -> Vec<Line<'static>> {
+    if app.kruise_missing {
+        return vec![
+            Line::from("OpenKruise is not installed in this cluster."),
+            Line::from("No apps.kruise.io CRDs are served, so there are no CloneSets,"),
+            Line::from("Advanced StatefulSets or Advanced DaemonSets. Pods: :pods"),
+        ];
+    }
+    if !list.filter.is_empty() {
+        return vec![Line::from(format!(
+            "No {what} match /{} (esc clears the filter)",
+            list.filter
+        ))];
+    }
+    let kinds: &[Kind] = match list.scope {
+        Scope::WorkloadKind(k) => &[k][..],
+        _ => &[Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet][..],
+    };
+    if kinds.iter().any(|k| app.failed.contains_key(k)) {
+        return vec![Line::from(format!(
+            "Cannot list {what} yet: the watch is failing (see above)"
+        ))];
+    }
+    if kinds.iter().any(|k| !app.ready.contains(k)) {
+        return vec![Line::from(format!("Loading {what}…"))];
+    }
+    vec![Line::from(format!("No {what} in {where_}"))]
+}
+
+fn kind_short(kind: Kind) -> &'static str {
+    match kind {
+        Kind::CloneSet => "CS",
+        Kind::StatefulSet => "ASTS",
+        Kind::DaemonSet => "ADS",
+        Kind::Pod => "POD",
+    }
+}
+
+fn workload_cells<'a>(
+    app: &App,
+    w: &'a WorkloadRow,
+    show_kind: bool,
+    all_ns: bool,
+) -> Vec<Cell<'a>> {
+    let mut cells: Vec<Cell> = Vec::with_capacity(11);
+    if show_kind {
+        cells.push(Cell::from(kind_short(w.kind)));
+    }
+    if all_ns {
+        cells.push(Cell::from(w.namespace.as_str()));
+    }
+    cells.push(Cell::from(w.name.as_str()));
+    cells.push(match &w.protection {
+        Some(p) => Cell::from(Span::styled(p.as_str(), role(app, Role::BadgeProtected))),
+        None => Cell::from(""),
+    });
+    cells.push(Cell::from(w.desired.to_string()));
+    let ready_role = if w.ready >= w.desired {
+        Role::StatusOk
+    } else {
+        Role::StatusWarn
+    };
+    cells.push(Cell::from(Span::styled(
+        w.ready.to_string(),
+        role(app, ready_role),
+    )));
+    let updated = match w.expected {
+        Some(e) => format!("{}/{e}", w.updated),
+        None => w.updated.to_string(),
+    };
+    let upd_role = if w.rolling() {
+        Role::StatusProgress
+    } else {
+        Role::Text
+    };
+    cells.push(Cell::from(Span::styled(updated, role(app, upd_role))));
+    cells.push(Cell::from(
+        w.partition.clone().unwrap_or_else(|| "-".into()),
+    ));
+    cells.push(if w.paused {
+        Cell::from(Span::styled("yes", role(app, Role::StatusWarn)))
+    } else {
+        Cell::from("-")
+    });
+    cells.push(Cell::from(revision(app, w)));
+    cells.push(Cell::from(age(app.now, w.created)));
+    cells
+}
+
+fn revision<'a>(app: &App, w: &'a WorkloadRow) -> Line<'a> {
+    let update = short_hash(&w.update_revision);
+    if w.current_revision.is_empty() || w.current_revision == w.update_revision {
+        let text = if update.is_empty() { "-" } else { update };
+        return Line::from(Span::styled(text, role(app, Role::RevisionCurrent)));
+    }
+    Line::from(vec![
+        Span::styled(
+            short_hash(&w.current_revision),
+            role(app, Role::RevisionCurrent),
+        ),
+        Span::raw("→"),
+        Span::styled(update, role(app, Role::RevisionUpdate)),
+    ])
+}

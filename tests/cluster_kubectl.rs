@@ -1,0 +1,490 @@
+//! kubectl v1.32 as an outside client of the embedded API server: discovery, create, apply
+//! (client-side and server-side, re-apply), get with selectors, watch, label, annotate, scale,
+//! every patch type, the status subresource, replace conflicts, finalizers and delete --all.
+//! kubectl must be on PATH (or named by $KUBECTL).
+
+#[path = "fixtures/cluster/common.rs"]
+mod common;
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use kruise_tui::cluster::server::EmbeddedCluster;
+use tokio::{io::AsyncReadExt, process::Command};
+
+struct Kubectl {
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Kubectl {
+    fn new(c: &EmbeddedCluster) -> Kubectl {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        std::fs::write(&kubeconfig, c.kubeconfig_yaml("embedded", "default")).unwrap();
+        Kubectl { dir, kubeconfig }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let bin = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
+        let mut cmd = Command::new(bin);
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    async fn run_stdin(&self, args: &[&str], stdin: &str) -> Out {
+        let mut child = self
+            .cmd(args)
+            .spawn()
+            .expect("kubectl runs (install kubectl or set $KUBECTL)");
+        if let Some(mut i) = child.stdin.take() {
+            tokio::io::AsyncWriteExt::write_all(&mut i, stdin.as_bytes())
+                .await
+                .unwrap();
+        }
+        let out = child.wait_with_output().await.unwrap();
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    async fn run(&self, args: &[&str]) -> Out {
+        self.run_stdin(args, "").await
+    }
+
+    /// Run and expect success; returns stdout.
+    async fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args).await;
+        assert_eq!(
+            o.code, 0,
+            "kubectl {args:?} failed: {}{}",
+            o.stdout, o.stderr
+        );
+        o.stdout
+    }
+
+    async fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
+        let o = self.run_stdin(args, stdin).await;
+        assert_eq!(
+            o.code, 0,
+            "kubectl {args:?} failed: {}{}",
+            o.stdout, o.stderr
+        );
+        o.stdout
+    }
+
+    async fn jsonpath(&self, what: &[&str], path: &str) -> String {
+        let mut args = vec!["get"];
+        args.extend_from_slice(what);
+        let p = format!("jsonpath={path}");
+        args.extend_from_slice(&["-o", &p]);
+        self.ok(&args).await
+    }
+}
+
+fn cloneset_yaml(name: &str, replicas: &str) -> String {
+    format!(
+        "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: {name}\n  labels:\n    app: {name}\n\
+         spec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: {name}\n  template:\n    metadata:\n      \
+         labels:\n        app: {name}\n    spec:\n      containers:\n      - name: main\n        image: nginx:1.25\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_create_apply_and_validation() {
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    let out = k.ok(&["api-resources"]).await;
+    for needle in [
+        "clonesets",
+        "apps.kruise.io/v1alpha1",
+        "podunavailablebudgets",
+        "deployments",
+        "sts,asts",
+    ] {
+        assert!(out.contains(needle), "api-resources lacks {needle}:\n{out}");
+    }
+    let out = k
+        .ok(&["api-resources", "--api-group=apps.kruise.io", "-o", "name"])
+        .await;
+    assert!(
+        out.lines().any(|l| l == "clonesets.apps.kruise.io"),
+        "{out}"
+    );
+
+    let out = k
+        .ok_stdin(&["create", "-f", "-"], &cloneset_yaml("web", "3"))
+        .await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io/web created");
+    let o = k
+        .run_stdin(&["create", "-f", "-"], &cloneset_yaml("web", "3"))
+        .await;
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("AlreadyExists"), "{}", o.stderr);
+
+    let o = k
+        .run_stdin(&["create", "-f", "-"], &cloneset_yaml("bad", "three"))
+        .await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("spec.replicas: Invalid value"),
+        "{}",
+        o.stderr
+    );
+    let unknown =
+        cloneset_yaml("unk", "1").replace("  replicas: 1\n", "  replicas: 1\n  bogus: true\n");
+    let o = k.run_stdin(&["create", "-f", "-"], &unknown).await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .contains("strict decoding error: unknown field \"spec.bogus\""),
+        "{}",
+        o.stderr
+    );
+
+    // Client-side apply: create, change, re-apply unchanged.
+    let out = k
+        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "1"))
+        .await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io/app created");
+    let out = k
+        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "2"))
+        .await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io/app configured");
+    let out = k
+        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "2"))
+        .await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io/app unchanged");
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "2"
+    );
+
+    // Server-side apply: create and re-apply, and take over a client-side-applied object.
+    let out = k
+        .ok_stdin(
+            &["apply", "--server-side", "-f", "-"],
+            &cloneset_yaml("ssa", "1"),
+        )
+        .await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io/ssa serverside-applied");
+    k.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &cloneset_yaml("ssa", "4"),
+    )
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "ssa"], "{.spec.replicas}").await,
+        "4"
+    );
+    k.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &cloneset_yaml("app", "5"),
+    )
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "5"
+    );
+
+    // Built-in kinds: client-side apply uses strategic merge.
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    image: a:1\n  - name: b\n    image: b:1\n";
+    k.ok_stdin(&["apply", "-f", "-"], pod).await;
+    k.ok_stdin(&["apply", "-f", "-"], &pod.replace("a:1", "a:2"))
+        .await;
+    assert_eq!(
+        k.jsonpath(&["pod", "p"], "{.spec.containers[*].image}")
+            .await,
+        "a:2 b:1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_selectors_label_annotate_scale_patch() {
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    for (name, tier, node) in [("a", "fe", "n1"), ("b", "fe", "n2"), ("c", "be", "n1")] {
+        let mut p = common::pod_json(name, serde_json::json!({"app": "web", "tier": tier}));
+        p["spec"]["nodeName"] = serde_json::json!(node);
+        c.store().create(p).unwrap();
+    }
+    let names = |s: String| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let out = k.ok(&["get", "pods", "-l", "tier=fe", "-o", "name"]).await;
+    assert_eq!(names(out), ["pod/a", "pod/b"]);
+    let out = k
+        .ok(&["get", "pods", "-l", "tier in (be),app", "-o", "name"])
+        .await;
+    assert_eq!(names(out), ["pod/c"]);
+    let out = k.ok(&["get", "pods", "-l", "tier!=fe", "-o", "name"]).await;
+    assert_eq!(names(out), ["pod/c"]);
+    let out = k
+        .ok(&[
+            "get",
+            "pods",
+            "--field-selector",
+            "spec.nodeName=n1",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert_eq!(names(out), ["pod/a", "pod/c"]);
+    let out = k.ok(&["get", "pods"]).await;
+    assert!(
+        out.starts_with("NAME") && out.contains("STATUS") && out.contains("Pending"),
+        "{out}"
+    );
+
+    k.ok_stdin(&["create", "-f", "-"], &cloneset_yaml("web", "1"))
+        .await;
+    let out = k.ok(&["get", "clonesets"]).await;
+    assert!(
+        out.contains("DESIRED") && out.contains("web"),
+        "printer columns: {out}"
+    );
+    assert_eq!(
+        k.ok(&["label", "cloneset", "web", "team=blue"])
+            .await
+            .trim(),
+        "cloneset.apps.kruise.io/web labeled"
+    );
+    assert_eq!(
+        k.ok(&["annotate", "cloneset", "web", "note=hi"])
+            .await
+            .trim(),
+        "cloneset.apps.kruise.io/web annotated"
+    );
+    assert_eq!(
+        k.ok(&["scale", "cloneset", "web", "--replicas=4"])
+            .await
+            .trim(),
+        "cloneset.apps.kruise.io/web scaled"
+    );
+    let got = k
+        .jsonpath(
+            &["clonesets", "web"],
+            "{.metadata.labels.team} {.metadata.annotations.note} {.spec.replicas}",
+        )
+        .await;
+    assert_eq!(got, "blue hi 4");
+
+    k.ok(&[
+        "patch",
+        "cloneset",
+        "web",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":5}}"#,
+    ])
+    .await;
+    k.ok(&[
+        "patch",
+        "cloneset",
+        "web",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/replicas","value":6}]"#,
+    ])
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "web"], "{.spec.replicas}").await,
+        "6"
+    );
+    let o = k
+        .run(&[
+            "patch",
+            "cloneset",
+            "web",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"test","path":"/spec/replicas","value":1}]"#,
+        ])
+        .await;
+    assert_eq!(o.code, 1, "failed test op: {}", o.stderr);
+    k.ok(&[
+        "patch",
+        "pod",
+        "a",
+        "--type",
+        "strategic",
+        "-p",
+        r#"{"spec":{"containers":[{"name":"main","image":"nginx:2"}]}}"#,
+    ])
+    .await;
+    assert_eq!(
+        k.jsonpath(&["pod", "a"], "{.spec.containers[*].image}")
+            .await,
+        "nginx:2"
+    );
+
+    let o = k
+        .run(&[
+            "patch",
+            "cloneset",
+            "web",
+            "--subresource=status",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"status":{"replicas":1}}"#,
+        ])
+        .await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .contains("status.availableReplicas: Required value"),
+        "{}",
+        o.stderr
+    );
+    k.ok(&[
+        "patch", "cloneset", "web", "--subresource=status", "--type", "merge", "-p",
+        r#"{"status":{"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1,"updatedReadyReplicas":1}}"#,
+    ])
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "web"], "{.status.readyReplicas}")
+            .await,
+        "1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replace_conflict_finalizers_delete_all_and_watch() {
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    k.ok_stdin(&["create", "-f", "-"], &cloneset_yaml("web", "1"))
+        .await;
+    let stale = k.ok(&["get", "cloneset", "web", "-o", "yaml"]).await;
+    k.ok(&["label", "cloneset", "web", "x=1"]).await;
+    let o = k.run_stdin(&["replace", "-f", "-"], &stale).await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("the object has been modified"),
+        "{}",
+        o.stderr
+    );
+
+    // kubectl get -w prints changes as they happen.
+    let mut watch = k
+        .cmd(&["get", "clonesets", "-w", "--output-watch-events"])
+        .spawn()
+        .unwrap();
+    let mut stdout = watch.stdout.take().unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let read_until = async |stdout: &mut tokio::process::ChildStdout,
+                            buf: &mut Vec<u8>,
+                            chunk: &mut [u8],
+                            needle: &str| {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            while !String::from_utf8_lossy(buf).contains(needle) {
+                let n = stdout.read(chunk).await.unwrap();
+                assert!(
+                    n > 0,
+                    "kubectl -w ended early: {}",
+                    String::from_utf8_lossy(buf)
+                );
+                buf.extend_from_slice(&chunk[..n]);
+            }
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "kubectl -w never printed {needle:?}: {}",
+                String::from_utf8_lossy(buf)
+            )
+        });
+    };
+    read_until(&mut stdout, &mut buf, &mut chunk, "ADDED").await;
+    k.ok(&["scale", "cloneset", "web", "--replicas=3"]).await;
+    read_until(&mut stdout, &mut buf, &mut chunk, "MODIFIED").await;
+    let printed = String::from_utf8_lossy(&buf).to_string();
+    assert!(
+        printed
+            .lines()
+            .any(|l| l.starts_with("MODIFIED") && l.contains("web") && l.contains(" 3 ")),
+        "{printed}"
+    );
+    watch.kill().await.unwrap();
+
+    // A finalizer holds the object after delete; removing it lets it go.
+    k.ok(&[
+        "patch",
+        "cloneset",
+        "web",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"metadata":{"finalizers":["example.com/hold"]}}"#,
+    ])
+    .await;
+    let out = k.ok(&["delete", "cloneset", "web", "--wait=false"]).await;
+    assert_eq!(out.trim(), "cloneset.apps.kruise.io \"web\" deleted");
+    assert!(
+        !k.jsonpath(&["cloneset", "web"], "{.metadata.deletionTimestamp}")
+            .await
+            .is_empty()
+    );
+    k.ok(&[
+        "patch",
+        "cloneset",
+        "web",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ])
+    .await;
+    let o = k.run(&["get", "cloneset", "web"]).await;
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("NotFound"), "{}", o.stderr);
+
+    for n in ["a", "b", "c"] {
+        k.ok(&[
+            "create",
+            "configmap",
+            n,
+            "--from-literal=k=v",
+            "--dry-run=client",
+            "-o",
+            "yaml",
+        ])
+        .await;
+        c.store()
+            .create(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": n, "namespace": "default"}}))
+            .unwrap();
+    }
+    let out = k.ok(&["delete", "configmaps", "--all"]).await;
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let o = k.run(&["get", "configmaps"]).await;
+    assert!(o.stderr.contains("No resources found"), "{}", o.stderr);
+
+    // Deleting a pod with kubectl waits until it is gone.
+    c.store()
+        .create(common::pod_json("p", serde_json::json!({})))
+        .unwrap();
+    let out = k.ok(&["delete", "pod", "p"]).await;
+    assert_eq!(out.trim(), "pod \"p\" deleted");
+    assert_eq!(
+        k.ok(&["auth", "can-i", "delete", "pods"]).await.trim(),
+        "yes"
+    );
+}

@@ -1,0 +1,298 @@
+//! sidecarset.json: every op runs the ported function on the case input.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::{Container, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kruise_tui::kruise::sidecarset::{
+    self as ss, SidecarContainer, SidecarSet, SidecarSetSpec, control, hash, history, inject,
+    matching, metadata, pod_state, types, upgrade, validate,
+};
+use kruise_tui::kruise::{FeatureGates, KruiseVersion};
+use serde_json::{Value, json};
+
+use super::sidecarset_flows as flows;
+use crate::eval::common::{expect_eq, expected, input, parse};
+
+pub fn now() -> jiff::Timestamp {
+    jiff::Timestamp::from_second(1_735_689_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+}
+
+pub fn strings(v: &Value) -> BTreeMap<String, String> {
+    serde_json::from_value(v.clone()).unwrap_or_default()
+}
+
+pub fn set_named(name: &str, annotations: BTreeMap<String, String>) -> SidecarSet {
+    SidecarSet {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            annotations: Some(annotations),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn pod_with_annotations(annotations: BTreeMap<String, String>) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            annotations: Some(annotations),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+pub fn eval(op: &str, case: &Value) -> Result<(), String> {
+    let i = input(case)?;
+    let e = expected(case)?;
+    let actual = match op {
+        "sidecarSetHash" | "sidecarSetHashWithoutImage" => {
+            let canonical = hash::canonical_json(&i["spec"], op == "sidecarSetHashWithoutImage");
+            json!({"canonicalJson": canonical, "hash": hash::hash_canonical(&canonical)})
+        }
+        "podSidecarSetRevision" => {
+            let pod = pod_with_annotations(strings(&i["podAnnotations"]));
+            let name = i["sidecarSetName"].as_str().unwrap_or_default();
+            json!({
+                "revision": pod_state::pod_sidecar_set_revision(name, &pod),
+                "withoutImageRevision": pod_state::pod_sidecar_set_without_image_revision(name, &pod),
+            })
+        }
+        "updatePodSidecarSetHash" => update_pod_sidecar_set_hash(i, e)?,
+        "patchPodMetadata" => patch_pod_metadata(i)?,
+        "podMatchedSidecarSet" => {
+            let set = SidecarSet {
+                spec: parse("sidecarSetSpec", &i["sidecarSetSpec"])?,
+                ..Default::default()
+            };
+            let namespaces = namespaces(&i["namespaces"]);
+            let ns = i["pod"]["namespace"].as_str().unwrap_or_default();
+            let matched = matching::pod_matched_sidecar_set(
+                &set,
+                ns,
+                &strings(&i["pod"]["labels"]),
+                &namespaces,
+            )
+            .map_err(|e| e.to_string())?;
+            json!({"matched": matched})
+        }
+        "isSidecarContainerUpdateCompleted" => {
+            let pod: Pod = parse("pod", &i["pod"])?;
+            let sets: BTreeSet<String> = parse("sidecarSets", &i["sidecarSets"])?;
+            let containers: BTreeSet<String> = parse("containers", &i["containers"])?;
+            json!({"completed": control::is_sidecar_container_update_completed(&pod, &sets, &containers)})
+        }
+        "mergeSidecarContainers" => merge_sidecar_containers(i)?,
+        "selectorOverlapping" => {
+            let a: LabelSelector = parse("a", &i["a"])?;
+            let b: LabelSelector = parse("b", &i["b"])?;
+            json!({"overlap": matching::is_selector_overlapping(&a, &b)})
+        }
+        "validateSidecarConflict" => {
+            let set: SidecarSet = parse("sidecarSet", &i["sidecarSet"])?;
+            let others: Vec<SidecarSet> = parse("others", &i["others"])?;
+            let errs = validate::validate_sidecar_conflict(
+                &set,
+                &others,
+                &matching::NamespaceLabels::new(),
+            );
+            json!({"errorCount": errs.len()})
+        }
+        "validateSidecarSet" => {
+            let set: SidecarSet = parse("object", i)?;
+            let mut gates = FeatureGates::new();
+            for (k, v) in i["featureGates"].as_object().into_iter().flatten() {
+                gates.set(k, v.as_bool().unwrap_or(false));
+            }
+            let ctx = validate::ValidationContext {
+                gates,
+                version: KruiseVersion::V1_8,
+                ..Default::default()
+            };
+            json!({"errorCount": validate::validate_sidecar_set(&set, &ctx).len()})
+        }
+        "validateSidecarContainerConflict" => {
+            let old: Vec<SidecarContainer> = parse("oldContainers", &i["oldContainers"])?;
+            let new: Vec<SidecarContainer> = parse("newContainers", &i["newContainers"])?;
+            json!({"errorCount": validate::validate_sidecar_container_conflict(&new, &old).len()})
+        }
+        "nextUpgradePods" => flows::next_upgrade_pods(i, e)?,
+        "reconcileUpgrade" => flows::reconcile_upgrade(i)?,
+        "parseUpdateScatterTerms" => {
+            let terms: Vec<types::UpdateScatterTerm> = parse("scatter", &i["scatter"])?;
+            let mut pods = Vec::new();
+            for (key, values) in i["podLabelValuesInOrder"].as_object().into_iter().flatten() {
+                for v in values.as_array().into_iter().flatten() {
+                    let labels =
+                        BTreeMap::from([(key.clone(), v.as_str().unwrap_or_default().to_owned())]);
+                    pods.push(Pod {
+                        metadata: ObjectMeta {
+                            labels: Some(labels),
+                            ..Default::default()
+                        },
+                        ..Default::default()
+                    });
+                }
+            }
+            json!({"scatter": upgrade::parse_update_scatter_terms(&terms, &pods)})
+        }
+        "calculatePartitionReplicas" => {
+            let partition: Option<IntOrString> = parse("partition", &i["partition"])?;
+            let replicas: Option<i32> = parse("replicas", &i["replicas"])?;
+            match upgrade::calculate_partition_replicas(partition.as_ref(), replicas) {
+                Ok(v) => json!({"value": v, "error": false}),
+                Err(_) => json!({"value": e["value"], "error": true}),
+            }
+        }
+        "truncateHistory" => truncate_history(i)?,
+        "coldUpgradeScenario" | "hotUpgradeScenario" => return flows::upgrade_scenario(i),
+        "injectPodCreate" => return flows::inject_pod_create(i, e),
+        "injectionRevisionChoice" => {
+            let set = SidecarSet {
+                spec: SidecarSetSpec {
+                    injection_strategy: parse("injectionStrategy", &i["injectionStrategy"])?,
+                    update_strategy: parse("updateStrategy", &i["updateStrategy"])?,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            if i["operation"] != "CREATE" {
+                return Err(format!(
+                    "operation {} is not evaluated (the webhook is CREATE-only)",
+                    i["operation"]
+                ));
+            }
+            // Every vector is deterministic whatever the draw: check both ends of [0, 1).
+            let labels = strings(&i["podLabels"]);
+            let low = inject::injection_revision_choice(&set, &labels, 0.0);
+            let high = inject::injection_revision_choice(&set, &labels, 0.999_999);
+            if low != high {
+                return Err(format!(
+                    "choice depends on the random draw: {low:?} vs {high:?}"
+                ));
+            }
+            let name = match low {
+                inject::InjectRevision::Latest => "latest",
+                inject::InjectRevision::Historic => "historic",
+            };
+            json!({"inject": name})
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    expect_eq(e, &actual)
+}
+
+fn namespaces(v: &Value) -> matching::NamespaceLabels {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap_or_default().to_owned(),
+                strings(&n["labels"]),
+            )
+        })
+        .collect()
+}
+
+fn hashes_of(raw: Option<&String>) -> Value {
+    let map = raw
+        .and_then(|r| pod_state::parse_upgrade_specs(r))
+        .unwrap_or_default();
+    Value::Object(
+        map.into_iter()
+            .map(|(k, v)| (k, Value::String(v.hash)))
+            .collect(),
+    )
+}
+
+fn update_pod_sidecar_set_hash(i: &Value, e: &Value) -> Result<Value, String> {
+    let name = i["sidecarSet"]["name"].as_str().unwrap_or_default();
+    let set = set_named(name, strings(&i["sidecarSet"]["annotations"]));
+    let before = strings(&i["podAnnotations"]);
+    let mut after = before.clone();
+    pod_state::update_pod_sidecar_set_hash(&mut after, &set, now());
+    let without_key = ss::SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION;
+    let without = if e["withoutImageHashAfter"].is_string() {
+        if after.get(without_key) == before.get(without_key) {
+            e["withoutImageHashAfter"].clone()
+        } else {
+            json!(format!("changed to {:?}", after.get(without_key)))
+        }
+    } else {
+        hashes_of(after.get(without_key))
+    };
+    Ok(
+        json!({"hashAfter": hashes_of(after.get(ss::SIDECARSET_HASH_ANNOTATION)), "withoutImageHashAfter": without}),
+    )
+}
+
+fn patch_pod_metadata(i: &Value) -> Result<Value, String> {
+    let mut annotations = strings(&i["podAnnotations"]);
+    let groups: Vec<Vec<types::SidecarSetPatchPodMetadata>> =
+        if i.get("patchesInSidecarSetOrder").is_some() {
+            parse("patchesInSidecarSetOrder", &i["patchesInSidecarSetOrder"])?
+        } else {
+            vec![parse("patches", &i["patches"])?]
+        };
+    let mut skip = true;
+    for patches in &groups {
+        match metadata::patch_pod_metadata(&mut annotations, patches) {
+            Ok(s) => skip &= s,
+            Err(_) => return Ok(json!({"annotations": annotations, "skip": false, "error": true})),
+        }
+    }
+    Ok(json!({"annotations": annotations, "skip": skip, "error": false}))
+}
+
+fn merge_sidecar_containers(i: &Value) -> Result<Value, String> {
+    let origins: Vec<Container> = i["podContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| Container {
+            name: n.as_str().unwrap_or_default().to_owned(),
+            ..Default::default()
+        })
+        .collect();
+    let mut injected: Vec<SidecarContainer> = parse("injected", &i["injected"])?;
+    if i["sortInjectedByName"].as_bool() == Some(true) {
+        injected.sort_by(|a, b| a.name().cmp(b.name()));
+    }
+    let merged = inject::merge_sidecar_containers(&origins, &injected);
+    Ok(json!({"containers": merged.iter().map(|c| c.name.clone()).collect::<Vec<_>>()}))
+}
+
+fn truncate_history(i: &Value) -> Result<Value, String> {
+    let mut set = set_named(
+        i["sidecarSetName"].as_str().unwrap_or_default(),
+        BTreeMap::new(),
+    );
+    set.spec.revision_history_limit = parse("revisionHistoryLimit", &i["revisionHistoryLimit"])?;
+    let revisions: Vec<history::RevisionRef> = i["revisionsSortedAsc"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| history::RevisionRef {
+            name: r["name"].as_str().unwrap_or_default().to_owned(),
+            revision: r["revision"].as_i64().unwrap_or_default(),
+            custom_version: r["customVersion"].as_str().map(str::to_owned),
+        })
+        .collect();
+    let referenced: BTreeSet<String> =
+        parse("revisionsReferencedByPods", &i["revisionsReferencedByPods"])?;
+    let t = history::truncate_history(&set, &revisions, &referenced);
+    Ok(match t.error {
+        Some(err) => json!({"error": err}),
+        None => {
+            let remaining: Vec<&str> = revisions
+                .iter()
+                .map(|r| r.name.as_str())
+                .filter(|n| !t.delete.iter().any(|d| d == n))
+                .collect();
+            json!({"error": null, "remaining": remaining})
+        }
+    })
+}

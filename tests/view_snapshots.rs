@@ -1,0 +1,230 @@
+//! View snapshots (insta + TestBackend) of every console view from the YAML fixtures, at a fixed
+//! clock. The `.snap` files under tests/snapshots/ are the spec: review them on change.
+
+#[path = "fixtures/console/harness.rs"]
+mod harness;
+
+use harness::{Harness, discovery, empty_stores};
+use kruise_tui::{
+    app::{
+        Kind, Msg,
+        msg::{EffectResult, EventRow, ObjectRef},
+    },
+    config::LoadedConfig,
+};
+
+#[test]
+fn workloads_all_namespaces() {
+    let mut h = Harness::standard();
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn workloads_one_namespace() {
+    let mut h = Harness::loaded(Some("demo"), (120, 24));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn workloads_narrow_terminal() {
+    let mut h = Harness::loaded(Some("demo"), (80, 24));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn clonesets_only() {
+    let mut h = Harness::standard();
+    h.press(&[":"]);
+    h.type_text("cs");
+    h.press(&["enter"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn all_pods() {
+    let mut h = Harness::loaded(None, (120, 26));
+    h.type_text(":pods");
+    h.press(&["enter"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn pods_of_cloneset() {
+    let mut h = Harness::standard();
+    // demo/api, demo/db, demo/node-agent, demo/web, prod/checkout: web is the 4th row.
+    h.press(&["j", "j", "j", "enter"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn help_overlay() {
+    let mut h = Harness::loaded(None, (120, 32));
+    h.press(&["?"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn command_mode_with_completion_hint() {
+    let mut h = Harness::standard();
+    h.type_text(":ns ");
+    h.press(&["tab"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn filter_mode() {
+    let mut h = Harness::standard();
+    h.type_text("/web");
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn filter_with_no_match() {
+    let mut h = Harness::standard();
+    h.type_text("/zzz");
+    h.press(&["enter"]);
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn watch_failed_banner() {
+    let mut h = Harness::standard();
+    h.feed(Msg::WatchFailed {
+        kind: Kind::Pod,
+        error: "error trying to connect: tcp connect error: Connection refused (os error 111)"
+            .into(),
+    });
+    h.feed(Msg::WatchFailed {
+        kind: Kind::CloneSet,
+        error: "connection refused".into(),
+    });
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn loading_before_first_list() {
+    let (stores, writers) = empty_stores();
+    let mut h = Harness::bare(stores, writers, LoadedConfig::default(), (100, 12));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn empty_namespace() {
+    let (stores, writers) = empty_stores();
+    let mut h = Harness::bare(stores, writers, LoadedConfig::default(), (100, 12));
+    h.feed(Msg::Discovered(discovery(Some("empty"))));
+    for kind in [
+        Kind::CloneSet,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::Pod,
+    ] {
+        h.feed(Msg::StoreReady(kind));
+    }
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn kruise_missing_opens_on_pods() {
+    let (stores, mut writers) = empty_stores();
+    harness::apply(&mut writers.pods, harness::fixture("pods.yaml"));
+    let mut h = Harness::bare(stores, writers, LoadedConfig::default(), (120, 24));
+    let mut d = discovery(None);
+    d.kruise_missing = true;
+    d.kruise_kinds.clear();
+    h.feed(Msg::Discovered(d));
+    h.feed(Msg::StoreReady(Kind::Pod));
+    insta::assert_snapshot!(h.screen());
+    // The workloads view says why it is empty.
+    h.type_text(":cs");
+    h.press(&["enter"]);
+    insta::assert_snapshot!("kruise_missing_workloads", h.screen());
+}
+
+#[test]
+fn config_warnings_banner() {
+    let (stores, writers) = harness::fixture_stores();
+    let mut config = LoadedConfig::default();
+    config.warnings = vec![
+        "unknown theme `solarized` (shipped: default-dark, default-light, high-contrast; none in /home/u/.config/kruise-tui/themes); using default-dark".into(),
+    ];
+    let mut h = Harness::bare(stores, writers, config, (120, 14));
+    for kind in [
+        Kind::CloneSet,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::Pod,
+    ] {
+        h.feed(Msg::StoreReady(kind));
+    }
+    insta::assert_snapshot!(h.screen());
+}
+
+fn web() -> ObjectRef {
+    ObjectRef {
+        kind: Kind::CloneSet,
+        namespace: Some("demo".into()),
+        name: "web".into(),
+    }
+}
+
+#[test]
+fn yaml_view_loading_and_loaded() {
+    let mut h = Harness::loaded(None, (100, 16));
+    h.press(&["j", "j", "j", "y"]);
+    insta::assert_snapshot!("yaml_loading", h.screen());
+    let text: String = std::iter::once("apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: web\n  namespace: demo\nspec:\n  replicas: 5\n  updateStrategy:\n    partition: 3\n  template:\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n".to_owned())
+        .chain((0..20).map(|i| format!("  # line {i}\n")))
+        .collect();
+    h.yaml_done(web(), &text);
+    insta::assert_snapshot!("yaml_loaded", h.screen());
+    h.press(&["G"]);
+    insta::assert_snapshot!("yaml_scrolled_to_end", h.screen());
+}
+
+#[test]
+fn yaml_view_failed() {
+    let mut h = Harness::loaded(None, (100, 12));
+    h.press(&["j", "j", "j", "y"]);
+    h.feed(Msg::EffectDone(EffectResult::Failed {
+        what: "YAML of CloneSet demo/web".into(),
+        error: "forbidden: User \"dev\" cannot get resource \"clonesets\"".into(),
+    }));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn events_view() {
+    let mut h = Harness::loaded(None, (120, 14));
+    h.press(&["j", "j", "j", "e"]);
+    insta::assert_snapshot!("events_loading", h.screen());
+    let at = |s: &str| Some(s.parse().expect("time"));
+    h.feed(Msg::EffectDone(EffectResult::Events {
+        target: web(),
+        events: vec![
+            EventRow {
+                type_: "Normal".into(),
+                reason: "SuccessfulUpdatePodInPlace".into(),
+                message: "successfully update pod web-4xk2p in-place(revision web-7d9fbc8c4)"
+                    .into(),
+                count: 1,
+                last_seen: at("2026-01-10T11:40:00Z"),
+                source: "cloneset-controller".into(),
+            },
+            EventRow {
+                type_: "Warning".into(),
+                reason: "FailedUpdate".into(),
+                message: "pod web-8m3qz not ready after update".into(),
+                count: 3,
+                last_seen: at("2026-01-10T11:58:30Z"),
+                source: "cloneset-controller".into(),
+            },
+        ],
+    }));
+    insta::assert_snapshot!("events_loaded", h.screen());
+    h.feed(Msg::EffectDone(EffectResult::Events {
+        target: web(),
+        events: vec![],
+    }));
+    insta::assert_snapshot!("events_empty", h.screen());
+}
