@@ -254,7 +254,11 @@ fn in_place_lifecycle_hook_parks_hooked_pods() {
     let p = plan::plan(&i).expect("plans");
     assert_eq!(
         order(&p),
-        vec![("p1", None), ("p2", Some(Blocker::LifecycleHook)), ("p0", None)]
+        vec![
+            ("p1", None),
+            ("p2", Some(Blocker::LifecycleHook)),
+            ("p0", None)
+        ]
     );
     // ReCreate does not consult the in-place hook.
     i.workload.strategy_type = "ReCreate".to_owned();

@@ -91,8 +91,11 @@ async fn fetch_and_plan(args: &PlanArgs, name: &str) -> Result<String> {
     let group = kube::discovery::group(&conn.client, "apps.kruise.io")
         .await
         .context("the cluster does not serve apps.kruise.io (is OpenKruise installed?)")?;
+    // Not `recommended_kind`: the group's preferred version may not serve CloneSet at all.
     let (resource, _) = group
-        .recommended_kind("CloneSet")
+        .resources_by_stability()
+        .into_iter()
+        .find(|(r, _)| r.kind == "CloneSet")
         .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not CloneSet"))?;
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
     let object = api
