@@ -2,7 +2,8 @@
 //! back, in what order, which are blocked now and by what, and the resulting status numbers.
 //!
 //! Kind-aware: [`plan`] dispatches on [`WorkloadKind`]; CloneSet is planned by
-//! [`cloneset::plan_cloneset`]. Another kind plugs in as one more module returning [`Plan`].
+//! [`cloneset::plan_cloneset`], Advanced StatefulSet by [`statefulset::plan_statefulset`] (on
+//! `kruise::statefulset`). Another kind plugs in as one more module returning [`Plan`].
 
 use std::collections::BTreeMap;
 
@@ -12,10 +13,12 @@ use super::{
     FeatureGates, KruiseVersion,
     cloneset::{ExpectationDiffs, lifecycle::Lifecycle},
     intstr::PartitionInputError,
+    statefulset::AstsSpec,
     updatesort::{PriorityStrategy, ScatterTerm},
 };
 
 pub mod cloneset;
+pub mod statefulset;
 
 /// The workload kinds the console knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +85,9 @@ pub struct PlanWorkload {
     pub in_place_possible: bool,
     /// `spec.lifecycle` hooks (PreDelete parks deletions, InPlaceUpdate parks in-place updates).
     pub lifecycle: Option<Lifecycle>,
+    /// Advanced StatefulSet only: its spec (ordinals, pod management, rolling update); the
+    /// generic fields above override replicas, partition and paused.
+    pub asts: Option<AstsSpec>,
 }
 
 impl Default for PlanWorkload {
@@ -106,6 +112,7 @@ impl Default for PlanWorkload {
             pods_to_delete: Vec::new(),
             in_place_possible: true,
             lifecycle: None,
+            asts: None,
         }
     }
 }
@@ -197,9 +204,11 @@ pub enum PlanError {
     )]
     NothingToUndo(String, String),
     #[error(
-        "planning is available for CloneSet; {0} planning needs the {1} logic, which this build does not have"
+        "planning is available for CloneSet and Advanced StatefulSet; {0} planning needs the {1} logic, which this build does not have"
     )]
     UnsupportedKind(&'static str, &'static str),
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// What happens to a pod.
@@ -315,10 +324,7 @@ impl Plan {
 pub fn plan(input: &PlanInput) -> Result<Plan, PlanError> {
     match input.workload.kind {
         WorkloadKind::CloneSet => cloneset::plan_cloneset(input),
-        WorkloadKind::AdvancedStatefulSet => Err(PlanError::UnsupportedKind(
-            "Advanced StatefulSet",
-            "Advanced StatefulSet rolling-update",
-        )),
+        WorkloadKind::AdvancedStatefulSet => statefulset::plan_statefulset(input),
         WorkloadKind::AdvancedDaemonSet => Err(PlanError::UnsupportedKind(
             "Advanced DaemonSet",
             "Advanced DaemonSet rolling-update",
