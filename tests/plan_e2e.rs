@@ -173,3 +173,99 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
 
     cluster.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
+    let cluster = EmbeddedCluster::start(ServerOptions::default())
+        .await
+        .expect("starts");
+    let client = cluster.client().await.expect("client");
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let shop: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "shop"}})).expect("ns");
+    namespaces
+        .create(&PostParams::default(), &shop)
+        .await
+        .expect("namespace");
+
+    let mut sts: Value = serde_saphyr::from_str(&fixture("asts.yaml")).expect("fixture");
+    let status = take(&mut sts, "", "status");
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps.kruise.io", "v1beta1", "StatefulSet"),
+        "statefulsets",
+    );
+    let sets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "shop", &resource);
+    let created = sets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(sts).expect("object"),
+        )
+        .await
+        .expect("StatefulSet created");
+    let uid = created.metadata.uid.expect("uid");
+    sets.patch_status(
+        "db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "status": status })),
+    )
+    .await
+    .expect("status");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    for ordinal in 0..5 {
+        let name = format!("db-{ordinal}");
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {
+                "name": name,
+                "labels": {"app": "db", "controller-revision-hash": "db-old"},
+                "ownerReferences": [{"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet",
+                    "name": "db", "uid": uid, "controller": true}]
+            },
+            "spec": {"nodeName": "n1", "containers": [{"name": "db", "image": "postgres:15"}]}
+        }))
+        .expect("pod");
+        pods.create(&PostParams::default(), &pod)
+            .await
+            .expect("pod created");
+        let status = json!({"status": {"phase": "Running", "conditions": [
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T10:00:00Z"}]}});
+        pods.patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
+            .await
+            .expect("pod status");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "shop")).expect("kubeconfig");
+
+    let run = plan(&kubeconfig, &["asts/db", "--partition", "2"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], "Advanced StatefulSet shop/db", "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("3 pod(s) update to db-new, in this order:"),
+        "{}",
+        run.stdout
+    );
+    let order: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.trim_start().strip_prefix(|c: char| c.is_ascii_digit()))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|w| w.starts_with("db-"))
+        .collect();
+    assert_eq!(order, vec!["db-4", "db-3", "db-2"], "{}", run.stdout);
+    assert!(
+        run.stdout.contains("expectedUpdatedReplicas 3"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("after next step: updated 2"),
+        "{}",
+        run.stdout
+    );
+
+    let run = plan(&kubeconfig, &["asts/db", "--partition", "40%"]).await;
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("not a percent"), "{}", run.stderr);
+    cluster.shutdown().await;
+}
