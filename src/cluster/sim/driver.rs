@@ -144,6 +144,14 @@ fn is_not_found(err: &kube::Error) -> bool {
     matches!(err, kube::Error::Api(status) if status.code == 404)
 }
 
+/// What a node watch event means for the pods.
+enum NodeChange {
+    New(String),
+    /// Labels, taints or schedulability changed (or the set of foreign nodes).
+    Placement,
+    StatusOnly,
+}
+
 enum StreamItem {
     Pod(Box<Result<watcher::Event<Pod>, watcher::Error>>),
     Node(Box<Result<watcher::Event<Node>, watcher::Error>>),
@@ -279,47 +287,69 @@ impl Sim {
                 for (_, node) in self.node_init.take().unwrap_or_default() {
                     self.add_node(node);
                 }
-                self.nodes_changed();
+                self.mark_for_nodes(None, true);
             }
-            watcher::Event::Apply(node) => {
-                self.add_node(node);
-                self.nodes_changed();
-            }
+            watcher::Event::Apply(node) => match self.add_node(node) {
+                NodeChange::New(name) => self.mark_for_nodes(Some(&name), false),
+                NodeChange::Placement => self.mark_for_nodes(None, false),
+                // Heartbeats change only the status: nothing to look at again.
+                NodeChange::StatusOnly => {}
+            },
             watcher::Event::Delete(node) => {
                 let name = node.metadata.name.unwrap_or_default();
                 self.sim_nodes.remove(&name);
                 self.foreign_nodes.remove(&name);
-                self.nodes_changed();
+                self.mark_for_nodes(None, false);
             }
         }
     }
 
-    fn add_node(&mut self, node: Node) {
+    /// Records a node; says what its change means for the pods.
+    fn add_node(&mut self, node: Node) -> NodeChange {
         let Some(name) = node.metadata.name.clone() else {
-            return;
+            return NodeChange::StatusOnly;
         };
         let simulated = node
             .metadata
             .labels
             .as_ref()
             .is_some_and(|l| l.get(SIM_NODE_LABEL).is_some_and(|v| v == "true"));
-        if simulated {
-            self.foreign_nodes.remove(&name);
-            self.sim_nodes.insert(name, node);
-        } else {
+        if !simulated {
             self.sim_nodes.remove(&name);
-            self.foreign_nodes.insert(name);
+            return if self.foreign_nodes.insert(name.clone()) {
+                NodeChange::Placement
+            } else {
+                NodeChange::StatusOnly
+            };
         }
+        self.foreign_nodes.remove(&name);
+        let change = match self.sim_nodes.get(&name) {
+            None => NodeChange::New(name.clone()),
+            Some(old) if old.metadata.labels != node.metadata.labels || old.spec != node.spec => {
+                NodeChange::Placement
+            }
+            Some(_) => NodeChange::StatusOnly,
+        };
+        self.sim_nodes.insert(name, node);
+        change
     }
 
-    /// Unbound pods may fit now, and pods on a new node get a kubelet.
-    fn nodes_changed(&mut self) {
+    /// Marks the pods a node change concerns: unbound pods (they may fit now), the pods bound to
+    /// `new_node` (they get a kubelet), or with `all` every pod on a simulated node.
+    fn mark_for_nodes(&mut self, new_node: Option<&str>, all: bool) {
         let keys: Vec<Key> = self
             .pods
             .iter()
             .filter(|(_, p)| {
-                let node = p.spec.as_ref().and_then(|s| s.node_name.as_deref());
-                node.is_none_or(|n| n.is_empty() || self.sim_nodes.contains_key(n))
+                let node = p
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_deref())
+                    .filter(|n| !n.is_empty());
+                match node {
+                    None => true,
+                    Some(n) => Some(n) == new_node || (all && self.sim_nodes.contains_key(n)),
+                }
             })
             .map(|(k, _)| k.clone())
             .collect();

@@ -91,13 +91,17 @@ pub fn decide(pod: &Pod, host_ip: &str, now: Timestamp, timing: &Timing) -> Deci
     let now = whole_seconds(now);
     let current = pod.status.clone().unwrap_or_default();
     let (next, wake_at) = match pod.metadata.deletion_timestamp.as_ref() {
-        Some(deadline) if now >= deadline.0 => {
-            return Decision {
-                action: PodAction::Delete,
-                wake_at: None,
-            };
+        Some(deadline) => {
+            // Containers stop first (the status says so), then the pod goes at its deadline.
+            let stopped = terminating(&current, now);
+            if stopped == current && now >= deadline.0 {
+                return Decision {
+                    action: PodAction::Delete,
+                    wake_at: None,
+                };
+            }
+            (stopped, Some(deadline.0))
         }
-        Some(deadline) => (terminating(&current, now), Some(deadline.0)),
         None if matches!(current.phase.as_deref(), Some("Succeeded" | "Failed")) => {
             (current.clone(), None)
         }

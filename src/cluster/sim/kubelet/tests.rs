@@ -298,3 +298,23 @@ fn settle_matches_running_the_kubelet_step_by_step() {
         );
     }
 }
+
+#[test]
+fn a_pod_past_its_deadline_shows_stopped_containers_before_it_is_deleted() {
+    let timing = Timing::default();
+    let mut p = pod(&[("app", "nginx")]);
+    run_until(&mut p, t(10), &timing);
+    // Deleted with grace 0 but held by a finalizer: the deadline has already passed.
+    p.metadata.deletion_timestamp = Some(Time(t(10)));
+    let decision = decide(&p, "10.0.0.10", t(11), &timing);
+    let PodAction::WriteStatus(status) = decision.action else {
+        panic!("expected the containers to stop first");
+    };
+    assert_eq!(decision.wake_at, Some(t(10)), "due at once");
+    p.status = Some(*status);
+    assert!(!is_ready(&p));
+    assert_eq!(
+        decide(&p, "10.0.0.10", t(11), &timing).action,
+        PodAction::Delete
+    );
+}

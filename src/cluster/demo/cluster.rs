@@ -1,0 +1,142 @@
+//! The demo cluster: the embedded API server on loopback, the kubeconfig that reaches it, the
+//! seeded scenario and the simulated nodes, started and stopped as one.
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context as _, Result};
+use jiff::Timestamp;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::{scenario, seed};
+use crate::cluster::{
+    server::{EmbeddedCluster, ServerOptions},
+    sim::{self, SimOptions},
+};
+
+/// The namespace the demo scenario lives in (the kubeconfig's default namespace).
+pub const NAMESPACE: &str = "demo";
+
+/// The kubeconfig context name.
+pub const CONTEXT: &str = "kruise-tui-demo";
+
+/// How to start a demo cluster.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    pub listen: SocketAddr,
+    pub kubeconfig_out: PathBuf,
+    /// About how many pods the scenario holds (None: the base scenario).
+    pub pods: Option<usize>,
+    pub seed: bool,
+    /// Run the simulated nodes (scheduler and kubelet).
+    pub controllers: bool,
+    /// Delete the kubeconfig on shutdown (a private one for `--demo`).
+    pub remove_kubeconfig: bool,
+}
+
+/// A running demo cluster.
+pub struct DemoCluster {
+    cluster: EmbeddedCluster,
+    kubeconfig: PathBuf,
+    remove_kubeconfig: bool,
+    sim: Option<(CancellationToken, JoinHandle<Result<()>>)>,
+    seeded: usize,
+}
+
+impl DemoCluster {
+    /// Starts the server, writes the kubeconfig, seeds the scenario and starts the simulated
+    /// nodes. Returns once everything is in place.
+    pub async fn start(opts: DemoOptions) -> Result<DemoCluster> {
+        let cluster = EmbeddedCluster::start(ServerOptions {
+            listen: opts.listen,
+            token: None,
+        })
+        .await?;
+        write_private(
+            &opts.kubeconfig_out,
+            &cluster.kubeconfig_yaml(CONTEXT, NAMESPACE),
+        )?;
+        let client = cluster.client().await?;
+        let mut seeded = 0;
+        if opts.seed {
+            let now = Timestamp::now();
+            let objects = scenario::scenario(NAMESPACE, opts.pods, now);
+            seeded = seed::apply(&client, objects, now)
+                .await
+                .context("cannot seed the demo scenario")?;
+        }
+        let sim = opts.controllers.then(|| {
+            let token = CancellationToken::new();
+            let options = SimOptions {
+                nodes: scenario::node_count(opts.pods),
+                ..SimOptions::default()
+            };
+            let task = tokio::spawn(sim::run(client.clone(), options, token.clone()));
+            (token, task)
+        });
+        Ok(DemoCluster {
+            cluster,
+            kubeconfig: opts.kubeconfig_out,
+            remove_kubeconfig: opts.remove_kubeconfig,
+            sim,
+            seeded,
+        })
+    }
+
+    /// The kubeconfig that reaches this cluster (token included).
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The URL the kubeconfig points at.
+    pub fn url(&self) -> String {
+        self.cluster.https_url()
+    }
+
+    /// How many objects the seeder created.
+    pub fn seeded_objects(&self) -> usize {
+        self.seeded
+    }
+
+    /// The embedded server itself (for tests that stop and restart serving).
+    pub fn cluster(&self) -> &EmbeddedCluster {
+        &self.cluster
+    }
+
+    /// Stops the simulated nodes and the server; removes a private kubeconfig.
+    pub async fn shutdown(self) {
+        if let Some((token, task)) = self.sim {
+            token.cancel();
+            if let Ok(Err(err)) = task.await {
+                tracing::warn!("demo: the simulated nodes stopped with an error: {err:#}");
+            }
+        }
+        self.cluster.shutdown().await;
+        if self.remove_kubeconfig {
+            let _ = std::fs::remove_file(&self.kubeconfig);
+        }
+    }
+}
+
+/// Writes `contents` to `path` readable by the user only (it holds the token).
+fn write_private(path: &Path, contents: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("cannot write the kubeconfig {}", path.display()))?;
+    std::io::Write::write_all(&mut file, contents.as_bytes())
+        .with_context(|| format!("cannot write the kubeconfig {}", path.display()))?;
+    Ok(())
+}

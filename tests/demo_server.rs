@@ -1,0 +1,161 @@
+//! `kruise-tui demo-server` as a user runs it: the real binary, `ready <url>` on stdout, kubectl
+//! with the written kubeconfig sees the seeded scenario, a request without the token is refused,
+//! and SIGTERM stops it cleanly.
+
+use std::{
+    io::{BufRead as _, BufReader, Read as _, Write as _},
+    net::TcpStream,
+    process::{Child, Command, Stdio},
+};
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(kubeconfig: &std::path::Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kruise-tui"))
+        .arg("demo-server")
+        .arg("--kubeconfig-out")
+        .arg(kubeconfig)
+        .args(extra)
+        .env("KRUISE_TUI_STATE_DIR", kubeconfig.parent().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("ready ")
+        .unwrap_or_else(|| panic!("expected `ready <url>`, got {line:?}"))
+        .to_owned();
+    Server { child, url }
+}
+
+fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("demo.kubeconfig");
+    let mut server = start(&kubeconfig, &["--listen", "127.0.0.1:0"]);
+    assert!(
+        server.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+
+    let out = kubectl(
+        &kubeconfig,
+        &["get", "clonesets", "-n", "demo", "-o", "json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["checkout", "web"]);
+    let web = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["metadata"]["name"] == "web")
+        .unwrap();
+    assert_eq!(web["status"]["updatedReplicas"], 4);
+    assert_ne!(
+        web["status"]["currentRevision"],
+        web["status"]["updateRevision"]
+    );
+
+    for (kind, expected) in [
+        ("statefulsets.apps.kruise.io", "db"),
+        ("daemonsets.apps.kruise.io", "log-agent"),
+        ("podprobemarkers", "web-health"),
+        ("podunavailablebudgets", "web-pub"),
+        ("containerrecreaterequests", "db-1-restart-postgres"),
+    ] {
+        let out = kubectl(&kubeconfig, &["get", kind, "-n", "demo", "-o", "name"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(expected),
+            "{kind}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = kubectl(&kubeconfig, &["get", "sidecarsets", "-o", "name"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("logtail"));
+
+    // Without the token: 401, over plain HTTP on the same port ...
+    let port = server.url.rsplit(':').next().unwrap();
+    let mut stream = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    stream
+        .write_all(b"GET /api/v1/namespaces/demo/pods HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+    // ... and through kubectl with a wrong token.
+    let out = kubectl(
+        &kubeconfig,
+        &["--token", "not-the-token", "get", "pods", "-n", "demo"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Unauthorized"));
+
+    // SIGTERM: a clean exit.
+    let status = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = server.child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+}
+
+#[test]
+fn no_seed_starts_an_empty_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("k");
+    let _server = start(&kubeconfig, &["--no-seed", "--no-controllers"]);
+    let out = kubectl(&kubeconfig, &["get", "clonesets", "-A", "-o", "name"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = kubectl(&kubeconfig, &["get", "nodes", "-o", "name"]);
+    assert!(
+        out.stdout.is_empty(),
+        "no simulated nodes without controllers"
+    );
+}

@@ -1,0 +1,340 @@
+//! The simulated nodes against the embedded API server, through the kube client: scheduling
+//! (nodeSelector, taints/tolerations), Pending → Running → Ready, crash loops, in-place image
+//! changes.
+
+use std::time::Duration;
+
+use jiff::SignedDuration;
+use k8s_openapi::api::core::v1::{Container, Node, Pod, PodSpec, Toleration};
+use kruise_tui::cluster::{
+    server::{EmbeddedCluster, ServerOptions},
+    sim::{self, SimOptions, kubelet::Timing},
+};
+use kube::{
+    Api, Client,
+    api::{ObjectMeta, Patch, PatchParams, PostParams},
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+struct Harness {
+    cluster: EmbeddedCluster,
+    client: Client,
+    stop: CancellationToken,
+    sim: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+async fn start() -> Harness {
+    let cluster = EmbeddedCluster::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let client = cluster.client().await.unwrap();
+    let stop = CancellationToken::new();
+    let timing = Timing {
+        crash_after: SignedDuration::from_secs(1),
+        backoff_base: SignedDuration::from_secs(1),
+        backoff_max: SignedDuration::from_secs(2),
+        ..Timing::default()
+    };
+    let opts = SimOptions {
+        nodes: 3,
+        timing,
+        heartbeat: Duration::from_secs(2),
+    };
+    let sim = tokio::spawn(sim::run(client.clone(), opts, stop.clone()));
+    // The nodes are registered before the loop starts; wait for them.
+    let nodes: Api<Node> = Api::all(client.clone());
+    wait_for(|| async {
+        nodes
+            .list(&Default::default())
+            .await
+            .map(|l| l.items.len() == 3)
+            .unwrap_or(false)
+    })
+    .await;
+    Harness {
+        cluster,
+        client,
+        stop,
+        sim,
+    }
+}
+
+impl Harness {
+    async fn finish(self) {
+        self.stop.cancel();
+        self.sim.await.unwrap().unwrap();
+        self.cluster.shutdown().await;
+    }
+}
+
+/// Polls `check` every 100 ms for up to 60 s.
+async fn wait_for<F, Fut>(mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..600 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("condition not reached in 60 s");
+}
+
+fn pod(name: &str, containers: &[(&str, &str)], spec: PodSpec) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        spec: Some(PodSpec {
+            containers: containers
+                .iter()
+                .map(|(n, i)| Container {
+                    name: (*n).into(),
+                    image: Some((*i).into()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..spec
+        }),
+        status: None,
+    }
+}
+
+fn ready(p: &Pod) -> bool {
+    p.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+fn node_of(p: &Pod) -> Option<&str> {
+    p.spec.as_ref()?.node_name.as_deref()
+}
+
+async fn get(api: &Api<Pod>, name: &str) -> Pod {
+    api.get(name).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pods_are_scheduled_by_selector_and_taints_and_become_ready() {
+    let h = start().await;
+    let nodes: Api<Node> = Api::all(h.client.clone());
+    let taint =
+        json!({"spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}});
+    nodes
+        .patch("sim-node-2", &PatchParams::default(), &Patch::Merge(&taint))
+        .await
+        .unwrap();
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    let on_node_2 = |tolerate: bool| PodSpec {
+        node_selector: Some(
+            [("kubernetes.io/hostname".to_owned(), "sim-node-2".to_owned())].into(),
+        ),
+        tolerations: tolerate.then(|| {
+            vec![Toleration {
+                key: Some("dedicated".into()),
+                operator: Some("Equal".into()),
+                value: Some("db".into()),
+                effect: Some("NoSchedule".into()),
+                ..Default::default()
+            }]
+        }),
+        ..Default::default()
+    };
+    let zone_b = PodSpec {
+        node_selector: Some(
+            [(
+                "topology.kubernetes.io/zone".to_owned(),
+                "zone-b".to_owned(),
+            )]
+            .into(),
+        ),
+        ..Default::default()
+    };
+    let pp = PostParams::default();
+    pods.create(&pp, &pod("zoned", &[("app", "nginx:1.25")], zone_b))
+        .await
+        .unwrap();
+    pods.create(
+        &pp,
+        &pod("tolerant", &[("app", "nginx:1.25")], on_node_2(true)),
+    )
+    .await
+    .unwrap();
+    pods.create(
+        &pp,
+        &pod("intolerant", &[("app", "nginx:1.25")], on_node_2(false)),
+    )
+    .await
+    .unwrap();
+    pods.create(
+        &pp,
+        &pod("anywhere", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
+
+    for name in ["zoned", "tolerant", "anywhere"] {
+        wait_for(|| async { ready(&get(&pods, name).await) }).await;
+    }
+    assert_eq!(node_of(&get(&pods, "zoned").await), Some("sim-node-1"));
+    assert_eq!(node_of(&get(&pods, "tolerant").await), Some("sim-node-2"));
+    assert_ne!(
+        node_of(&get(&pods, "anywhere").await),
+        Some("sim-node-2"),
+        "the taint keeps it off"
+    );
+    let running = get(&pods, "anywhere").await;
+    let status = running.status.unwrap();
+    assert_eq!(status.phase.as_deref(), Some("Running"));
+    let c = &status.container_statuses.unwrap()[0];
+    assert!(c.image_id.starts_with("nginx@sha256:"));
+    assert!(
+        c.state
+            .as_ref()
+            .unwrap()
+            .running
+            .as_ref()
+            .unwrap()
+            .started_at
+            .is_some()
+    );
+
+    wait_for(|| async {
+        let p = get(&pods, "intolerant").await;
+        p.status.and_then(|s| s.conditions).is_some_and(|c| {
+            c.iter()
+                .any(|c| c.reason.as_deref() == Some("Unschedulable"))
+        })
+    })
+    .await;
+    let p = get(&pods, "intolerant").await;
+    assert_eq!(node_of(&p), None);
+    assert!(!ready(&p));
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_images_climb_restarts_and_image_changes_restart_one_container() {
+    let h = start().await;
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    let pp = PostParams::default();
+    pods.create(
+        &pp,
+        &pod(
+            "crasher",
+            &[("app", "example/app:1-crash")],
+            PodSpec::default(),
+        ),
+    )
+    .await
+    .unwrap();
+    pods.create(
+        &pp,
+        &pod(
+            "pair",
+            &[("app", "nginx:1.25"), ("side", "busybox:1.36")],
+            PodSpec::default(),
+        ),
+    )
+    .await
+    .unwrap();
+
+    wait_for(|| async { ready(&get(&pods, "pair").await) }).await;
+    let before = get(&pods, "pair")
+        .await
+        .status
+        .unwrap()
+        .container_statuses
+        .unwrap();
+    let patch = json!({"spec": {"containers": [{"name": "app", "image": "nginx:1.26"}]}});
+    pods.patch("pair", &PatchParams::default(), &Patch::Strategic(&patch))
+        .await
+        .unwrap();
+    wait_for(|| async {
+        let p = get(&pods, "pair").await;
+        let cs = p
+            .status
+            .clone()
+            .and_then(|s| s.container_statuses)
+            .unwrap_or_default();
+        ready(&p)
+            && cs
+                .iter()
+                .any(|c| c.name == "app" && c.image == "nginx:1.26" && c.ready)
+    })
+    .await;
+    let after = get(&pods, "pair")
+        .await
+        .status
+        .unwrap()
+        .container_statuses
+        .unwrap();
+    let find = |cs: &[k8s_openapi::api::core::v1::ContainerStatus], n: &str| {
+        cs.iter().find(|c| c.name == n).cloned().unwrap()
+    };
+    let (app0, app1) = (find(&before, "app"), find(&after, "app"));
+    assert_eq!(app1.restart_count, app0.restart_count + 1);
+    assert_ne!(app1.image_id, app0.image_id);
+    assert_ne!(app1.container_id, app0.container_id);
+    assert_eq!(
+        find(&after, "side"),
+        find(&before, "side"),
+        "the other container is untouched"
+    );
+
+    wait_for(|| async {
+        let p = get(&pods, "crasher").await;
+        p.status
+            .and_then(|s| s.container_statuses)
+            .is_some_and(|cs| cs[0].restart_count >= 2)
+    })
+    .await;
+    let p = get(&pods, "crasher").await;
+    assert!(!ready(&p), "a crashing container never becomes ready");
+    let c = &p.status.unwrap().container_statuses.unwrap()[0];
+    assert_eq!(
+        c.last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .map(|t| t.exit_code),
+        Some(1)
+    );
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_pod_stops_its_containers_and_goes_when_its_finalizer_does() {
+    let h = start().await;
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    let mut held = pod("held", &[("app", "nginx:1.25")], PodSpec::default());
+    held.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    pods.create(&PostParams::default(), &held).await.unwrap();
+    wait_for(|| async { ready(&get(&pods, "held").await) }).await;
+
+    pods.delete("held", &Default::default()).await.unwrap();
+    wait_for(|| async {
+        let p = get(&pods, "held").await;
+        let stopped = p
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .is_some_and(|cs| {
+                cs.iter()
+                    .all(|c| c.state.as_ref().is_some_and(|s| s.terminated.is_some()))
+            });
+        p.metadata.deletion_timestamp.is_some() && stopped && !ready(&p)
+    })
+    .await;
+
+    let release = json!({"metadata": {"finalizers": null}});
+    pods.patch("held", &PatchParams::default(), &Patch::Merge(&release))
+        .await
+        .unwrap();
+    wait_for(|| async { pods.get_opt("held").await.unwrap().is_none() }).await;
+    h.finish().await;
+}
