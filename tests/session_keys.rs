@@ -434,3 +434,27 @@ fn command_history_is_bounded_and_esc_walks_it_back() {
     }
     assert_eq!(pops, 15, "16 views deep at most");
 }
+
+#[test]
+fn rows_arriving_at_start_keep_the_cursor_on_the_top_row() {
+    let (stores, writers) = harness::empty_stores();
+    let mut h = Harness::bare(stores, writers, LoadedConfig::default(), (120, 20));
+    // The DaemonSet list lands first, then the CloneSets sort above it.
+    harness::apply(
+        &mut h.writers.daemonsets,
+        harness::fixture("daemonsets.yaml"),
+    );
+    h.feed(Msg::StoreChanged(Kind::DaemonSet));
+    harness::apply(&mut h.writers.clonesets, harness::fixture("clonesets.yaml"));
+    h.feed(Msg::StoreChanged(Kind::CloneSet));
+    let screen = h.screen();
+    assert!(screen.contains(" 1/4 "), "{screen}");
+    // Once the user picked a row, it follows the object.
+    h.press(&["G"]);
+    harness::apply(
+        &mut h.writers.statefulsets,
+        harness::fixture("statefulsets.yaml"),
+    );
+    h.feed(Msg::StoreChanged(Kind::StatefulSet));
+    assert!(h.screen().contains(" 5/5 "));
+}

@@ -48,7 +48,11 @@ pub fn refresh(list: &mut ListView, workloads: &[WorkloadRow], pods: &[Arc<PodRo
         }
     }
     list.selected = list.selected.min(list.visible.len().saturating_sub(1));
-    remember_selection(list, workloads, pods);
+    // Until the user moves the cursor the selection is "the top row", not an object: rows
+    // arriving while the first lists load must not drag it down.
+    if list.selected_key.is_some() {
+        remember_selection(list, workloads, pods);
+    }
     keep_in_window(list.selected, &mut list.offset, list.visible.len(), page);
 }
 
