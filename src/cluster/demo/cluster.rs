@@ -60,14 +60,16 @@ impl DemoCluster {
             &cluster.kubeconfig_yaml(CONTEXT, NAMESPACE),
         )?;
         let client = cluster.client().await?;
-        let mut seeded = 0;
-        if opts.seed {
-            let now = Timestamp::now();
-            let objects = scenario::scenario(NAMESPACE, opts.pods, now);
-            seeded = seed::apply(&client, objects, now)
-                .await
-                .context("cannot seed the demo scenario")?;
-        }
+        let now = Timestamp::now();
+        let objects = if opts.seed {
+            scenario::scenario(NAMESPACE, opts.pods, now)
+        } else {
+            // Empty, but the kubeconfig's namespace exists.
+            vec![scenario::namespace_seed(NAMESPACE, &[])]
+        };
+        let seeded = seed::apply(&client, objects, now)
+            .await
+            .context("cannot seed the demo scenario")?;
         let sim = opts.controllers.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {
