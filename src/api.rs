@@ -4,7 +4,8 @@
 //! it usable with `kube::Api` and reflectors without this module depending on kube. Field names
 //! follow the upstream CRD schemas in `crds/` (checked by `tests/api_schema.rs`); every type also
 //! derives `schemars::JsonSchema` for that check. `kinds` names every kind the product handles,
-//! `keys` the well-known labels and annotations.
+//! `keys` the well-known labels and annotations, `podstate` the JSON values Kruise keeps in pod
+//! annotations (in-place update state, SidecarSet upgrade specs).
 
 pub mod advancedcronjob;
 pub mod broadcastjob;
@@ -19,6 +20,7 @@ pub mod nodepodprobe;
 pub mod persistentpodstate;
 pub mod pod;
 pub mod podprobemarker;
+pub mod podstate;
 pub mod podunavailablebudget;
 pub mod resource;
 pub mod sidecarset;

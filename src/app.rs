@@ -30,7 +30,10 @@ pub mod rows;
 pub mod stores;
 pub mod update;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::Arc,
+};
 
 use jiff::Timestamp;
 
@@ -113,13 +116,15 @@ pub struct App {
     pub(crate) contexts: Vec<String>,
     pub(crate) namespaces: Vec<String>,
     pub(crate) kruise_missing: bool,
+    /// The root was switched to Pods because Kruise is missing (undone if a switch finds it).
+    pub(crate) pods_for_missing_kruise: bool,
     pub(crate) ready: BTreeSet<Kind>,
     /// Watches failing now, with their last error.
     pub(crate) failed: BTreeMap<Kind, String>,
     pub(crate) workloads: Vec<WorkloadRow>,
     /// Workload UID → index in `workloads` (for the pods' revision column).
     pub(crate) owners: HashMap<String, usize>,
-    pub(crate) pods: Vec<PodRow>,
+    pub(crate) pods: Vec<Arc<PodRow>>,
     pub(crate) stack: Vec<Route>,
     pub(crate) mode: Mode,
     pub(crate) status: Option<Status>,
@@ -143,6 +148,7 @@ impl App {
             contexts: Vec::new(),
             namespaces: Vec::new(),
             kruise_missing: false,
+            pods_for_missing_kruise: false,
             ready: BTreeSet::new(),
             failed: BTreeMap::new(),
             workloads: Vec::new(),
@@ -240,7 +246,7 @@ impl App {
     }
 
     pub(crate) fn rebuild_pods(&mut self) {
-        self.pods = rows::build_pods(&self.stores, self.namespace.as_deref());
+        self.pods = rows::build_pods(&self.stores, self.namespace.as_deref(), &self.pods);
         self.refresh_lists();
     }
 

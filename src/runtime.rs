@@ -1,7 +1,8 @@
 //! The console's runtime: terminal setup and restore (panic hook), tracing to a file, the
 //! `tokio::select!` loop over terminal events, store messages and ticks, and effect dispatch.
 //!
-//! [`run_console_with`] does all of it for any [`Console`]; `run_console` plugs in `app::App`.
+//! [`run_console_with`] does all of it for any [`Console`]; [`run_console`] plugs in `app::App`
+//! with the theme and keymap from `config::load`.
 //! Order matters: the cluster connection is made before the terminal switches to raw mode, so a
 //! bad kubeconfig prints a plain error, and the terminal is restored before the process exits.
 
@@ -17,9 +18,9 @@ use tokio::sync::mpsc;
 pub use console::Console;
 
 use crate::{
-    app::Stores,
+    app::{App, AppInit, Stores},
     cli::{ConsoleArgs, KubeArgs},
-    config::Paths,
+    config::{self, Paths},
     kube::Executor,
 };
 
@@ -37,13 +38,27 @@ pub struct ConsoleInit {
     pub paths: Paths,
     /// The clock at start.
     pub now: jiff::Timestamp,
+    /// The terminal size (columns, rows) at start.
+    pub size: (u16, u16),
 }
 
 /// Runs the console (or, with `--demo`, the embedded cluster plus the console).
-pub fn run_console(_args: ConsoleArgs) -> Result<()> {
-    // Wired once `app::App` lands on main:
-    // run_console_with(args, |init| app::App::new(app::AppInit { .. from init .. }))
-    anyhow::bail!("console: not built yet")
+pub fn run_console(args: ConsoleArgs) -> Result<()> {
+    run_console_with(args, |init| {
+        let config = config::load(
+            init.args.theme.as_deref(),
+            init.args.keymap.as_deref(),
+            &init.paths,
+        );
+        App::new(AppInit {
+            stores: init.stores,
+            config,
+            namespace: init.namespace,
+            now: init.now,
+            context: init.context,
+            size: init.size,
+        })
+    })
 }
 
 /// Runs the console with the state `make` builds: logging, tokio runtime, connection and
@@ -85,6 +100,7 @@ where
         args,
         paths,
         now: jiff::Timestamp::now(),
+        size: crossterm::terminal::size().unwrap_or((80, 24)),
     };
     let mut console = make(init);
     let executor_task = tokio::spawn(executor.run(effect_rx));

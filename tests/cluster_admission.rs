@@ -1,6 +1,6 @@
-//! The embedded API server's extension points and access rules, through kube-rs: CRDs created at
-//! run time are served and validated, admission hooks mutate and deny, the token is required
-//! and only loopback addresses are accepted.
+//! The embedded API server's extension points and access rules: CRDs created at run time are
+//! served and validated, admission hooks mutate and deny, the in-process Store API seeds and
+//! reads objects, the token is required and only loopback addresses are accepted.
 
 #[path = "fixtures/cluster/common.rs"]
 mod common;
@@ -74,9 +74,23 @@ async fn new_crds_are_served() {
         .await
         .unwrap_err();
     assert_eq!(code(err).0, 422);
-    let discovery = kube::Discovery::new(client).run().await.unwrap();
+    let discovery = kube::Discovery::new(client.clone()).run().await.unwrap();
     assert!(discovery.groups().any(|g| g.name() == "example.com"));
     assert!(discovery.groups().any(|g| g.name() == "apps.kruise.io"));
+
+    // Deleting the CRD removes its custom resources and its endpoints.
+    crds.delete("widgets.example.com", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        code(widgets.list(&ListParams::default()).await.unwrap_err()).0,
+        404
+    );
+    eventually("custom resources purged", || {
+        let store = c.store();
+        async move { store.in_namespace("default").is_empty() }
+    })
+    .await;
 }
 
 struct DenyProtected;
@@ -206,4 +220,50 @@ async fn auth_and_loopback_rules() {
     let cms: Api<ConfigMap> = Api::default_namespaced(via_tls);
     let listed = cms.list(&ListParams::default()).await;
     assert!(listed.is_ok(), "{listed:?}");
+}
+
+#[tokio::test]
+async fn in_process_store_api() {
+    let c = start().await;
+    let store = c.store();
+    let created = store.create(pod_json("p", json!({"app": "web"}))).unwrap();
+    assert!(created["metadata"]["uid"].is_string());
+    assert_eq!(
+        store.create(pod_json("p", json!({}))).unwrap_err().code,
+        409
+    );
+    let mut changed = created.clone();
+    changed["spec"]["containers"][0]["image"] = json!("nginx:2");
+    let updated = store.update(changed).unwrap();
+    assert_eq!(updated["metadata"]["generation"], 2);
+    let mut stale = created;
+    stale["metadata"]["labels"] = json!({"x": "y"});
+    assert_eq!(store.update(stale).unwrap_err().reason, "Conflict");
+    assert_eq!(
+        store.get_value("v1", "Pod", "default", "p").unwrap()["spec"]["containers"][0]["image"],
+        "nginx:2"
+    );
+    assert_eq!(store.list_values("v1", "Pod", None).len(), 1);
+    assert_eq!(
+        store
+            .list_values("apps.kruise.io/v1alpha1", "CloneSet", Some("default"))
+            .len(),
+        0
+    );
+    store.delete_value("v1", "Pod", "default", "p").unwrap();
+    assert!(store.get_value("v1", "Pod", "default", "p").is_none());
+    assert_eq!(
+        store
+            .delete_value("v1", "Pod", "default", "p")
+            .unwrap_err()
+            .code,
+        404
+    );
+    assert_eq!(
+        store
+            .create(json!({"apiVersion": "x/v1", "kind": "Nope"}))
+            .unwrap_err()
+            .code,
+        400
+    );
 }

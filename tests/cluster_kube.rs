@@ -466,6 +466,23 @@ async fn status_and_scale_subresources() {
     let pods: Api<Pod> = Api::default_namespaced(client.clone());
     pods.evict("victim", &EvictParams::default()).await.unwrap();
     assert!(pods.get_opt("victim").await.unwrap().is_none());
+
+    // Binding assigns a node once.
+    c.store().create(pod_json("unbound", json!({}))).unwrap();
+    let binding = json!({"apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "unbound"}, "target": {"kind": "Node", "name": "node-1"}});
+    let pp = PostParams::default();
+    let _: Value = pods
+        .create_subresource("binding", "unbound", &pp, &binding)
+        .await
+        .unwrap();
+    let p = pods.get("unbound").await.unwrap();
+    assert_eq!(p.spec.unwrap().node_name.as_deref(), Some("node-1"));
+    let err = pods
+        .create_subresource::<Value, Value>("binding", "unbound", &pp, &binding)
+        .await
+        .unwrap_err();
+    assert_eq!(code(err).0, 409);
 }
 
 #[tokio::test]
@@ -510,4 +527,74 @@ async fn schema_validation_refuses_bad_objects() {
         .await
         .unwrap();
     assert!(o.data["spec"].get("bogus").is_none());
+}
+
+#[tokio::test]
+async fn deleting_a_namespace_empties_it_first() {
+    use k8s_openapi::api::core::v1::Namespace;
+    let c = start().await;
+    let client = c.client().await.unwrap();
+    let nss: Api<Namespace> = Api::all(client.clone());
+    nss.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "tmp"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "tmp");
+    let mut held = pod_json("held", json!({}));
+    held["metadata"]["namespace"] = json!("tmp");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(held).unwrap(),
+    )
+    .await
+    .unwrap();
+    let mut free = pod_json("free", json!({}));
+    free["metadata"]["namespace"] = json!("tmp");
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(free.clone()).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    nss.delete("tmp", &DeleteParams::default()).await.unwrap();
+    let ns = nss.get("tmp").await.unwrap();
+    assert_eq!(ns.status.unwrap().phase.as_deref(), Some("Terminating"));
+    free["metadata"]["name"] = json!("late");
+    let err = pods
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(free).unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code(err).0,
+        403,
+        "no new content in a terminating namespace"
+    );
+    eventually("free pod deleted", || {
+        let pods = pods.clone();
+        async move { pods.get_opt("free").await.unwrap().is_none() }
+    })
+    .await;
+    assert!(
+        nss.get_opt("tmp").await.unwrap().is_some(),
+        "the held pod keeps the namespace"
+    );
+    pods.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .unwrap();
+    eventually("namespace gone", || {
+        let nss = nss.clone();
+        async move { nss.get_opt("tmp").await.unwrap().is_none() }
+    })
+    .await;
 }

@@ -193,11 +193,53 @@ async fn discovery_create_apply_and_validation() {
         k.jsonpath(&["clonesets", "ssa"], "{.spec.replicas}").await,
         "4"
     );
+    // Re-applying without a field the same manager applied before removes it.
+    let labelled =
+        cloneset_yaml("ssa", "4").replacen("    app: ssa\n", "    app: ssa\n    extra: x\n", 1);
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], &labelled)
+        .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels.extra}")
+            .await,
+        "x"
+    );
+    k.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &cloneset_yaml("ssa", "4"),
+    )
+    .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels}")
+            .await,
+        r#"{"app":"ssa"}"#
+    );
     k.ok_stdin(
         &["apply", "--server-side", "-f", "-"],
         &cloneset_yaml("app", "5"),
     )
     .await;
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "5"
+    );
+
+    // Server-side dry runs change nothing; kubectl diff shows the change (exit code 1).
+    let out = k
+        .ok_stdin(
+            &["apply", "--dry-run=server", "-f", "-"],
+            &cloneset_yaml("app", "9"),
+        )
+        .await;
+    assert!(out.contains("(server dry run)"), "{out}");
+    assert_eq!(
+        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
+        "5"
+    );
+    let o = k
+        .run_stdin(&["diff", "-f", "-"], &cloneset_yaml("app", "9"))
+        .await;
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("+  replicas: 9"), "{}", o.stdout);
     assert_eq!(
         k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
         "5"
@@ -457,21 +499,43 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("NotFound"), "{}", o.stderr);
 
+    // Typed generators send protobuf bodies: namespaces, configmaps and secrets are understood.
     for n in ["a", "b", "c"] {
-        k.ok(&[
-            "create",
-            "configmap",
-            n,
-            "--from-literal=k=v",
-            "--dry-run=client",
-            "-o",
-            "yaml",
-        ])
-        .await;
-        c.store()
-            .create(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": n, "namespace": "default"}}))
-            .unwrap();
+        let out = k
+            .ok(&["create", "configmap", n, "--from-literal=k=v"])
+            .await;
+        assert_eq!(out.trim(), format!("configmap/{n} created"));
     }
+    assert_eq!(k.jsonpath(&["configmap", "a"], "{.data.k}").await, "v");
+    assert_eq!(
+        k.ok(&["create", "namespace", "team"]).await.trim(),
+        "namespace/team created"
+    );
+    k.ok(&[
+        "create",
+        "secret",
+        "generic",
+        "s",
+        "-n",
+        "team",
+        "--from-literal=pw=hunter2",
+    ])
+    .await;
+    assert_eq!(
+        k.jsonpath(&["secret", "s", "-n", "team"], "{.data.pw}")
+            .await,
+        "aHVudGVyMg=="
+    );
+    assert_eq!(
+        k.ok(&["delete", "namespace", "team"]).await.trim(),
+        "namespace \"team\" deleted"
+    );
+    let o = k.run(&["get", "namespace", "team"]).await;
+    assert_eq!(
+        o.code, 1,
+        "the namespace is gone once emptied: {}",
+        o.stdout
+    );
     let out = k.ok(&["delete", "configmaps", "--all"]).await;
     assert_eq!(out.lines().count(), 3, "{out}");
     let o = k.run(&["get", "configmaps"]).await;
@@ -486,5 +550,78 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     assert_eq!(
         k.ok(&["auth", "can-i", "delete", "pods"]).await.trim(),
         "yes"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describe_shows_events_from_the_kube_rs_recorder() {
+    use kube::{
+        Resource,
+        runtime::events::{Event, EventType, Recorder, Reporter},
+    };
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    let client = c.client().await.unwrap();
+    let api = common::clonesets(&client, "default");
+    let cs = api
+        .create(&Default::default(), &common::cloneset("web", 1))
+        .await
+        .unwrap();
+    let recorder = Recorder::new(
+        client,
+        Reporter {
+            controller: "kruise-tui".into(),
+            instance: None,
+        },
+    );
+    let ev = Event {
+        type_: EventType::Normal,
+        reason: "SuccessfulCreate".into(),
+        note: Some("created pod web-abcde".into()),
+        action: "Create".into(),
+        secondary: None,
+    };
+    let reference = cs.object_ref(&common::cloneset_resource());
+    recorder.publish(&ev, &reference).await.unwrap();
+    recorder.publish(&ev, &reference).await.unwrap();
+    let out = k.ok(&["describe", "cloneset", "web"]).await;
+    let line = out
+        .lines()
+        .find(|l| l.contains("SuccessfulCreate"))
+        .unwrap_or_else(|| panic!("no event in describe:\n{out}"));
+    assert!(
+        line.contains("created pod web-abcde") && line.contains("kruise-tui"),
+        "{line}"
+    );
+    let out = k
+        .ok(&[
+            "get",
+            "events.v1.events.k8s.io",
+            "-o",
+            "jsonpath={.items[*].series.count}",
+        ])
+        .await;
+    assert_eq!(out, "2", "the second publish became a series");
+    let out = k.ok(&["get", "events"]).await;
+    assert!(out.starts_with("LAST SEEN"), "{out}");
+    assert!(
+        out.contains("cloneset/web") && out.contains("SuccessfulCreate"),
+        "{out}"
+    );
+    c.store()
+        .create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.32.0"}}}))
+        .unwrap();
+    let out = k.ok(&["get", "nodes"]).await;
+    let line = out
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>();
+    assert_eq!(
+        (line[0], line[1], line[2], line[4]),
+        ("node-1", "Ready", "<none>", "v1.32.0"),
+        "{out}"
     );
 }

@@ -33,7 +33,10 @@ async fn fan_out_twenty_watchers_ten_thousand_changes() {
     let api: Api<ConfigMap> = Api::default_namespaced(client);
     let mut tasks = Vec::new();
     for _ in 0..WATCHERS {
-        let stream = api.watch(&WatchParams::default().timeout(280), &rv).await.unwrap();
+        let stream = api
+            .watch(&WatchParams::default().timeout(280), &rv)
+            .await
+            .unwrap();
         tasks.push(tokio::spawn(async move {
             let mut stream = stream.boxed();
             let mut seen = Vec::with_capacity(CHANGES);
@@ -55,12 +58,18 @@ async fn fan_out_twenty_watchers_ten_thousand_changes() {
         store.update(cm("counter", n)).unwrap();
     }
     for t in tasks {
-        let seen = tokio::time::timeout(Duration::from_secs(120), t).await.unwrap().unwrap();
+        let seen = tokio::time::timeout(Duration::from_secs(120), t)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(seen.len(), CHANGES);
         for (i, (n, _)) in seen.iter().enumerate() {
             assert_eq!(*n, i + 1, "every change, in order");
         }
-        assert!(seen.windows(2).all(|w| w[0].1 < w[1].1), "resourceVersions increase");
+        assert!(
+            seen.windows(2).all(|w| w[0].1 < w[1].1),
+            "resourceVersions increase"
+        );
     }
 }
 
@@ -74,7 +83,11 @@ async fn resume_from_version_and_gone_after_compaction() {
     store.update(cm("a", 1)).unwrap();
     store.create(cm("b", 0)).unwrap();
     let api: Api<ConfigMap> = Api::default_namespaced(client);
-    let mut s = api.watch(&WatchParams::default().timeout(5), &from).await.unwrap().boxed();
+    let mut s = api
+        .watch(&WatchParams::default().timeout(5), &from)
+        .await
+        .unwrap()
+        .boxed();
     match s.try_next().await.unwrap() {
         Some(WatchEvent::Modified(o)) => assert_eq!(o.data.unwrap()["n"], "1"),
         other => panic!("expected the replayed change, got {other:?}"),
@@ -85,7 +98,11 @@ async fn resume_from_version_and_gone_after_compaction() {
     }
 
     store.compact();
-    let mut s = api.watch(&WatchParams::default().timeout(5), &from).await.unwrap().boxed();
+    let mut s = api
+        .watch(&WatchParams::default().timeout(5), &from)
+        .await
+        .unwrap()
+        .boxed();
     match s.try_next().await.unwrap() {
         Some(WatchEvent::Error(e)) => {
             assert_eq!(e.code, 410);
@@ -109,7 +126,13 @@ async fn initial_events_end_with_a_bookmark() {
         match s.try_next().await.unwrap() {
             Some(WatchEvent::Added(_)) => added += 1,
             Some(WatchEvent::Bookmark(b)) => {
-                assert_eq!(b.metadata.annotations.get("k8s.io/initial-events-end").map(String::as_str), Some("true"));
+                assert_eq!(
+                    b.metadata
+                        .annotations
+                        .get("k8s.io/initial-events-end")
+                        .map(String::as_str),
+                    Some("true")
+                );
                 break;
             }
             other => panic!("unexpected {other:?}"),
@@ -126,12 +149,34 @@ async fn selector_watch_sees_objects_leave_and_enter() {
     store.create(pod_json("p", json!({"app": "web"}))).unwrap();
     let rv = store.current_rv().to_string();
     let pods: Api<Pod> = Api::default_namespaced(client);
-    let mut s = pods.watch(&WatchParams::default().labels("app=web").timeout(5), &rv).await.unwrap().boxed();
+    let mut s = pods
+        .watch(&WatchParams::default().labels("app=web").timeout(5), &rv)
+        .await
+        .unwrap()
+        .boxed();
     let pp = PatchParams::default();
-    pods.patch("p", &pp, &Patch::Merge(json!({"metadata": {"labels": {"app": "db"}}}))).await.unwrap();
-    pods.patch("p", &pp, &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}}))).await.unwrap();
-    assert!(matches!(s.try_next().await.unwrap(), Some(WatchEvent::Deleted(_))));
-    assert!(matches!(s.try_next().await.unwrap(), Some(WatchEvent::Added(_))));
+    pods.patch(
+        "p",
+        &pp,
+        &Patch::Merge(json!({"metadata": {"labels": {"app": "db"}}})),
+    )
+    .await
+    .unwrap();
+    pods.patch(
+        "p",
+        &pp,
+        &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
+    )
+    .await
+    .unwrap();
+    assert!(matches!(
+        s.try_next().await.unwrap(),
+        Some(WatchEvent::Deleted(_))
+    ));
+    assert!(matches!(
+        s.try_next().await.unwrap(),
+        Some(WatchEvent::Added(_))
+    ));
 }
 
 #[tokio::test]
@@ -139,22 +184,38 @@ async fn watchers_recover_after_an_outage() {
     let c = start().await;
     let client = c.client().await.unwrap();
     let api: Api<ConfigMap> = Api::default_namespaced(client);
-    api.create(&PostParams::default(), &serde_json::from_value(cm("x", 0)).unwrap()).await.unwrap();
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(cm("x", 0)).unwrap(),
+    )
+    .await
+    .unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let w = watcher(api.clone(), watcher::Config::default()).applied_objects();
     let task = tokio::spawn(async move {
         let mut w = w.boxed();
         while let Some(ev) = w.next().await {
             if let Ok(o) = ev {
-                let _ = tx.send(o.data.unwrap_or_default().get("n").cloned().unwrap_or_default());
+                let _ = tx.send(
+                    o.data
+                        .unwrap_or_default()
+                        .get("n")
+                        .cloned()
+                        .unwrap_or_default(),
+                );
             }
         }
     });
-    let first = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .unwrap();
     assert_eq!(first.as_deref(), Some("0"));
 
     c.stop_serving().await;
-    assert!(api.list(&ListParams::default()).await.is_err(), "nothing is served");
+    assert!(
+        api.list(&ListParams::default()).await.is_err(),
+        "nothing is served"
+    );
     c.store().update(cm("x", 1)).unwrap();
     c.start_serving().await.unwrap();
     let got = tokio::time::timeout(Duration::from_secs(30), async {
@@ -165,6 +226,43 @@ async fn watchers_recover_after_an_outage() {
         }
     })
     .await;
-    assert_eq!(got, Ok(true), "the watcher saw the change made during the outage");
+    assert_eq!(
+        got,
+        Ok(true),
+        "the watcher saw the change made during the outage"
+    );
     task.abort();
+}
+
+#[tokio::test]
+async fn metadata_only_lists_and_watches() {
+    let c = start().await;
+    let client = c.client().await.unwrap();
+    c.store()
+        .create(pod_json("p", json!({"app": "web"})))
+        .unwrap();
+    let pods: Api<Pod> = Api::default_namespaced(client);
+    let l = pods.list_metadata(&ListParams::default()).await.unwrap();
+    assert_eq!(l.items.len(), 1);
+    assert_eq!(l.items[0].metadata.labels.as_ref().unwrap()["app"], "web");
+    assert_eq!(
+        l.items[0].types.as_ref().unwrap().kind,
+        "PartialObjectMetadata"
+    );
+    let m = pods.get_metadata("p").await.unwrap();
+    assert_eq!(m.metadata.name.as_deref(), Some("p"));
+    let rv = c.store().current_rv().to_string();
+    let mut s = pods
+        .watch_metadata(&WatchParams::default().timeout(5), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    c.store().create(pod_json("q", json!({}))).unwrap();
+    match s.try_next().await.unwrap() {
+        Some(WatchEvent::Added(o)) => {
+            assert_eq!(o.metadata.name.as_deref(), Some("q"));
+            assert_eq!(o.types.unwrap().kind, "PartialObjectMetadata");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
 }

@@ -244,6 +244,47 @@ async fn a_server_restart_is_reported_once_and_watches_resume() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_down_at_start_is_one_failure_per_kind_until_it_serves() {
+    let mut mock = seeded(Options::default()).await;
+    mock.stop_serving();
+    let (tx, mut rx) = unbounded_channel();
+    let watches = WatchSet::start(&mock.connection(), Some("demo".into()), tx, false);
+    let mut seen = Vec::new();
+    let failed = |s: &[Msg], kind: Kind| {
+        s.iter()
+            .filter(|m| matches!(m, Msg::WatchFailed { kind: k, .. } if *k == kind))
+            .count()
+    };
+    until(&mut rx, &mut seen, PATIENCE, |s| {
+        failed(s, Kind::Pod) == 1 && failed(s, Kind::CloneSet) == 1
+    })
+    .await;
+    // Several list retries later: still one report each, and no false recovery.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    while let Ok(msg) = rx.try_recv() {
+        seen.push(msg);
+    }
+    assert_eq!(failed(&seen, Kind::Pod), 1, "{seen:#?}");
+    assert_eq!(failed(&seen, Kind::CloneSet), 1, "{seen:#?}");
+    assert!(
+        !has(&seen, |m| matches!(m, Msg::WatchRecovered(_))),
+        "{seen:#?}"
+    );
+
+    mock.start_serving().await;
+    until(&mut rx, &mut seen, PATIENCE, |s| {
+        has(s, |m| matches!(m, Msg::WatchRecovered(Kind::Pod)))
+            && has(s, |m| matches!(m, Msg::WatchRecovered(Kind::CloneSet)))
+            && has(s, |m| matches!(m, Msg::Discovered(_)))
+            && ready(s, Kind::Pod)
+            && ready(s, Kind::CloneSet)
+    })
+    .await;
+    assert_eq!(watches.stores().pods.len(), 5);
+    assert_eq!(cloneset_names(watches.stores()), ["api", "web", "worker"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_kruise_says_so_and_still_shows_pods() {
     let mock = MockApi::start(Options {
         kruise: false,

@@ -226,13 +226,86 @@ fn a_pending_scale_up_comes_first() {
 #[test]
 fn other_kinds_say_what_is_missing() {
     let mut i = input(Change::Nothing);
-    i.workload.kind = WorkloadKind::AdvancedStatefulSet;
+    i.workload.kind = WorkloadKind::AdvancedDaemonSet;
     let err = plan::plan(&i).expect_err("not planned").to_string();
-    assert!(err.contains("Advanced StatefulSet"), "{err}");
+    assert!(err.contains("Advanced DaemonSet planning needs"), "{err}");
     assert_eq!(
         WorkloadKind::parse("ads"),
         Some(WorkloadKind::AdvancedDaemonSet)
     );
     assert_eq!(WorkloadKind::parse("Clone"), Some(WorkloadKind::CloneSet));
     assert_eq!(WorkloadKind::parse("deploy"), None);
+}
+
+#[test]
+fn in_place_lifecycle_hook_parks_hooked_pods() {
+    use kruise_tui::kruise::cloneset::lifecycle::{Lifecycle, LifecycleHook};
+    let mut i = input(Change::Partition("0".to_owned()));
+    i.workload.strategy_type = "InPlaceIfPossible".to_owned();
+    i.workload.max_unavailable = Some(IntOrString::Int(3));
+    i.workload.lifecycle = Some(Lifecycle {
+        in_place_update: Some(LifecycleHook {
+            finalizers_handler: vec!["example.com/drain".to_owned()],
+            ..LifecycleHook::default()
+        }),
+        ..Lifecycle::default()
+    });
+    i.pods[2].finalizers = vec!["example.com/drain".to_owned()];
+    let p = plan::plan(&i).expect("plans");
+    assert_eq!(
+        order(&p),
+        vec![
+            ("p1", None),
+            ("p2", Some(Blocker::LifecycleHook)),
+            ("p0", None)
+        ]
+    );
+    // ReCreate does not consult the in-place hook.
+    i.workload.strategy_type = "ReCreate".to_owned();
+    assert_eq!(plan::plan(&i).expect("plans").next_step().count(), 3);
+}
+
+fn asts_input(change: Change) -> PlanInput {
+    let mut i = input(change);
+    i.workload.kind = WorkloadKind::AdvancedStatefulSet;
+    i.workload.name = "db".to_owned();
+    i.workload.partition = Some(IntOrString::Int(5));
+    i.workload.max_unavailable = None;
+    i.workload.current_revision = "db-old".to_owned();
+    i.workload.update_revision = "db-new".to_owned();
+    i.pods = (0..5)
+        .map(|o| pod(&format!("db-{o}"), "db-old", 100))
+        .collect();
+    i
+}
+
+#[test]
+fn advanced_statefulset_updates_from_the_highest_ordinal() {
+    let p = plan::plan(&asts_input(Change::Partition("2".to_owned()))).expect("plans");
+    assert_eq!(p.kind, WorkloadKind::AdvancedStatefulSet);
+    assert_eq!(p.direction, Direction::Forward);
+    assert_eq!(
+        order(&p),
+        vec![
+            ("db-4", None),
+            ("db-3", Some(Blocker::MaxUnavailable)),
+            ("db-2", Some(Blocker::MaxUnavailable))
+        ]
+    );
+    assert_eq!(p.status.expected_updated_replicas, 3);
+    assert_eq!(
+        (
+            p.status.updated_after_next_step,
+            p.status.updated_at_convergence
+        ),
+        (1, 3)
+    );
+
+    let err = plan::plan(&asts_input(Change::Partition("40%".to_owned())))
+        .expect_err("percent")
+        .to_string();
+    assert!(err.contains("number of pods, not a percent"), "{err}");
+
+    let paused = plan::plan(&asts_input(Change::Pause)).expect("plans");
+    assert!(paused.moves.is_empty(), "partition 5 of 5 keeps every pod");
 }

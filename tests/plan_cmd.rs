@@ -84,24 +84,7 @@ fn v1alpha1_partition_2_moves_not_ready_first_then_most_recently_ready() {
     assert_eq!(s.updated_at_convergence, 4);
 
     let text = render_plan(&plan, &input, "2");
-    let expected = "\
-CloneSet shop/web
-  replicas 6  partition 5 -> 2 (2 pod(s) stay on old revisions)
-  maxUnavailable 2 (2)  maxSurge 0 (0)  strategy InPlaceIfPossible  paused no
-  revisions: current web-old  update web-new
-
-3 pod(s) update to web-new, in this order:
-    #  POD    HOW        FROM                      WHEN
-    1  web-c  in-place   web-old                   next step
-    2  web-b  in-place   web-old                   next step
-    3  web-e  in-place   web-old                   blocked: maxUnavailable budget used up
-
-Status:
-  now:            replicas 6  ready 5  available 5  updated 1  updatedReady 1
-  expectedUpdatedReplicas 4
-  after next step: updated 3
-  at convergence:  updated 4
-";
+    let expected = fixture("expected-partition-2.txt");
     assert_eq!(text, expected, "rendered:\n{text}");
 }
 

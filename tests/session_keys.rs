@@ -393,3 +393,44 @@ fn selected_row_and_badges_use_theme_roles() {
         theme.style(Role::BadgeProtected).bg.expect("bg")
     );
 }
+
+#[test]
+fn missing_kruise_opens_pods_until_a_switch_finds_it() {
+    let mut h = Harness::standard();
+    let mut d = harness::discovery(None);
+    d.kruise_missing = true;
+    h.feed(Msg::Discovered(d));
+    let screen = h.screen();
+    assert!(screen.contains("Pods — all namespaces [16]"), "{screen}");
+    assert!(screen.contains("OpenKruise is not installed in this cluster"));
+    h.type_text(":ctx prod-eu");
+    assert_eq!(h.press(&["enter"]).len(), 1);
+    let mut d = harness::discovery(None);
+    d.context = Some("prod-eu".into());
+    h.feed(Msg::Discovered(d));
+    let screen = h.screen();
+    assert!(
+        screen.contains("Workloads — all namespaces [5]"),
+        "{screen}"
+    );
+    assert!(screen.contains("context prod-eu"));
+    assert!(!screen.contains("OpenKruise is not installed"));
+}
+
+#[test]
+fn command_history_is_bounded_and_esc_walks_it_back() {
+    let mut h = Harness::standard();
+    for _ in 0..20 {
+        h.type_text(":pods");
+        h.press(&["enter"]);
+        h.type_text(":cs");
+        h.press(&["enter"]);
+    }
+    let mut pops = 0;
+    while !h.screen().contains("Workloads — all namespaces") {
+        h.press(&["esc"]);
+        pops += 1;
+        assert!(pops < 20, "esc reaches the root");
+    }
+    assert_eq!(pops, 15, "16 views deep at most");
+}

@@ -144,10 +144,17 @@ fn kruise_missing_opens_on_pods() {
 #[test]
 fn config_warnings_banner() {
     let (stores, writers) = harness::fixture_stores();
-    let mut config = LoadedConfig::default();
-    config.warnings = vec![
-        "unknown theme `solarized` (shipped: default-dark, default-light, high-contrast; none in /home/u/.config/kruise-tui/themes); using default-dark".into(),
-    ];
+    let config = LoadedConfig {
+        warnings: vec![
+            "unknown theme `solarized`, using default-dark (shipped: default-dark, \
+             default-light, high-contrast; no solarized.toml in /home/u/.config/kruise-tui/themes)"
+                .into(),
+            "keymap /home/u/.config/kruise-tui/keymaps/default.toml: `events`: duplicate \
+             binding: `j` is already bound to `down`; keeping its default keys"
+                .into(),
+        ],
+        ..LoadedConfig::default()
+    };
     let mut h = Harness::bare(stores, writers, config, (120, 14));
     for kind in [
         Kind::CloneSet,

@@ -22,7 +22,7 @@ pub struct KindInfo {
     pub singular: &'static str,
     /// Short names declared by the CRD (or by Kubernetes for built-ins).
     pub short_names: &'static [&'static str],
-    /// Extra spellings the product accepts (PRODUCT §2), e.g. `cs` and `ppm`.
+    /// Extra spellings the product accepts: `cs` and `ppm` (PRODUCT §2), `npp` and `pps` by analogy.
     pub aliases: &'static [&'static str],
     pub scope: Scope,
     /// Served versions, the preferred (storage) version first.
@@ -97,259 +97,35 @@ macro_rules! kind {
 }
 
 /// Every Kruise CRD (v1.8.4) and the built-in kinds the product names.
+#[rustfmt::skip]
 pub const KINDS: &[KindInfo] = &[
-    kind!(
-        "CloneSet",
-        APPS_KRUISE,
-        "clonesets",
-        "cloneset",
-        ["clone"],
-        ["cs"],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "StatefulSet",
-        APPS_KRUISE,
-        "statefulsets",
-        "statefulset",
-        ["sts", "asts"],
-        [],
-        Namespaced,
-        ["v1beta1", "v1alpha1"]
-    ),
-    kind!(
-        "DaemonSet",
-        APPS_KRUISE,
-        "daemonsets",
-        "daemonset",
-        ["daemon", "ads"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "SidecarSet",
-        APPS_KRUISE,
-        "sidecarsets",
-        "sidecarset",
-        [],
-        [],
-        Cluster,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "PodProbeMarker",
-        APPS_KRUISE,
-        "podprobemarkers",
-        "podprobemarker",
-        [],
-        ["ppm"],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "NodePodProbe",
-        APPS_KRUISE,
-        "nodepodprobes",
-        "nodepodprobe",
-        [],
-        ["npp"],
-        Cluster,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "ContainerRecreateRequest",
-        APPS_KRUISE,
-        "containerrecreaterequests",
-        "containerrecreaterequest",
-        ["crr"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "PodUnavailableBudget",
-        "policy.kruise.io",
-        "podunavailablebudgets",
-        "podunavailablebudget",
-        ["pub"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "PersistentPodState",
-        APPS_KRUISE,
-        "persistentpodstates",
-        "persistentpodstate",
-        [],
-        ["pps"],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "WorkloadSpread",
-        APPS_KRUISE,
-        "workloadspreads",
-        "workloadspread",
-        ["ws"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "UnitedDeployment",
-        APPS_KRUISE,
-        "uniteddeployments",
-        "uniteddeployment",
-        ["ud"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "BroadcastJob",
-        APPS_KRUISE,
-        "broadcastjobs",
-        "broadcastjob",
-        ["bcj"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "AdvancedCronJob",
-        APPS_KRUISE,
-        "advancedcronjobs",
-        "advancedcronjob",
-        ["acj"],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
-    kind!(
-        "ImagePullJob",
-        APPS_KRUISE,
-        "imagepulljobs",
-        "imagepulljob",
-        [],
-        [],
-        Namespaced,
-        ["v1alpha1"]
-    ),
+    kind!("CloneSet", APPS_KRUISE, "clonesets", "cloneset", ["clone"], ["cs"], Namespaced, ["v1alpha1"]),
+    kind!("StatefulSet", APPS_KRUISE, "statefulsets", "statefulset", ["sts", "asts"], [], Namespaced, ["v1beta1", "v1alpha1"]),
+    kind!("DaemonSet", APPS_KRUISE, "daemonsets", "daemonset", ["daemon", "ads"], [], Namespaced, ["v1alpha1"]),
+    kind!("SidecarSet", APPS_KRUISE, "sidecarsets", "sidecarset", [], [], Cluster, ["v1alpha1"]),
+    kind!("PodProbeMarker", APPS_KRUISE, "podprobemarkers", "podprobemarker", [], ["ppm"], Namespaced, ["v1alpha1"]),
+    kind!("NodePodProbe", APPS_KRUISE, "nodepodprobes", "nodepodprobe", [], ["npp"], Cluster, ["v1alpha1"]),
+    kind!("ContainerRecreateRequest", APPS_KRUISE, "containerrecreaterequests", "containerrecreaterequest", ["crr"], [], Namespaced, ["v1alpha1"]),
+    kind!("PodUnavailableBudget", "policy.kruise.io", "podunavailablebudgets", "podunavailablebudget", ["pub"], [], Namespaced, ["v1alpha1"]),
+    kind!("PersistentPodState", APPS_KRUISE, "persistentpodstates", "persistentpodstate", [], ["pps"], Namespaced, ["v1alpha1"]),
+    kind!("WorkloadSpread", APPS_KRUISE, "workloadspreads", "workloadspread", ["ws"], [], Namespaced, ["v1alpha1"]),
+    kind!("UnitedDeployment", APPS_KRUISE, "uniteddeployments", "uniteddeployment", ["ud"], [], Namespaced, ["v1alpha1"]),
+    kind!("BroadcastJob", APPS_KRUISE, "broadcastjobs", "broadcastjob", ["bcj"], [], Namespaced, ["v1alpha1"]),
+    kind!("AdvancedCronJob", APPS_KRUISE, "advancedcronjobs", "advancedcronjob", ["acj"], [], Namespaced, ["v1alpha1"]),
+    kind!("ImagePullJob", APPS_KRUISE, "imagepulljobs", "imagepulljob", [], [], Namespaced, ["v1alpha1"]),
     kind!("Pod", "", "pods", "pod", ["po"], [], Namespaced, ["v1"]),
-    kind!(
-        "Namespace",
-        "",
-        "namespaces",
-        "namespace",
-        ["ns"],
-        [],
-        Cluster,
-        ["v1"]
-    ),
+    kind!("Namespace", "", "namespaces", "namespace", ["ns"], [], Cluster, ["v1"]),
     kind!("Node", "", "nodes", "node", ["no"], [], Cluster, ["v1"]),
-    kind!(
-        "Event",
-        "",
-        "events",
-        "event",
-        ["ev"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "PersistentVolumeClaim",
-        "",
-        "persistentvolumeclaims",
-        "persistentvolumeclaim",
-        ["pvc"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "Service",
-        "",
-        "services",
-        "service",
-        ["svc"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "ControllerRevision",
-        "apps",
-        "controllerrevisions",
-        "controllerrevision",
-        [],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "Deployment",
-        "apps",
-        "deployments",
-        "deployment",
-        ["deploy"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "ReplicaSet",
-        "apps",
-        "replicasets",
-        "replicaset",
-        ["rs"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "StatefulSet",
-        "apps",
-        "statefulsets",
-        "statefulset",
-        ["sts"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "DaemonSet",
-        "apps",
-        "daemonsets",
-        "daemonset",
-        ["ds"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "Ingress",
-        "networking.k8s.io",
-        "ingresses",
-        "ingress",
-        ["ing"],
-        [],
-        Namespaced,
-        ["v1"]
-    ),
-    kind!(
-        "CustomResourceDefinition",
-        "apiextensions.k8s.io",
-        "customresourcedefinitions",
-        "customresourcedefinition",
-        ["crd", "crds"],
-        [],
-        Cluster,
-        ["v1"]
-    ),
+    kind!("Event", "", "events", "event", ["ev"], [], Namespaced, ["v1"]),
+    kind!("PersistentVolumeClaim", "", "persistentvolumeclaims", "persistentvolumeclaim", ["pvc"], [], Namespaced, ["v1"]),
+    kind!("Service", "", "services", "service", ["svc"], [], Namespaced, ["v1"]),
+    kind!("ControllerRevision", "apps", "controllerrevisions", "controllerrevision", [], [], Namespaced, ["v1"]),
+    kind!("Deployment", "apps", "deployments", "deployment", ["deploy"], [], Namespaced, ["v1"]),
+    kind!("ReplicaSet", "apps", "replicasets", "replicaset", ["rs"], [], Namespaced, ["v1"]),
+    kind!("StatefulSet", "apps", "statefulsets", "statefulset", ["sts"], [], Namespaced, ["v1"]),
+    kind!("DaemonSet", "apps", "daemonsets", "daemonset", ["ds"], [], Namespaced, ["v1"]),
+    kind!("Ingress", "networking.k8s.io", "ingresses", "ingress", ["ing"], [], Namespaced, ["v1"]),
+    kind!("CustomResourceDefinition", "apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition", ["crd", "crds"], [], Cluster, ["v1"]),
 ];
 
 /// Why a `KIND` spelling was not accepted.

@@ -45,6 +45,9 @@ const NAMES: [(&str, &[&str]); 8] = [
     ("q", &["q", "q!", "quit"]),
 ];
 
+/// How many views `Esc` can go back through.
+const MAX_DEPTH: usize = 16;
+
 /// What `:ns` takes to mean every namespace.
 pub const ALL_NAMESPACES: &str = "all";
 
@@ -142,12 +145,16 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
 
 /// Puts a list on top of the stack (replacing a list of the same scope already on top).
 fn open_list(app: &mut App, scope: Scope) {
-    if let Route::List(top) = app.top() {
-        if top.scope == scope {
-            return;
-        }
+    if let Route::List(top) = app.top()
+        && top.scope == scope
+    {
+        return;
     }
     app.stack.push(Route::List(ListView::new(scope)));
+    // Commands only ever add lists: keep the history bounded (the root stays).
+    if app.stack.len() > MAX_DEPTH {
+        app.stack.remove(1);
+    }
     app.refresh_lists();
 }
 

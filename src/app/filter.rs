@@ -1,6 +1,8 @@
 //! Which cached rows a list shows: its scope (kind, owner) and its `/` filter, applied to the
 //! sorted row caches. Runs on store changes and filter edits, never per frame.
 
+use std::sync::Arc;
+
 use super::{
     route::{ListView, Scope, keep_in_window},
     rows::{PodRow, WorkloadRow},
@@ -13,7 +15,7 @@ pub fn matches(search: &str, filter_lower: &str) -> bool {
 }
 
 /// Recomputes `list.visible`, then puts the selection back on the same object (or clamps it).
-pub fn refresh(list: &mut ListView, workloads: &[WorkloadRow], pods: &[PodRow], page: usize) {
+pub fn refresh(list: &mut ListView, workloads: &[WorkloadRow], pods: &[Arc<PodRow>], page: usize) {
     let filter = list.filter.to_lowercase();
     let visible: Vec<u32> = match &list.scope {
         Scope::Workloads | Scope::WorkloadKind(_) => {
@@ -31,32 +33,30 @@ pub fn refresh(list: &mut ListView, workloads: &[WorkloadRow], pods: &[PodRow], 
         }
     };
     list.visible = visible;
-    let key_of = |i: u32| -> Option<String> {
-        if list.scope.is_pods() {
-            pods.get(i as usize).map(PodRow::key)
-        } else {
-            workloads.get(i as usize).map(WorkloadRow::key)
-        }
-    };
-    if let Some(key) = list.selected_key.clone() {
-        if let Some(pos) = list
-            .visible
-            .iter()
-            .position(|&i| key_of(i).as_deref() == Some(key.as_str()))
-        {
+    let is_pods = list.scope.is_pods();
+    if let Some(key) = &list.selected_key {
+        let found = list.visible.iter().position(|&i| {
+            let i = i as usize;
+            if is_pods {
+                pods.get(i).is_some_and(|r| r.has_key(key))
+            } else {
+                workloads.get(i).is_some_and(|r| r.has_key(key))
+            }
+        });
+        if let Some(pos) = found {
             list.selected = pos;
         }
     }
     list.selected = list.selected.min(list.visible.len().saturating_sub(1));
-    list.selected_key = list.visible.get(list.selected).and_then(|&i| key_of(i));
+    remember_selection(list, workloads, pods);
     keep_in_window(list.selected, &mut list.offset, list.visible.len(), page);
 }
 
 /// Re-reads the selection's identity after the cursor moved.
-pub fn remember_selection(list: &mut ListView, workloads: &[WorkloadRow], pods: &[PodRow]) {
+pub fn remember_selection(list: &mut ListView, workloads: &[WorkloadRow], pods: &[Arc<PodRow>]) {
     let i = list.visible.get(list.selected).map(|&i| i as usize);
     list.selected_key = match (list.scope.is_pods(), i) {
-        (true, Some(i)) => pods.get(i).map(PodRow::key),
+        (true, Some(i)) => pods.get(i).map(|p| p.key()),
         (false, Some(i)) => workloads.get(i).map(WorkloadRow::key),
         _ => None,
     };

@@ -197,12 +197,12 @@ fn navigate(app: &mut App, delta: isize) {
 }
 
 fn back(app: &mut App) {
-    if let Some(Route::List(list)) = app.stack.last_mut() {
-        if !list.filter.is_empty() {
-            list.filter.clear();
-            app.refresh_lists();
-            return;
-        }
+    if let Some(Route::List(list)) = app.stack.last_mut()
+        && !list.filter.is_empty()
+    {
+        list.filter.clear();
+        app.refresh_lists();
+        return;
     }
     if app.stack.len() > 1 {
         app.stack.pop();

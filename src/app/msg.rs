@@ -15,6 +15,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The variant's name, as `{:?}` prints it.
+    pub fn debug_name(self) -> &'static str {
+        match self {
+            Kind::CloneSet => "CloneSet",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::DaemonSet => "DaemonSet",
+            Kind::Pod => "Pod",
+        }
+    }
+
     /// The kind's plural name as the console shows it.
     pub fn plural(self) -> &'static str {
         match self {

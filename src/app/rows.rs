@@ -4,7 +4,11 @@
 //! status, short hashes, the lowercase filter key) is computed here; ages and "is this pod on the
 //! update revision" are resolved at render time for the visible rows only.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::{HashMap, HashSet},
+    hash::{BuildHasherDefault, Hasher},
+    sync::Arc,
+};
 
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::{
@@ -54,6 +58,11 @@ impl WorkloadRow {
         format!("{:?}/{}/{}", self.kind, self.namespace, self.name)
     }
 
+    /// `key() == key`, without allocating.
+    pub fn has_key(&self, key: &str) -> bool {
+        key_is(key, &[self.kind.debug_name(), &self.namespace, &self.name])
+    }
+
     /// True while pods still have to move to the update revision.
     pub fn rolling(&self) -> bool {
         (!self.current_revision.is_empty() && self.current_revision != self.update_revision)
@@ -94,6 +103,11 @@ pub struct PodRow {
 impl PodRow {
     pub fn key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// `key() == key`, without allocating.
+    pub fn has_key(&self, key: &str) -> bool {
+        key_is(key, &[&self.namespace, &self.name])
     }
 
     /// Whether this pod belongs to `owner`: its controller ownerReference is `owner`, or it has
@@ -166,17 +180,83 @@ pub fn build_workloads(
     (rows, index)
 }
 
-/// All pods in scope, sorted.
-pub fn build_pods(stores: &Stores, namespace: Option<&str>) -> Vec<PodRow> {
-    let mut rows: Vec<PodRow> = stores
-        .pods
-        .state()
+/// All pods in scope, sorted. Rows of pods whose object did not change since `previous` was
+/// built (the store hands out the same `Arc`) are reused in their sorted order; only new or
+/// changed pods are built and sorted, then merged in (no full re-sort on every change).
+pub fn build_pods(
+    stores: &Stores,
+    namespace: Option<&str>,
+    previous: &[Arc<PodRow>],
+) -> Vec<Arc<PodRow>> {
+    let state = stores.pods.state();
+    // Pointers identify objects: `previous` holds its Arcs, so an address it knows cannot have
+    // been reused by a newer object.
+    let current: PtrSet = state.iter().map(Arc::as_ptr).collect();
+    let known: PtrSet = previous.iter().map(|r| Arc::as_ptr(&r.pod)).collect();
+    let in_ns =
+        |p: &SlimPod| namespace.is_none_or(|ns| p.metadata.namespace.as_deref() == Some(ns));
+    let kept = previous
+        .iter()
+        .filter(|r| current.contains(&Arc::as_ptr(&r.pod)) && in_ns(&r.pod));
+    let mut fresh: Vec<Arc<PodRow>> = state
         .into_iter()
-        .filter(|p| namespace.is_none_or(|ns| p.metadata.namespace.as_deref() == Some(ns)))
-        .map(pod_row)
+        .filter(|p| !known.contains(&Arc::as_ptr(p)) && in_ns(p))
+        .map(|p| Arc::new(pod_row(p)))
         .collect();
-    rows.sort_unstable_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-    rows
+    let order = |a: &PodRow, b: &PodRow| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name));
+    fresh.sort_unstable_by(|a, b| order(a, b));
+    // Merge two sorted runs.
+    let mut out = Vec::with_capacity(current.len());
+    let mut fresh = fresh.into_iter().peekable();
+    for row in kept {
+        while let Some(f) = fresh.next_if(|f| order(f, row).is_lt()) {
+            out.push(f);
+        }
+        out.push(Arc::clone(row));
+    }
+    out.extend(fresh);
+    out
+}
+
+/// A set of object addresses, hashed by the address itself (no SipHash over 10,000 pointers).
+type PtrSet = HashSet<*const SlimPod, BuildHasherDefault<PtrHasher>>;
+
+/// Hashes one pointer-sized integer by mixing its bits (allocation addresses are 8/16-aligned).
+#[derive(Default)]
+struct PtrHasher(u64);
+
+impl Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Whether `key` is `a/b` (or `a/b/c`) without building the string.
+fn key_is(key: &str, parts: &[&str]) -> bool {
+    let mut rest = key;
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix('/') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(part) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 struct Common {
@@ -390,6 +470,51 @@ mod tests {
         assert!(same_revision("7d9f", "web-7d9f"));
         assert!(!same_revision("web-6c8b", "web-7d9f"));
         assert_eq!(short_hash("web-a-7d9f"), "7d9f");
+        assert!(key_is("a/b", &["a", "b"]));
+        assert!(!key_is("a/bc", &["a", "b"]));
+        assert!(!key_is("ab", &["a", "b"]));
+    }
+
+    fn pod(ns: &str, name: &str) -> SlimPod {
+        let mut p = SlimPod::default();
+        p.metadata.namespace = Some(ns.to_owned());
+        p.metadata.name = Some(name.to_owned());
+        p
+    }
+
+    #[test]
+    fn incremental_pod_rebuild_stays_sorted_and_reuses_rows() {
+        use kube::runtime::{reflector, watcher::Event};
+        let (pods, mut w) = reflector::store::<SlimPod>();
+        let (clonesets, _) = reflector::store();
+        let (statefulsets, _) = reflector::store();
+        let (daemonsets, _) = reflector::store();
+        let stores = Stores {
+            clonesets,
+            statefulsets,
+            daemonsets,
+            pods,
+        };
+        for (ns, n) in [("b", "x"), ("a", "z"), ("a", "m")] {
+            w.apply_watcher_event(&Event::Apply(pod(ns, n)));
+        }
+        let first = build_pods(&stores, None, &[]);
+        let names = |rows: &[Arc<PodRow>]| rows.iter().map(|r| r.key()).collect::<Vec<_>>();
+        assert_eq!(names(&first), ["a/m", "a/z", "b/x"]);
+        w.apply_watcher_event(&Event::Apply(pod("a", "a")));
+        w.apply_watcher_event(&Event::Apply(pod("c", "c")));
+        w.apply_watcher_event(&Event::Delete(pod("a", "z")));
+        let mut changed = pod("b", "x");
+        changed.status.phase = Some("Failed".into());
+        w.apply_watcher_event(&Event::Apply(changed));
+        let second = build_pods(&stores, None, &first);
+        assert_eq!(names(&second), ["a/a", "a/m", "b/x", "c/c"]);
+        assert!(Arc::ptr_eq(&first[0], &second[1]), "unchanged a/m reused");
+        assert_eq!(second[2].status, "Failed", "changed b/x rebuilt");
+        assert_eq!(
+            names(&build_pods(&stores, Some("a"), &second)),
+            ["a/a", "a/m"]
+        );
     }
 
     #[test]

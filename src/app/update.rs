@@ -44,9 +44,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.namespace = d.namespace;
             app.namespaces = d.namespaces;
             app.kruise_missing = d.kruise_missing;
-            if app.kruise_missing && app.stack.len() == 1 {
+            let root_is = |app: &App, scope: Scope| {
+                app.stack.len() == 1 && matches!(app.top(), Route::List(l) if l.scope == scope)
+            };
+            if app.kruise_missing && root_is(app, Scope::Workloads) {
                 // Without Kruise the useful view is pods: open on it.
                 app.stack = vec![Route::List(ListView::new(Scope::Pods))];
+                app.pods_for_missing_kruise = true;
+            } else if !app.kruise_missing
+                && app.pods_for_missing_kruise
+                && root_is(app, Scope::Pods)
+            {
+                // Switched to a cluster with Kruise: back to the Workloads view.
+                app.stack = vec![Route::List(ListView::new(Scope::Workloads))];
+                app.pods_for_missing_kruise = false;
             }
             if ns_changed {
                 app.rebuild_workloads();
@@ -95,22 +106,22 @@ fn effect_done(app: &mut App, result: EffectResult) {
     match result {
         EffectResult::Yaml { target, yaml } => {
             for route in app.stack.iter_mut().rev() {
-                if let Route::Yaml(view) = route {
-                    if view.target == target {
-                        view.lines = Fetch::Loaded(yaml.lines().map(str::to_owned).collect());
-                        view.scroll = 0;
-                    }
+                if let Route::Yaml(view) = route
+                    && view.target == target
+                {
+                    view.lines = Fetch::Loaded(yaml.lines().map(str::to_owned).collect());
+                    view.scroll = 0;
                 }
             }
         }
         EffectResult::Events { target, events } => {
             for route in app.stack.iter_mut().rev() {
-                if let Route::Events(view) = route {
-                    if view.target == target {
-                        view.events = Fetch::Loaded(events.clone());
-                        view.selected = 0;
-                        view.offset = 0;
-                    }
+                if let Route::Events(view) = route
+                    && view.target == target
+                {
+                    view.events = Fetch::Loaded(events.clone());
+                    view.selected = 0;
+                    view.offset = 0;
                 }
             }
         }

@@ -3,6 +3,19 @@
 //! every patch type, schema validation, admission hooks and garbage collection. kubectl and
 //! kube-rs use it as they would a real API server.
 //!
+//! - One loopback port speaks plain HTTP ([`EmbeddedCluster::url`], what [`EmbeddedCluster::client`]
+//!   uses) and TLS with a fresh self-signed certificate ([`EmbeddedCluster::https_url`], what the
+//!   kubeconfig uses: client-go never sends a bearer token to an `http://` server). Both need
+//!   the bearer token.
+//! - [`EmbeddedCluster::store`] seeds and reads objects in-process as `serde_json::Value`
+//!   (no admission, no validation): `store.create(pod_json)`, `update`, `get_value`,
+//!   `list_values`, `delete_value`.
+//! - [`EmbeddedCluster::admission`] registers [`AdmissionHook`]s (mutating, validating) that
+//!   every HTTP write passes through, including `pods/eviction` and the status/scale subresources.
+//! - Pods without finalizers are deleted at once (no kubelet grace period); objects with
+//!   finalizers wait with a deletionTimestamp; ownerReferences cascade (Background, Foreground,
+//!   Orphan).
+//!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
 //! use kruise_tui::cluster::server::{EmbeddedCluster, ServerOptions};
@@ -23,12 +36,14 @@ use tokio_util::sync::CancellationToken;
 
 pub mod admission;
 pub mod builtin;
+pub mod convert;
 pub mod discovery;
 pub mod gc;
 pub mod http;
 pub mod meta;
 pub mod openapi;
 pub mod patch;
+pub mod protobuf;
 pub mod read;
 pub mod remove;
 pub mod resources;
@@ -97,6 +112,7 @@ impl EmbeddedCluster {
             admission: Admission::default(),
             token,
             addr,
+            applied: Default::default(),
         });
         let gc = gc::spawn(store);
         let cluster = EmbeddedCluster {

@@ -2,7 +2,8 @@
 //! back, in what order, which are blocked now and by what, and the resulting status numbers.
 //!
 //! Kind-aware: [`plan`] dispatches on [`WorkloadKind`]; CloneSet is planned by
-//! [`cloneset::plan_cloneset`]. Another kind plugs in as one more module returning [`Plan`].
+//! [`cloneset::plan_cloneset`], Advanced StatefulSet by [`statefulset::plan_statefulset`] (on
+//! `kruise::statefulset`). Another kind plugs in as one more module returning [`Plan`].
 
 use std::collections::BTreeMap;
 
@@ -10,12 +11,14 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{
     FeatureGates, KruiseVersion,
-    cloneset::ExpectationDiffs,
+    cloneset::{ExpectationDiffs, lifecycle::Lifecycle},
     intstr::PartitionInputError,
+    statefulset::AstsSpec,
     updatesort::{PriorityStrategy, ScatterTerm},
 };
 
 pub mod cloneset;
+pub mod statefulset;
 
 /// The workload kinds the console knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +83,11 @@ pub struct PlanWorkload {
     pub pods_to_delete: Vec<String>,
     /// Whether the revision diff can be applied in place (image-only); unknown counts as true.
     pub in_place_possible: bool,
+    /// `spec.lifecycle` hooks (PreDelete parks deletions, InPlaceUpdate parks in-place updates).
+    pub lifecycle: Option<Lifecycle>,
+    /// Advanced StatefulSet only: its spec (ordinals, pod management, rolling update); the
+    /// generic fields above override replicas, partition and paused.
+    pub asts: Option<AstsSpec>,
 }
 
 impl Default for PlanWorkload {
@@ -103,6 +111,8 @@ impl Default for PlanWorkload {
             exclude_preparing_delete: false,
             pods_to_delete: Vec::new(),
             in_place_possible: true,
+            lifecycle: None,
+            asts: None,
         }
     }
 }
@@ -128,6 +138,7 @@ pub struct PlanPod {
     pub deletion_cost: Option<String>,
     pub specified_delete: bool,
     pub in_place_grace: bool,
+    pub finalizers: Vec<String>,
 }
 
 /// The proposed change.
@@ -193,9 +204,11 @@ pub enum PlanError {
     )]
     NothingToUndo(String, String),
     #[error(
-        "planning is available for CloneSet; {0} planning needs the {1} logic, which this build does not have"
+        "planning is available for CloneSet and Advanced StatefulSet; {0} planning needs the {1} logic, which this build does not have"
     )]
     UnsupportedKind(&'static str, &'static str),
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// What happens to a pod.
@@ -222,6 +235,8 @@ pub enum Blocker {
     Protection(String),
     /// The controller scales first this reconcile (surge or missing pods); updates follow.
     ScalingFirst,
+    /// The pod's InPlaceUpdate lifecycle hook holds it in PreparingUpdate until released.
+    LifecycleHook,
 }
 
 impl std::fmt::Display for Blocker {
@@ -232,6 +247,9 @@ impl std::fmt::Display for Blocker {
             Self::PodUnavailableBudget => f.write_str("PodUnavailableBudget allows no more"),
             Self::Protection(why) => write!(f, "deletion protection: {why}"),
             Self::ScalingFirst => f.write_str("controller scales first this round"),
+            Self::LifecycleHook => {
+                f.write_str("waits in PreparingUpdate until its inPlaceUpdate hook is released")
+            }
         }
     }
 }
@@ -306,10 +324,7 @@ impl Plan {
 pub fn plan(input: &PlanInput) -> Result<Plan, PlanError> {
     match input.workload.kind {
         WorkloadKind::CloneSet => cloneset::plan_cloneset(input),
-        WorkloadKind::AdvancedStatefulSet => Err(PlanError::UnsupportedKind(
-            "Advanced StatefulSet",
-            "Advanced StatefulSet rolling-update",
-        )),
+        WorkloadKind::AdvancedStatefulSet => statefulset::plan_statefulset(input),
         WorkloadKind::AdvancedDaemonSet => Err(PlanError::UnsupportedKind(
             "Advanced DaemonSet",
             "Advanced DaemonSet rolling-update",

@@ -7,12 +7,14 @@
 //! - what a pod carries ([`pod_state`]), whether it matches ([`matching`]) and a per-pod
 //!   summary for views ([`summary::pod_sidecar_summary`]);
 //! - the controller: [`reconcile::reconcile`] (status + pods to write), built on
-//!   [`upgrade::next_upgrade_pods`] and [`history::truncate_history`];
+//!   [`upgrade::next_upgrade_pods`], with [`revision::plan_latest_revision`] and
+//!   [`history::truncate_history`] for ControllerRevisions;
 //! - admission hooks ([`admission`]): pod CREATE injection (mutating), SidecarSet defaults and
 //!   hashes (mutating) and SidecarSet validation.
 
 pub mod admission;
 pub mod control;
+pub mod defaults;
 pub mod gojson;
 pub mod hash;
 pub mod history;
@@ -23,6 +25,7 @@ mod order;
 pub mod pod_state;
 mod quantity;
 pub mod reconcile;
+pub mod revision;
 mod sha256;
 pub mod summary;
 pub mod types;

@@ -10,7 +10,10 @@ use std::fmt::Write as _;
 use anyhow::{Context as _, Result, anyhow};
 use k8s_openapi::{
     api::core::v1::Pod,
-    apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
+    apimachinery::pkg::{
+        apis::meta::v1::{LabelSelector, ObjectMeta},
+        util::intstr::IntOrString,
+    },
 };
 use kube::{
     Api,
@@ -33,13 +36,14 @@ use crate::{
             WorkloadKind,
         },
         revision,
+        statefulset::{AstsSpec, RollingUpdate},
     },
 };
 
 /// `kruise-tui plan KIND/NAME --partition V`.
 pub fn run_plan(args: PlanArgs) -> Result<()> {
     let (kind, name) = parse_target(&args.target)?;
-    if kind != WorkloadKind::CloneSet {
+    if kind == WorkloadKind::AdvancedDaemonSet {
         // Fail before connecting: the planner says exactly what is missing.
         let probe = PlanInput {
             workload: PlanWorkload {
@@ -61,7 +65,7 @@ pub fn run_plan(args: PlanArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let text = runtime.block_on(fetch_and_plan(&args, &name))?;
+    let text = runtime.block_on(fetch_and_plan(&args, kind, &name))?;
     print!("{text}");
     Ok(())
 }
@@ -81,39 +85,142 @@ pub fn parse_target(target: &str) -> Result<(WorkloadKind, String)> {
     Ok((kind, name.to_owned()))
 }
 
-async fn fetch_and_plan(args: &PlanArgs, name: &str) -> Result<String> {
+async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Result<String> {
     let conn = crate::kube::connect::connect(&args.kube, None).await?;
     let namespace = args
         .kube
         .namespace
         .clone()
         .unwrap_or_else(|| conn.default_namespace.clone());
+    let served_kind = match kind {
+        WorkloadKind::AdvancedStatefulSet => "StatefulSet",
+        _ => "CloneSet",
+    };
+    let shown = kind.display();
     let group = kube::discovery::group(&conn.client, "apps.kruise.io")
         .await
         .context("the cluster does not serve apps.kruise.io (is OpenKruise installed?)")?;
+    // Not `recommended_kind`: the group's preferred version may not serve this kind at all.
     let (resource, _) = group
-        .recommended_kind("CloneSet")
-        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not CloneSet"))?;
+        .resources_by_stability()
+        .into_iter()
+        .find(|(r, _)| r.kind == served_kind)
+        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
     let object = api
         .get_opt(name)
         .await
-        .with_context(|| format!("cannot read CloneSet {namespace}/{name}"))?
-        .ok_or_else(|| anyhow!("CloneSet {namespace}/{name} not found"))?;
-    let json = serde_json::to_value(&object).context("cannot encode the CloneSet")?;
-    let cs = from_served_json(&resource.version, json.clone())
-        .with_context(|| format!("cannot read CloneSet {namespace}/{name}"))?;
-    let selector = selector_string(&cs.spec.selector);
+        .with_context(|| format!("cannot read {shown} {namespace}/{name}"))?
+        .ok_or_else(|| anyhow!("{shown} {namespace}/{name} not found"))?;
+    let json =
+        serde_json::to_value(&object).with_context(|| format!("cannot encode the {shown}"))?;
+    let selector: LabelSelector = json
+        .pointer("/spec/selector")
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .with_context(|| format!("cannot read the selector of {shown} {namespace}/{name}"))?
+        .unwrap_or_default();
     let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
     let pods = pods_api
-        .list(&ListParams::default().labels(&selector))
+        .list(&ListParams::default().labels(&selector_string(&selector)))
         .await
-        .with_context(|| format!("cannot list the pods of CloneSet {namespace}/{name}"))?
+        .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
         .items;
     let now = jiff::Timestamp::now().as_second();
-    let input = plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?;
+    let input = match kind {
+        WorkloadKind::AdvancedStatefulSet => {
+            asts_plan_input_from_objects(json, &pods, &args.partition, now)?
+        }
+        _ => plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?,
+    };
     let planned = plan::plan(&input)?;
     Ok(render_plan(&planned, &input, &args.partition))
+}
+
+/// Maps a served Advanced StatefulSet (v1beta1 or v1alpha1 JSON) and its listed pods to the
+/// planner's input for `--partition partition`.
+pub fn asts_plan_input_from_objects(
+    json: Value,
+    pods: &[Pod],
+    partition: &str,
+    now: i64,
+) -> Result<PlanInput> {
+    let meta: ObjectMeta = json
+        .get("metadata")
+        .map(|m| serde_json::from_value(m.clone()))
+        .transpose()
+        .context("cannot read the metadata")?
+        .unwrap_or_default();
+    let name = meta.name.clone().unwrap_or_default();
+    let spec = json.get("spec").cloned().unwrap_or(Value::Null);
+    let field = |pointer: &str| json.pointer(pointer).filter(|v| !v.is_null()).cloned();
+    let rolling: Option<RollingUpdate> = field("/spec/updateStrategy/rollingUpdate")
+        .map(serde_json::from_value)
+        .transpose()
+        .context("cannot read updateStrategy.rollingUpdate")?;
+    let asts = AstsSpec {
+        replicas: spec
+            .get("replicas")
+            .and_then(Value::as_i64)
+            .and_then(|r| i32::try_from(r).ok())
+            .unwrap_or(1),
+        reserve_ordinals: field("/spec/reserveOrdinals")
+            .map(serde_json::from_value)
+            .transpose()
+            .context("cannot read spec.reserveOrdinals")?
+            .unwrap_or_default(),
+        ordinals_start: field("/spec/ordinals/start")
+            .and_then(|v| v.as_i64())
+            .and_then(|v| i32::try_from(v).ok()),
+        pod_management_policy: field("/spec/podManagementPolicy")
+            .map(serde_json::from_value)
+            .transpose()
+            .context("cannot read spec.podManagementPolicy")?
+            .unwrap_or_default(),
+        update_strategy_type: field("/spec/updateStrategy/type")
+            .map(serde_json::from_value)
+            .transpose()
+            .context("cannot read spec.updateStrategy.type")?
+            .unwrap_or_default(),
+        rolling_update: rolling.clone(),
+    };
+    let revision_of =
+        |key: &str| field(&format!("/status/{key}")).and_then(|v| v.as_str().map(str::to_owned));
+    let update_revision = revision_of("updateRevision").ok_or_else(|| {
+        anyhow!("Advanced StatefulSet {name} has no status yet: its controller has not seen it")
+    })?;
+    let workload = PlanWorkload {
+        kind: WorkloadKind::AdvancedStatefulSet,
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        name: name.clone(),
+        replicas: asts.replicas,
+        partition: rolling.as_ref().map(|r| IntOrString::Int(r.partition)),
+        max_unavailable: rolling.as_ref().and_then(|r| r.max_unavailable.clone()),
+        paused: rolling.as_ref().is_some_and(|r| r.paused),
+        current_revision: revision_of("currentRevision").unwrap_or_else(|| update_revision.clone()),
+        update_revision,
+        strategy_type: field("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "ReCreate".to_owned()),
+        min_ready_seconds: rolling.as_ref().map_or(0, |r| r.min_ready_seconds),
+        asts: Some(asts),
+        ..PlanWorkload::default()
+    };
+    let uid = meta.uid.clone().unwrap_or_default();
+    let pods = pods
+        .iter()
+        .filter(|p| is_active_and_owned(p, &uid))
+        .map(plan_pod)
+        .collect();
+    Ok(PlanInput {
+        workload,
+        pods,
+        change: Change::Partition(partition.to_owned()),
+        guards: Guards::default(),
+        gates: FeatureGates::new(),
+        version: KruiseVersion::V1_8,
+        now,
+    })
 }
 
 /// Renders a label selector as `a=b,c in (d,e),!f`.
@@ -210,6 +317,13 @@ pub fn plan_input_from_objects(
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default(),
         in_place_possible: true,
+        lifecycle: json
+            .pointer("/spec/lifecycle")
+            .filter(|v| !v.is_null())
+            .map(|v| serde_json::from_value(v.clone()))
+            .transpose()
+            .context("cannot read spec.lifecycle")?,
+        asts: None,
     };
     let uid = meta.uid.clone().unwrap_or_default();
     let pods = pods
@@ -291,6 +405,7 @@ pub fn plan_pod(pod: &Pod) -> PlanPod {
         specified_delete: labels.contains_key(SPECIFIED_DELETE_LABEL),
         in_place_grace: annotations.contains_key(inplace::GRACE_KEY)
             || annotations.contains_key(inplace::GRACE_KEY_OLD),
+        finalizers: pod.metadata.finalizers.clone().unwrap_or_default(),
         labels,
     }
 }

@@ -25,6 +25,8 @@ use crate::app::msg::{Kind, Msg};
 pub const FRAME: Duration = Duration::from_millis(16);
 /// How often a failing watch checks whether the server is back.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
+/// A failure this soon after a probe said "recovered" means the probe cannot be trusted.
+pub const PROBE_GRACE: Duration = Duration::from_secs(10);
 
 /// What applying one event did to the store.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +143,11 @@ pub async fn drive<K, S, P, F>(
 {
     let mut stream = pin!(stream.backoff(WatchBackoff::default()));
     let mut health = Health::default();
+    // When the probe ended an episode and no event has confirmed it yet: if the watch fails
+    // again soon after (the server lists but will not watch), only a real event ends the next
+    // episode, so the banner does not flap.
+    let mut unconfirmed: Option<Instant> = None;
+    let mut probe_trusted = true;
     let mut pending = false;
     let mut last_sent: Option<Instant> = None;
     let mut probe_tick = tokio::time::interval(PROBE_EVERY);
@@ -150,8 +157,15 @@ pub async fn drive<K, S, P, F>(
         let sent = tokio::select! {
             item = stream.next() => match item {
                 None => return,
+                // `Init` comes before the list request is even made: no sign of life.
+                Some(Ok(event)) if matches!(event, Event::Init) => {
+                    feed.apply(event);
+                    true
+                }
                 Some(Ok(event)) => {
                     let mut ok = true;
+                    unconfirmed = None;
+                    probe_trusted = true;
                     if health.alive() {
                         tracing::info!(?kind, "watch recovered");
                         ok &= tx.send(Msg::WatchRecovered(kind)).is_ok();
@@ -170,6 +184,9 @@ pub async fn drive<K, S, P, F>(
                 }
                 Some(Err(err)) => {
                     let error = describe(&err);
+                    if unconfirmed.take().is_some_and(|at| at.elapsed() < PROBE_GRACE) {
+                        probe_trusted = false;
+                    }
                     if health.failed() {
                         tracing::warn!(?kind, %error, "watch failed; retrying");
                         tx.send(Msg::WatchFailed { kind, error }).is_ok()
@@ -184,8 +201,9 @@ pub async fn drive<K, S, P, F>(
                 last_sent = Some(Instant::now());
                 tx.send(Msg::StoreChanged(kind)).is_ok()
             }
-            _ = probe_tick.tick(), if health.is_failing() => {
+            _ = probe_tick.tick(), if health.is_failing() && probe_trusted => {
                 if probe().await && health.alive() {
+                    unconfirmed = Some(Instant::now());
                     tracing::info!(?kind, "server answers again");
                     tx.send(Msg::WatchRecovered(kind)).is_ok()
                 } else {
@@ -199,8 +217,8 @@ pub async fn drive<K, S, P, F>(
     }
 }
 
-/// Maps a watch stream of one object type into another, dropping objects that fail to convert
-/// (logged; a Delete that fails is kept as far as its metadata goes by `convert`'s caller).
+/// Maps a watch stream of one object type into another; objects `convert` rejects are dropped
+/// (it logs why), markers and errors pass through.
 pub fn map_events<A, B, S, C>(
     stream: S,
     convert: C,
@@ -307,5 +325,122 @@ mod tests {
         feed.apply(Event::InitDone);
         let ready = tokio::time::timeout(Duration::from_secs(1), reader.wait_until_ready()).await;
         assert!(matches!(ready, Ok(Ok(()))));
+    }
+
+    type Item = Result<Event<SlimPod>, watcher::Error>;
+
+    /// Runs `drive` over a channel-fed stream; returns the event sender and the message receiver.
+    fn driven(
+        probe_answers: bool,
+    ) -> (
+        futures::channel::mpsc::UnboundedSender<Item>,
+        tokio::sync::mpsc::UnboundedReceiver<Msg>,
+        kube::runtime::reflector::Store<SlimPod>,
+    ) {
+        let (events, stream) = futures::channel::mpsc::unbounded::<Item>();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (reader, writer) = store::<SlimPod>();
+        let probe = move || async move { probe_answers };
+        tokio::spawn(drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx));
+        (events, rx, reader)
+    }
+
+    async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
+        tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("a message")
+            .expect("channel open")
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_events_is_one_change_message_per_frame() {
+        let (events, mut rx, reader) = driven(true);
+        events.unbounded_send(Ok(Event::Init)).unwrap();
+        for i in 0..2000 {
+            events
+                .unbounded_send(Ok(Event::InitApply(pod(&format!("p{i}")))))
+                .unwrap();
+        }
+        events.unbounded_send(Ok(Event::InitDone)).unwrap();
+        let mut changed = 0;
+        loop {
+            match next(&mut rx).await {
+                Msg::StoreChanged(Kind::Pod) => changed += 1,
+                Msg::StoreReady(Kind::Pod) => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(changed >= 1, "the change is announced");
+        assert!(changed < 2000, "{changed} messages for 2000 events");
+        assert_eq!(reader.len(), 2000);
+    }
+
+    #[tokio::test]
+    async fn retried_errors_are_one_failure_and_an_event_ends_it() {
+        let (events, mut rx, _reader) = driven(false);
+        for _ in 0..3 {
+            events
+                .unbounded_send(Err(watcher::Error::NoResourceVersion))
+                .unwrap();
+        }
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchFailed { kind: Kind::Pod, error } if error.contains("resourceVersion")
+        ));
+        events.unbounded_send(Ok(Event::Apply(pod("a")))).unwrap();
+        // The two retried errors (backed off 0.25 s + 0.5 s) said nothing.
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchRecovered(Kind::Pod)
+        ));
+        assert!(matches!(next(&mut rx).await, Msg::StoreChanged(Kind::Pod)));
+    }
+
+    #[tokio::test]
+    async fn a_relist_that_keeps_failing_is_one_failure() {
+        let (events, mut rx, _reader) = driven(false);
+        // What kube's watcher yields while the server is down before the first list: Init
+        // (before any request), then the list error, again and again.
+        for _ in 0..3 {
+            events.unbounded_send(Ok(Event::Init)).unwrap();
+            events
+                .unbounded_send(Err(watcher::Error::NoResourceVersion))
+                .unwrap();
+        }
+        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
+        let quiet = tokio::time::timeout(Duration::from_millis(1500), rx.recv()).await;
+        assert!(quiet.is_err(), "Init is not a recovery: {quiet:?}");
+        events.unbounded_send(Ok(Event::Init)).unwrap();
+        events.unbounded_send(Ok(Event::InitDone)).unwrap();
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchRecovered(Kind::Pod)
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_probe_ends_an_episode_of_a_silently_resumed_watch_once() {
+        let (events, mut rx, _reader) = driven(true);
+        events
+            .unbounded_send(Err(watcher::Error::NoResourceVersion))
+            .unwrap();
+        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
+        // No event follows, but the server answers the probe.
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchRecovered(Kind::Pod)
+        ));
+        // The watch fails again at once: the probe is no longer trusted for this episode.
+        events
+            .unbounded_send(Err(watcher::Error::NoResourceVersion))
+            .unwrap();
+        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
+        let quiet = tokio::time::timeout(Duration::from_millis(2500), rx.recv()).await;
+        assert!(quiet.is_err(), "no flapping: {quiet:?}");
+        events.unbounded_send(Ok(Event::Apply(pod("a")))).unwrap();
+        assert!(matches!(
+            next(&mut rx).await,
+            Msg::WatchRecovered(Kind::Pod)
+        ));
     }
 }

@@ -83,7 +83,9 @@ impl WatchSet {
         }
         let apis = Arc::new(OnceLock::new());
         let client = conn.client.clone();
-        let pod_task = tokio::spawn(watch_pods(
+        // Pods deserialize straight into the slim projection.
+        let pod_task = tokio::spawn(watch_typed::<SlimPod>(
+            Kind::Pod,
             client.clone(),
             namespace.clone(),
             pod_writer,
@@ -125,6 +127,8 @@ impl WatchSet {
     }
 }
 
+const WORKLOAD_KINDS: [Kind; 3] = [Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet];
+
 struct KruiseWriters {
     clonesets: Writer<CloneSet>,
     statefulsets: Writer<StatefulSet>,
@@ -139,16 +143,31 @@ async fn discover_then_watch(
     tx: UnboundedSender<Msg>,
 ) {
     let mut backoff = WatchBackoff::default();
+    let mut failed = false;
     let apis = loop {
         match discover_kruise(&client).await {
             Ok(apis) => break apis,
             Err(err) => {
                 let delay = backoff.next().unwrap_or(super::health::BACKOFF_MAX);
                 tracing::warn!(%err, ?delay, "discovery failed; retrying");
+                if !std::mem::replace(&mut failed, true) {
+                    // The Kruise watches cannot start yet: say so where their banner goes.
+                    for kind in WORKLOAD_KINDS {
+                        let error = format!("discovering the Kruise APIs failed: {err}");
+                        if tx.send(Msg::WatchFailed { kind, error }).is_err() {
+                            return;
+                        }
+                    }
+                }
                 tokio::time::sleep(delay).await;
             }
         }
     };
+    if failed {
+        for kind in WORKLOAD_KINDS {
+            let _ = tx.send(Msg::WatchRecovered(kind));
+        }
+    }
     discovery.namespaces = list_namespaces(&client).await;
     discovery.kruise_kinds = apis.kinds();
     discovery.kruise_missing = apis.missing();
@@ -290,55 +309,6 @@ pub async fn watch_typed<K>(
     });
     let probe = move || answers(api.clone());
     drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
-}
-
-/// A Pod read straight into its slim projection, addressed as core/v1 `pods`.
-///
-/// `SlimPod`'s own `Resource` impl spells its apiVersion "/v1" (empty group), which kube-rs turns
-/// into `/api//v1/...`; this wrapper carries the right one, and unwraps for free.
-#[derive(Clone, Debug, serde::Deserialize)]
-#[serde(transparent)]
-pub struct PodWire(pub SlimPod);
-
-impl k8s_openapi::Resource for PodWire {
-    const API_VERSION: &'static str = "v1";
-    const GROUP: &'static str = "";
-    const KIND: &'static str = "Pod";
-    const VERSION: &'static str = "v1";
-    const URL_PATH_SEGMENT: &'static str = "pods";
-    type Scope = k8s_openapi::NamespaceResourceScope;
-}
-
-impl k8s_openapi::Metadata for PodWire {
-    type Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Ty {
-        &self.0.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Ty {
-        &mut self.0.metadata
-    }
-}
-
-/// Watches pods as `SlimPod`s, without managedFields.
-pub async fn watch_pods(
-    client: Client,
-    namespace: Option<String>,
-    writer: Writer<SlimPod>,
-    tx: UnboundedSender<Msg>,
-) {
-    let api: Api<PodWire> = match &namespace {
-        Some(ns) => Api::namespaced(client, ns),
-        None => Api::all(client),
-    };
-    let stream = map_events(
-        watcher(api.clone(), watcher_config()),
-        |PodWire(mut pod)| {
-            pod.metadata.managed_fields = None;
-            Some(pod)
-        },
-    );
-    let probe = move || answers(api.clone());
-    drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx).await;
 }
 
 /// Watches a kind served only at another version, mapping each object into the Rust type.

@@ -19,3 +19,21 @@ pub trait Console {
     /// Draws the whole screen from state (`view::render`).
     fn render(&self, frame: &mut Frame);
 }
+
+impl Console for crate::app::App {
+    fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        crate::app::update(self, msg)
+    }
+
+    fn should_quit(&self) -> bool {
+        crate::app::App::should_quit(self)
+    }
+
+    fn take_redraw(&mut self) -> bool {
+        self.take_dirty()
+    }
+
+    fn render(&self, frame: &mut Frame) {
+        crate::view::render(self, frame);
+    }
+}

@@ -210,7 +210,12 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             schema: None,
             printer_columns: Vec::new(),
             crd: false,
-            key: storage_key(d.group, d.plural),
+            // events.k8s.io Events live in the core Events table (see convert.rs).
+            key: if d.group == "events.k8s.io" {
+                storage_key("", d.plural)
+            } else {
+                storage_key(d.group, d.plural)
+            },
         })
         .collect()
 }

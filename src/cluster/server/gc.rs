@@ -55,7 +55,7 @@ fn edit(store: &Store, v: &Value, f: impl Fn(&mut Value)) {
     let Ok(cur) = store.get(&res, &ns, &name) else {
         return;
     };
-    let mut new = cur.value.clone();
+    let mut new = cur.value();
     f(&mut new);
     if let Some(m) = new["metadata"].as_object_mut() {
         m.remove("resourceVersion");
@@ -75,8 +75,8 @@ fn check_foreground(store: &Store, owner_uid: &str) {
     let Some((_, owner)) = store.get_by_uid(owner_uid) else {
         return;
     };
-    if !owner.value["metadata"]["deletionTimestamp"].is_string()
-        || !meta::finalizers(&owner.value)
+    if !owner.head["metadata"]["deletionTimestamp"].is_string()
+        || !meta::finalizers(&owner.head)
             .iter()
             .any(|f| f == "foregroundDeletion")
     {
@@ -84,12 +84,12 @@ fn check_foreground(store: &Store, owner_uid: &str) {
     }
     let deps = store.dependents_of(owner_uid);
     if deps.is_empty() {
-        remove_finalizer(store, &owner.value, "foregroundDeletion");
+        remove_finalizer(store, &owner.head, "foregroundDeletion");
         return;
     }
     for (_, d) in deps {
-        if !d.value["metadata"]["deletionTimestamp"].is_string() {
-            delete(store, &d.value, Propagation::Foreground);
+        if !d.head["metadata"]["deletionTimestamp"].is_string() {
+            delete(store, &d.head, Propagation::Foreground);
         }
     }
 }
@@ -107,23 +107,23 @@ fn check_namespace(store: &Store, ns: &str) {
         return;
     }
     for (_, o) in contents {
-        if !o.value["metadata"]["deletionTimestamp"].is_string() {
-            delete(store, &o.value, Propagation::Background);
+        if !o.head["metadata"]["deletionTimestamp"].is_string() {
+            delete(store, &o.head, Propagation::Background);
         }
     }
 }
 
 fn handle(store: &Store, ev: &StoreEvent) {
-    let v = &ev.obj.value;
+    let v = &ev.obj.head;
     let uid = v["metadata"]["uid"].as_str().unwrap_or("").to_string();
     match ev.etype {
         EventType::Deleted => {
             for (_, dep) in store.dependents_of(&uid) {
-                let orphaned = meta::owner_uids(&dep.value)
+                let orphaned = meta::owner_uids(&dep.head)
                     .iter()
                     .all(|o| store.get_by_uid(o).is_none());
                 if orphaned {
-                    delete(store, &dep.value, Propagation::Background);
+                    delete(store, &dep.head, Propagation::Background);
                 }
             }
             for owner in meta::owner_uids(v) {
@@ -132,10 +132,20 @@ fn handle(store: &Store, ev: &StoreEvent) {
             if !ev.namespace.is_empty() {
                 check_namespace(store, &ev.namespace);
             }
+            let crd = (&*ev.key == "apiextensions.k8s.io/customresourcedefinitions")
+                .then(|| ev.obj.value());
+            if let Some(crd) = crd
+                && let (Some(g), Some(p)) = (
+                    crd["spec"]["group"].as_str(),
+                    crd["spec"]["names"]["plural"].as_str(),
+                )
+            {
+                store.purge(&format!("{g}/{p}"));
+            }
         }
         EventType::Added | EventType::Modified => {
             if let Some(old) = &ev.old {
-                for owner in meta::owner_uids(&old.value) {
+                for owner in meta::owner_uids(&old.head) {
                     check_foreground(store, &owner);
                 }
             }
@@ -146,7 +156,7 @@ fn handle(store: &Store, ev: &StoreEvent) {
             if fins.iter().any(|f| f == "orphan") {
                 for (_, dep) in store.dependents_of(&uid) {
                     let u = uid.clone();
-                    edit(store, &dep.value, move |x| {
+                    edit(store, &dep.head, move |x| {
                         if let Some(a) = x["metadata"]["ownerReferences"].as_array_mut() {
                             a.retain(|o| o["uid"].as_str() != Some(u.as_str()));
                         }

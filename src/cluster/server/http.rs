@@ -25,6 +25,9 @@ pub struct Shared {
     pub admission: Admission,
     pub token: String,
     pub addr: SocketAddr,
+    /// The last configuration each field manager applied to each object (uid, manager), so a
+    /// re-apply removes the fields the manager dropped (server-side apply's core rule).
+    pub applied: std::sync::Mutex<HashMap<(String, String), serde_json::Value>>,
 }
 
 /// A parsed request.

@@ -83,9 +83,17 @@ pub fn resolve_name(meta: &Map<String, Value>) -> Result<String, Vec<FieldError>
     }
     match meta.get("generateName").and_then(Value::as_str) {
         Some(prefix) if !prefix.is_empty() => {
-            let mut p = prefix.to_string();
-            p.truncate(58);
-            Ok(format!("{p}{}", random_suffix(5)))
+            let p: String = prefix.chars().take(58).collect();
+            let name = format!("{p}{}", random_suffix(5));
+            if !valid_name(&name) {
+                return Err(vec![FieldError::invalid(
+                    "metadata.generateName",
+                    &Value::String(prefix.into()),
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+                     '-' or '.', and must start with an alphanumeric character",
+                )]);
+            }
+            Ok(name)
         }
         _ => Err(vec![FieldError {
             field: "metadata.name".into(),
@@ -194,6 +202,7 @@ mod tests {
         let n = resolve_name(m.as_object().unwrap()).unwrap();
         assert!(n.starts_with("web-") && n.len() == 9);
         assert!(resolve_name(&Map::new()).is_err());
+        assert!(resolve_name(json!({"generateName": "éé"}).as_object().unwrap()).is_err());
         assert!(now().ends_with('Z'));
     }
 

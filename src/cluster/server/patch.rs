@@ -218,6 +218,45 @@ fn apply_atomic(doc: &mut Value, applied: &Value) {
     }
 }
 
+/// Remove from `doc` what a manager applied before (`prev`) but no longer applies (`now`).
+/// Objects recurse; lists with a merge key (built-in kinds) drop the items whose key vanished.
+pub fn remove_unapplied(doc: &mut Value, prev: &Value, now: &Value, strategic: bool) {
+    let (Some(d), Some(p), Some(n)) = (doc.as_object_mut(), prev.as_object(), now.as_object())
+    else {
+        return;
+    };
+    for (k, pv) in p {
+        let Some(nv) = n.get(k) else {
+            d.remove(k);
+            continue;
+        };
+        let Some(dv) = d.get_mut(k) else { continue };
+        match (pv, nv) {
+            (Value::Object(_), Value::Object(_)) => remove_unapplied(dv, pv, nv, strategic),
+            (Value::Array(pa), Value::Array(na)) if strategic => {
+                let Some(key) = merge_key(k, pa.first().or(na.first())) else {
+                    continue;
+                };
+                let Some(da) = dv.as_array_mut() else {
+                    continue;
+                };
+                for item in pa {
+                    let Some(id) = item.get(key) else { continue };
+                    match na.iter().find(|x| x.get(key) == Some(id)) {
+                        None => da.retain(|x| x.get(key) != Some(id)),
+                        Some(ni) => {
+                            if let Some(di) = da.iter_mut().find(|x| x.get(key) == Some(id)) {
+                                remove_unapplied(di, item, ni, strategic);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Parse a request body as JSON, or as YAML (apply patches and kubectl's YAML bodies).
 pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
     match serde_json::from_slice(body) {
@@ -286,6 +325,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v["spec"]["replicas"], 3);
+    }
+
+    #[test]
+    fn reapply_removes_dropped_fields() {
+        let prev = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "spec": {"containers": [
+            {"name": "x", "image": "x", "args": ["1"]}, {"name": "y", "image": "y"}]}});
+        let now = json!({"metadata": {"labels": {"a": "1"}}, "spec": {"containers": [{"name": "x", "image": "x"}]}});
+        let mut live = json!({"metadata": {"labels": {"a": "1", "b": "2", "other": "keep"}}, "spec": {"containers": [
+            {"name": "x", "image": "x", "args": ["1"]}, {"name": "y", "image": "y"}, {"name": "z", "image": "z"}]}});
+        remove_unapplied(&mut live, &prev, &now, true);
+        assert_eq!(
+            live,
+            json!({"metadata": {"labels": {"a": "1", "other": "keep"}}, "spec": {"containers": [
+            {"name": "x", "image": "x"}, {"name": "z", "image": "z"}]}})
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    convert,
     http::{Req, Resp, Shared, bytes_response, json_response},
     resources::ResourceInfo,
     routes::Target,
@@ -23,30 +24,42 @@ use super::{
 
 /// An object's JSON as served at the requested version.
 pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
-    if o.value["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+    if !convert::needs_conversion(res, &o.head) {
         return o.json.clone();
     }
-    let mut v = o.value.clone();
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(res.api_version()));
+    match convert::to_served(res, &o.value()) {
+        None => o.json.clone(),
+        Some(v) => Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
     }
-    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
 /// The object as a Value at the requested version.
 pub fn output_value(res: &ResourceInfo, o: &Obj) -> Value {
-    let mut v = o.value.clone();
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(res.api_version()));
-    }
-    v
+    let v = o.value();
+    convert::to_served(res, &v).unwrap_or(v)
+}
+
+/// Whether the client asked for metadata only (`as=PartialObjectMetadata[List]`, kube-rs'
+/// `list_metadata`/`metadata_watcher`).
+fn wants_metadata(req: &Req) -> bool {
+    let accept = req.header(http::header::ACCEPT);
+    accept.contains("as=PartialObjectMetadata") && !accept.contains("as=Table")
+}
+
+/// An object as `PartialObjectMetadata`.
+fn metadata_of(o: &Obj) -> Bytes {
+    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]});
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 
 pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.as_deref().unwrap_or("");
     let o = shared.store.get(&t.res, t.ns(), name)?;
     if t.sub.as_deref() == Some("scale") {
-        return Ok(json_response(200, &subresource::scale_of(&t.res, &o.value)));
+        return Ok(json_response(
+            200,
+            &subresource::scale_of(&t.res, &o.value()),
+        ));
     }
     if table::wants_table(req) {
         return Ok(json_response(
@@ -59,7 +72,25 @@ pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             ),
         ));
     }
+    if wants_metadata(req) {
+        return Ok(bytes_response(200, metadata_of(&o)));
+    }
     Ok(bytes_response(200, output(&t.res, &o)))
+}
+
+/// Whether a stored object matches the selectors (parsing it only for non-metadata fields).
+pub fn matches_obj(label: &LabelSelector, field: &FieldSelector, o: &Obj) -> bool {
+    if !label.matches(&o.head) {
+        return false;
+    }
+    if field.is_empty() {
+        return true;
+    }
+    if field.metadata_only() {
+        field.matches(&o.head)
+    } else {
+        field.matches(&o.value())
+    }
 }
 
 fn encode_token(ns: &str, name: &str) -> String {
@@ -76,7 +107,11 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
     }
     let bytes: Result<Vec<u8>, _> = (0..tok.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&tok[i..i + 2], 16))
+        .map(|i| {
+            tok.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or(())
+        })
         .collect();
     let s = String::from_utf8(bytes.map_err(|_| bad())?).map_err(|_| bad())?;
     let (ns, name) = s.split_once('/').ok_or_else(bad)?;
@@ -85,7 +120,7 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
 
 fn selectors(req: &Req, t: &Target) -> Result<(LabelSelector, FieldSelector), ApiError> {
     let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
-    let mut fs = req.q("fieldSelector").unwrap_or("").to_string();
+    let mut fs = convert::field_selector(&t.res, req.q("fieldSelector").unwrap_or(""));
     if let Some(n) = &t.name {
         if !fs.is_empty() {
             fs.push(',');
@@ -102,7 +137,7 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         .and_then(|l| l.parse::<usize>().ok())
         .filter(|l| *l > 0);
     let after = req.q("continue").map(decode_token).transpose()?;
-    let filter = |v: &Value| label.matches(v) && field.matches(v);
+    let filter = |o: &Obj| matches_obj(&label, &field, o);
     let r = shared
         .store
         .list(&t.res, t.namespace.as_deref(), &filter, limit, after);
@@ -117,7 +152,12 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     if let Some(tok) = token {
         meta["continue"] = json!(tok);
     }
-    let head = json!({"kind": format!("{}List", t.res.kind), "apiVersion": t.res.api_version(), "metadata": meta});
+    let metadata_only = wants_metadata(req);
+    let head = if metadata_only {
+        json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta})
+    } else {
+        json!({"kind": format!("{}List", t.res.kind), "apiVersion": t.res.api_version(), "metadata": meta})
+    };
     let head = serde_json::to_string(&head).unwrap_or_default();
     let total: usize = r.items.iter().map(|o| o.json.len() + 1).sum();
     let mut buf = BytesMut::with_capacity(head.len() + total + 16);
@@ -127,7 +167,11 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         if i > 0 {
             buf.extend_from_slice(b",");
         }
-        buf.extend_from_slice(&output(&t.res, o));
+        if metadata_only {
+            buf.extend_from_slice(&metadata_of(o));
+        } else {
+            buf.extend_from_slice(&output(&t.res, o));
+        }
     }
     buf.extend_from_slice(b"]}");
     Ok(bytes_response(200, buf.freeze()))
@@ -153,9 +197,9 @@ fn bookmark(res: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
 }
 
 /// Which event type (if any) a watcher with these selectors sees for a change.
-fn visible(ev: &StoreEvent, m: &dyn Fn(&Value) -> bool) -> Option<&'static str> {
-    let now = m(&ev.obj.value);
-    let before = ev.old.as_ref().map(|o| m(&o.value));
+fn visible(ev: &StoreEvent, m: &dyn Fn(&Obj) -> bool) -> Option<&'static str> {
+    let now = m(&ev.obj);
+    let before = ev.old.as_ref().map(|o| m(o));
     match ev.etype {
         EventType::Added => now.then_some("ADDED"),
         EventType::Modified => match (before.unwrap_or(false), now) {
@@ -217,19 +261,22 @@ pub async fn watch(
     let res = t.res.clone();
     let stop = stop.clone();
     let as_table = table::wants_table(req);
+    let metadata_only = wants_metadata(req);
     tokio::spawn(async move {
-        let m = move |v: &Value| label.matches(v) && field.matches(v);
+        let m = move |o: &Obj| matches_obj(&label, &field, o);
         // kubectl asks for Table rows; each event then carries a one-row Table.
         let render = |o: &Arc<Obj>| -> Bytes {
             if as_table {
                 let t = table::table(&res, std::slice::from_ref(o), None, o.rv);
                 Bytes::from(serde_json::to_vec(&t).unwrap_or_default())
+            } else if metadata_only {
+                metadata_of(o)
             } else {
                 output(&res, o)
             }
         };
         for o in &sub.initial {
-            if m(&o.value) && tx.send(line("ADDED", &render(o))).await.is_err() {
+            if m(o) && tx.send(line("ADDED", &render(o))).await.is_err() {
                 return;
             }
         }
@@ -286,5 +333,6 @@ mod tests {
             ("default".into(), "web-1".into())
         );
         assert!(decode_token("zz").is_err());
+        assert!(decode_token("é1").is_err());
     }
 }

@@ -61,6 +61,9 @@ fn options(req: &Req, body: &Value) -> Result<DeleteOpts, ApiError> {
 fn body_of(req: &Req) -> Result<Value, ApiError> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
         Ok(json!({}))
+    } else if req.body.starts_with(b"k8s\0") {
+        // A protobuf Eviction or DeleteOptions (kubectl drain): defaults apply.
+        Ok(json!({}))
     } else {
         patch::parse_body(&req.body)
     }
@@ -79,7 +82,7 @@ fn delete_one(
         name,
         opts.dry_run,
         None,
-        Some(old.value.clone()),
+        Some(old.value()),
     );
     shared.admission.validate(&areq).map_err(denied)?;
     if opts.dry_run {
@@ -111,19 +114,17 @@ pub fn delete_collection(shared: &Shared, req: &Req, t: &Target) -> Result<Resp,
     let opts = options(req, &body_of(req)?)?;
     let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
     let field = FieldSelector::parse(req.q("fieldSelector").unwrap_or(""))?;
-    let filter = |v: &Value| label.matches(v) && field.matches(v);
+    let filter = |o: &super::store::Obj| super::read::matches_obj(&label, &field, o);
     let listed = shared
         .store
         .list(&t.res, t.namespace.as_deref(), &filter, None, None);
     let mut items = Vec::new();
     for o in &listed.items {
-        let name = o.value["metadata"]["name"]
+        let name = o.head["metadata"]["name"]
             .as_str()
             .unwrap_or("")
             .to_string();
-        let ns = o.value["metadata"]["namespace"]
-            .as_str()
-            .map(str::to_string);
+        let ns = o.head["metadata"]["namespace"].as_str().map(str::to_string);
         let item_target = Target {
             res: t.res.clone(),
             namespace: ns,
@@ -160,7 +161,7 @@ pub fn evict(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         &name,
         opts.dry_run,
         Some(body.clone()),
-        Some(pod.value.clone()),
+        Some(pod.value()),
     );
     shared.admission.validate(&areq).map_err(denied)?;
     let main = Target {

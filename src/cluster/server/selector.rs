@@ -184,6 +184,13 @@ impl FieldSelector {
             .map(|(_, _, v)| v.as_str())
     }
 
+    /// Whether every path is under `metadata` (answerable from an object's head).
+    pub fn metadata_only(&self) -> bool {
+        self.0
+            .iter()
+            .all(|(p, _, _)| p.first().is_some_and(|s| s == "metadata"))
+    }
+
     pub fn matches(&self, obj: &Value) -> bool {
         self.0.iter().all(|(path, eq, want)| {
             let mut cur = obj;

@@ -24,10 +24,12 @@ use super::{
     status::ApiError,
 };
 
-/// A stored object: its value and its JSON bytes.
+/// A stored object: its JSON bytes (what lists and watches send) and a parsed head
+/// (`apiVersion`, `kind`, `metadata`: what selectors, indexes and GC read). The full value is
+/// parsed on demand, which keeps about 3 KiB per pod in memory instead of a whole `Value` tree.
 #[derive(Debug)]
 pub struct Obj {
-    pub value: Value,
+    pub head: Value,
     pub json: Bytes,
     pub rv: u64,
 }
@@ -35,7 +37,24 @@ pub struct Obj {
 impl Obj {
     fn new(value: Value, rv: u64) -> Arc<Obj> {
         let json = Bytes::from(serde_json::to_vec(&value).unwrap_or_default());
-        Arc::new(Obj { value, json, rv })
+        let mut head = serde_json::Map::new();
+        if let Value::Object(mut m) = value {
+            for k in ["apiVersion", "kind", "metadata"] {
+                if let Some(v) = m.remove(k) {
+                    head.insert(k.to_string(), v);
+                }
+            }
+        }
+        Arc::new(Obj {
+            head: Value::Object(head),
+            json,
+            rv,
+        })
+    }
+
+    /// The whole object (parsed from its JSON).
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
     }
 }
 
@@ -123,7 +142,8 @@ pub struct ListResult {
 
 const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
 const NS_KEY: &str = "/namespaces";
-pub const DEFAULT_WINDOW: usize = 100_000;
+/// Events kept for watch resume (all resources together); older versions get 410 Gone.
+pub const DEFAULT_WINDOW: usize = 20_000;
 
 /// The object store (share it as `Arc<Store>`).
 pub struct Store {
@@ -200,6 +220,21 @@ impl Store {
         })
     }
 
+    /// Delete an object by apiVersion, kind, namespace and name (background cascade).
+    pub fn delete_value(
+        &self,
+        api_version: &str,
+        kind: &str,
+        ns: &str,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        let res = self.registry().by_kind(api_version, kind).ok_or_else(|| {
+            ApiError::bad_request(format!("no resource serves {api_version} {kind}"))
+        })?;
+        self.delete(&res, ns, name, None, None, Propagation::Background)
+            .map(|_| ())
+    }
+
     /// Create an object from its full JSON (apiVersion/kind pick the resource). For seeding.
     pub fn create(&self, v: Value) -> Result<Value, ApiError> {
         let res = self.resource_for(&v)?;
@@ -207,7 +242,7 @@ impl Store {
             .as_str()
             .unwrap_or("default")
             .to_string();
-        self.insert(&res, &ns, v).map(|o| o.value.clone())
+        self.insert(&res, &ns, v).map(|o| o.value())
     }
 
     /// Replace an object (apiVersion/kind/metadata pick it); a set resourceVersion is a precondition.
@@ -218,13 +253,13 @@ impl Store {
             .unwrap_or("default")
             .to_string();
         let name = v["metadata"]["name"].as_str().unwrap_or("").to_string();
-        self.replace(&res, &ns, &name, v).map(|o| o.value.clone())
+        self.replace(&res, &ns, &name, v).map(|o| o.value())
     }
 
     /// Read one object by apiVersion, kind, namespace (ignored for cluster kinds) and name.
     pub fn get_value(&self, api_version: &str, kind: &str, ns: &str, name: &str) -> Option<Value> {
         let res = self.registry().by_kind(api_version, kind)?;
-        self.get(&res, ns, name).ok().map(|o| o.value.clone())
+        self.get(&res, ns, name).ok().map(|o| o.value())
     }
 
     /// All objects of a kind (every namespace when `ns` is None).
@@ -235,7 +270,7 @@ impl Store {
         self.list(&res, ns, &|_| true, None, None)
             .items
             .iter()
-            .map(|o| o.value.clone())
+            .map(|o| o.value())
             .collect()
     }
 
@@ -298,7 +333,7 @@ impl Store {
         &self,
         res: &ResourceInfo,
         ns: Option<&str>,
-        filter: &dyn Fn(&Value) -> bool,
+        filter: &dyn Fn(&Obj) -> bool,
         limit: Option<usize>,
         after: Option<(String, String)>,
     ) -> ListResult {
@@ -318,7 +353,7 @@ impl Store {
                 {
                     break;
                 }
-                if !filter(&o.value) {
+                if !filter(o) {
                     continue;
                 }
                 if limit.is_some_and(|l| items.len() >= l) {
@@ -333,8 +368,8 @@ impl Store {
                 // The token names the last returned item, not the first unreturned one.
                 continue_after = items.last().map(|o: &Arc<Obj>| {
                     (
-                        Self::nskey(res, o.value["metadata"]["namespace"].as_str().unwrap_or("")),
-                        o.value["metadata"]["name"]
+                        Self::nskey(res, o.head["metadata"]["namespace"].as_str().unwrap_or("")),
+                        o.head["metadata"]["name"]
                             .as_str()
                             .unwrap_or("")
                             .to_string(),

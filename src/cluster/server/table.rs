@@ -141,8 +141,219 @@ fn pod_cells(p: &Value) -> Vec<Value> {
     ]
 }
 
-/// Computes a row's cells after the name.
+/// Computes a row's cells.
 type CellsFn = Box<dyn Fn(&Value) -> Vec<Value>>;
+
+fn name_of(o: &Value) -> Value {
+    o["metadata"]["name"].clone()
+}
+
+fn age_of(o: &Value) -> Value {
+    json!(age(o["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap_or("")))
+}
+
+fn num(v: &Value) -> Value {
+    json!(v.as_i64().unwrap_or(0))
+}
+
+/// Columns and cells of built-in kinds, like the real server's table convertors.
+fn builtin_columns(res: &ResourceInfo) -> Option<(Vec<Value>, CellsFn)> {
+    let s = |n: &str| col(n, "string", 0);
+    let i = |n: &str| col(n, "integer", 0);
+    let out: (Vec<Value>, CellsFn) = match (res.group.as_str(), res.kind.as_str()) {
+        ("", "Pod") => (
+            vec![
+                s("Name"),
+                s("Ready"),
+                s("Status"),
+                i("Restarts"),
+                s("Age"),
+                col("IP", "string", 1),
+                col("Node", "string", 1),
+            ],
+            Box::new(|o: &Value| {
+                let mut c = vec![name_of(o)];
+                c.extend(pod_cells(o));
+                c
+            }),
+        ),
+        ("", "Namespace") => (
+            vec![s("Name"), s("Status"), s("Age")],
+            Box::new(|o: &Value| vec![name_of(o), o["status"]["phase"].clone(), age_of(o)]),
+        ),
+        ("", "Node") => (
+            vec![s("Name"), s("Status"), s("Roles"), s("Age"), s("Version")],
+            Box::new(|o: &Value| {
+                let ready = o["status"]["conditions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True");
+                let mut status = if ready {
+                    "Ready".to_string()
+                } else {
+                    "NotReady".to_string()
+                };
+                if o["spec"]["unschedulable"].as_bool() == Some(true) {
+                    status.push_str(",SchedulingDisabled");
+                }
+                let roles: Vec<&str> = o["metadata"]["labels"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/"))
+                    .collect();
+                let roles = if roles.is_empty() {
+                    "<none>".to_string()
+                } else {
+                    roles.join(",")
+                };
+                vec![
+                    name_of(o),
+                    json!(status),
+                    json!(roles),
+                    age_of(o),
+                    o["status"]["nodeInfo"]["kubeletVersion"].clone(),
+                ]
+            }),
+        ),
+        ("" | "events.k8s.io", "Event") => (
+            vec![
+                s("Last Seen"),
+                s("Type"),
+                s("Reason"),
+                s("Object"),
+                s("Message"),
+            ],
+            Box::new(|o: &Value| {
+                let seen = o["lastTimestamp"]
+                    .as_str()
+                    .or(o["eventTime"].as_str())
+                    .or(o["metadata"]["creationTimestamp"].as_str())
+                    .unwrap_or("");
+                let io = &o["involvedObject"];
+                let object = format!(
+                    "{}/{}",
+                    io["kind"].as_str().unwrap_or("").to_lowercase(),
+                    io["name"].as_str().unwrap_or("")
+                );
+                vec![
+                    json!(age(seen)),
+                    o["type"].clone(),
+                    o["reason"].clone(),
+                    json!(object),
+                    o["message"].clone(),
+                ]
+            }),
+        ),
+        ("", "Service") => (
+            vec![
+                s("Name"),
+                s("Type"),
+                s("Cluster-IP"),
+                s("External-IP"),
+                s("Port(s)"),
+                s("Age"),
+            ],
+            Box::new(|o: &Value| {
+                let ports: Vec<String> = o["spec"]["ports"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| format!("{}/{}", p["port"], p["protocol"].as_str().unwrap_or("TCP")))
+                    .collect();
+                let ports = if ports.is_empty() {
+                    "<none>".to_string()
+                } else {
+                    ports.join(",")
+                };
+                vec![
+                    name_of(o),
+                    json!(o["spec"]["type"].as_str().unwrap_or("ClusterIP")),
+                    json!(o["spec"]["clusterIP"].as_str().unwrap_or("<none>")),
+                    json!("<none>"),
+                    json!(ports),
+                    age_of(o),
+                ]
+            }),
+        ),
+        ("apps", "Deployment") => (
+            vec![
+                s("Name"),
+                s("Ready"),
+                i("Up-to-date"),
+                i("Available"),
+                s("Age"),
+            ],
+            Box::new(|o: &Value| {
+                let st = &o["status"];
+                let ready = format!(
+                    "{}/{}",
+                    st["readyReplicas"].as_i64().unwrap_or(0),
+                    o["spec"]["replicas"].as_i64().unwrap_or(1)
+                );
+                vec![
+                    name_of(o),
+                    json!(ready),
+                    num(&st["updatedReplicas"]),
+                    num(&st["availableReplicas"]),
+                    age_of(o),
+                ]
+            }),
+        ),
+        ("apps", "ReplicaSet") => (
+            vec![s("Name"), i("Desired"), i("Current"), i("Ready"), s("Age")],
+            Box::new(|o: &Value| {
+                let st = &o["status"];
+                vec![
+                    name_of(o),
+                    num(&o["spec"]["replicas"]),
+                    num(&st["replicas"]),
+                    num(&st["readyReplicas"]),
+                    age_of(o),
+                ]
+            }),
+        ),
+        ("apps", "StatefulSet") => (
+            vec![s("Name"), s("Ready"), s("Age")],
+            Box::new(|o: &Value| {
+                let ready = format!(
+                    "{}/{}",
+                    o["status"]["readyReplicas"].as_i64().unwrap_or(0),
+                    o["spec"]["replicas"].as_i64().unwrap_or(1)
+                );
+                vec![name_of(o), json!(ready), age_of(o)]
+            }),
+        ),
+        ("apps", "DaemonSet") => (
+            vec![
+                s("Name"),
+                i("Desired"),
+                i("Current"),
+                i("Ready"),
+                i("Up-to-date"),
+                i("Available"),
+                s("Age"),
+            ],
+            Box::new(|o: &Value| {
+                let st = &o["status"];
+                vec![
+                    name_of(o),
+                    num(&st["desiredNumberScheduled"]),
+                    num(&st["currentNumberScheduled"]),
+                    num(&st["numberReady"]),
+                    num(&st["updatedNumberScheduled"]),
+                    num(&st["numberAvailable"]),
+                    age_of(o),
+                ]
+            }),
+        ),
+        _ => return None,
+    };
+    Some(out)
+}
 
 /// A Table of these objects.
 pub fn table(
@@ -165,57 +376,26 @@ pub fn table(
                 c.priority,
             )
         }));
-        (
-            cols,
-            Box::new(move |o: &Value| pcs.iter().map(|c| cell(o, c)).collect()),
-        )
-    } else if res.kind == "Pod" && res.group.is_empty() {
-        let cols = vec![
-            col("Name", "string", 0),
-            col("Ready", "string", 0),
-            col("Status", "string", 0),
-            col("Restarts", "integer", 0),
-            col("Age", "string", 0),
-            col("IP", "string", 1),
-            col("Node", "string", 1),
-        ];
-        (cols, Box::new(pod_cells))
-    } else if res.kind == "Namespace" {
-        let cols = vec![
-            col("Name", "string", 0),
-            col("Status", "string", 0),
-            col("Age", "string", 0),
-        ];
-        (
-            cols,
-            Box::new(|o: &Value| {
-                vec![
-                    o["status"]["phase"].clone(),
-                    json!(age(o["metadata"]["creationTimestamp"]
-                        .as_str()
-                        .unwrap_or(""))),
-                ]
-            }),
-        )
+        let f = move |o: &Value| {
+            let mut c = vec![name_of(o)];
+            c.extend(pcs.iter().map(|p| cell(o, p)));
+            c
+        };
+        (cols, Box::new(f))
+    } else if let Some(b) = builtin_columns(res) {
+        b
     } else {
-        let cols = vec![col("Name", "string", 0), col("Age", "string", 0)];
         (
-            cols,
-            Box::new(|o: &Value| {
-                vec![json!(age(o["metadata"]["creationTimestamp"]
-                    .as_str()
-                    .unwrap_or("")))]
-            }),
+            vec![col("Name", "string", 0), col("Age", "string", 0)],
+            Box::new(|o: &Value| vec![name_of(o), age_of(o)]),
         )
     };
     let rows: Vec<Value> = items
         .iter()
         .map(|o| {
-            let mut c = vec![o.value["metadata"]["name"].clone()];
-            c.extend(cells(&o.value));
             json!({
-                "cells": c,
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.value["metadata"]},
+                "cells": cells(&o.value()),
+                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]},
             })
         })
         .collect();

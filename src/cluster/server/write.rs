@@ -9,10 +9,11 @@ use serde_json::{Value, json};
 
 use super::{
     admission::{AdmissionRequest, Denied, Operation},
-    builtin,
+    builtin, convert,
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     meta::{self, meta_mut},
     patch::{self, PatchKind},
+    protobuf,
     read::{output, output_value},
     resources::ResourceInfo,
     routes::Target,
@@ -45,6 +46,9 @@ pub fn denied(d: Denied) -> ApiError {
 pub fn body_json(req: &Req) -> Result<Value, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE);
     if ct.starts_with("application/vnd.kubernetes.protobuf") {
+        if let Some(v) = protobuf::decode(&req.body) {
+            return Ok(v);
+        }
         return Err(ApiError::new(
             415,
             "UnsupportedMediaType",
@@ -53,6 +57,13 @@ pub fn body_json(req: &Req) -> Result<Value, ApiError> {
         ));
     }
     patch::parse_body(&req.body)
+}
+
+/// The resource whose table stores objects written through `res`.
+fn storage(shared: &Shared, res: &Arc<ResourceInfo>) -> Arc<ResourceInfo> {
+    convert::storage_of(res)
+        .and_then(|(g, v, p)| shared.store.registry().lookup(g, v, p))
+        .unwrap_or_else(|| res.clone())
 }
 
 pub fn dry_run(req: &Req) -> bool {
@@ -201,7 +212,9 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         m.insert("creationTimestamp".into(), json!(meta::now()));
         return Ok(with_warnings(json_response(201, &obj), &warnings));
     }
-    let o = shared.store.insert(res, t.ns(), obj)?;
+    let o = shared
+        .store
+        .insert(&storage(shared, res), t.ns(), convert::to_stored(res, obj))?;
     Ok(with_warnings(
         bytes_response(201, output(res, &o)),
         &warnings,
@@ -211,6 +224,9 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
 pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     if t.sub.as_deref() == Some("eviction") {
         return super::remove::evict(shared, req, t);
+    }
+    if t.sub.as_deref() == Some("binding") {
+        return bind(shared, req, t);
     }
     if t.sub.is_some() {
         return Err(ApiError::method_not_allowed(
@@ -237,6 +253,40 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     create_object(shared, req, t, obj)
 }
 
+/// `POST pods/NAME/binding` (what a scheduler does): sets `spec.nodeName` once.
+fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    let body = body_json(req)?;
+    let node = body["target"]["name"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ApiError::bad_request("a Binding needs target.name"))?
+        .to_string();
+    let name = t.name.clone().unwrap_or_default();
+    let old = shared.store.get(&t.res, t.ns(), &name)?;
+    let mut new = old.value();
+    if let Some(bound) = new["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+        return Err(ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on pods/binding \"{name}\": pod {name} is already assigned to node \"{bound}\""
+            ),
+        ));
+    }
+    meta::set_path(&mut new, ".spec.nodeName", json!(node));
+    let main = Target {
+        res: t.res.clone(),
+        namespace: t.namespace.clone(),
+        name: t.name.clone(),
+        sub: None,
+    };
+    commit_update(shared, req, &main, &old, new)?;
+    Ok(json_response(
+        201,
+        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
+    ))
+}
+
 /// A written object (None when dry-run) with its value and warnings.
 type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
 
@@ -258,7 +308,7 @@ fn commit_update(
         &name,
         dry,
         Some(new),
-        Some(old.value.clone()),
+        Some(old.value()),
     );
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut new = areq.object.take().unwrap_or(Value::Null);
@@ -269,8 +319,13 @@ fn commit_update(
     if dry {
         return Ok((new, None, warnings));
     }
-    let o = shared.store.replace(res, t.ns(), &name, new)?;
-    Ok((o.value.clone(), Some(o), warnings))
+    let o = shared.store.replace(
+        &storage(shared, res),
+        t.ns(),
+        &name,
+        convert::to_stored(res, new),
+    )?;
+    Ok((o.value(), Some(o), warnings))
 }
 
 fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
@@ -291,17 +346,39 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     let body = body_json(req)?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
     let new = if t.sub.as_deref() == Some("scale") {
-        let mut n = old.value.clone();
+        let mut n = old.value();
         if let Some(m) = n["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
         apply_scale(&t.res, &mut n, &body);
         n
     } else {
-        split_status(&t.res, t.sub.as_deref(), &old.value, body)
+        split_status(&t.res, t.sub.as_deref(), &old.value(), body)
     };
     let committed = commit_update(shared, req, t, &old, new)?;
     Ok(respond(t, 200, committed))
+}
+
+fn applied_key(req: &Req, obj: &Value) -> (String, String) {
+    (
+        obj["metadata"]["uid"].as_str().unwrap_or("").to_string(),
+        req.q("fieldManager").unwrap_or("").to_string(),
+    )
+}
+
+fn applied_before(shared: &Shared, req: &Req, obj: &Value) -> Option<Value> {
+    let map = shared.applied.lock().ok()?;
+    map.get(&applied_key(req, obj)).cloned()
+}
+
+fn remember_applied(shared: &Shared, req: &Req, obj: &Value, body: &Value) {
+    if let Ok(mut map) = shared.applied.lock() {
+        // Forget objects that are gone, so the map stays as small as the store.
+        if map.len() > 4096 {
+            map.retain(|(uid, _), _| shared.store.get_by_uid(uid).is_some());
+        }
+        map.insert(applied_key(req, obj), body.clone());
+    }
 }
 
 pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
@@ -323,13 +400,17 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
                 if let Some(m) = meta_mut(&mut obj) {
                     m.insert("name".into(), json!(name));
                 }
-                return create_object(shared, req, t, obj);
+                let resp = create_object(shared, req, t, obj)?;
+                if let Ok(o) = shared.store.get(&t.res, t.ns(), &name) {
+                    remember_applied(shared, req, &o.head, &body);
+                }
+                return Ok(resp);
             }
             Err(e) => return Err(e),
         };
         let scale = t.sub.as_deref() == Some("scale");
         let mut doc = if scale {
-            scale_of(&t.res, &old.value)
+            scale_of(&t.res, &old.value())
         } else {
             output_value(&t.res, &old)
         };
@@ -337,21 +418,31 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             PatchKind::Merge => patch::merge_patch(&mut doc, &body),
             PatchKind::Json => patch::json_patch(&mut doc, &body)?,
             PatchKind::Strategic => patch::strategic_merge(&mut doc, &body),
-            PatchKind::Apply => patch::apply(&mut doc, &body, t.res.strategic_merge()),
+            PatchKind::Apply => {
+                patch::apply(&mut doc, &body, t.res.strategic_merge());
+                if let Some(prev) = applied_before(shared, req, &old.head) {
+                    patch::remove_unapplied(&mut doc, &prev, &body, t.res.strategic_merge());
+                }
+            }
         }
         let user_rv =
             doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
         let new = if scale {
-            let mut n = old.value.clone();
+            let mut n = old.value();
             apply_scale(&t.res, &mut n, &doc);
             n
         } else {
-            split_status(&t.res, t.sub.as_deref(), &old.value, doc)
+            split_status(&t.res, t.sub.as_deref(), &old.value(), doc)
         };
         match commit_update(shared, req, t, &old, new) {
             Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
             Err(e) => return Err(e),
-            Ok(c) => return Ok(respond(t, 200, c)),
+            Ok(c) => {
+                if kind == PatchKind::Apply && !dry_run(req) {
+                    remember_applied(shared, req, &old.head, &body);
+                }
+                return Ok(respond(t, 200, c));
+            }
         }
     }
 }

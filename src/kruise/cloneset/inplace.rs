@@ -400,3 +400,82 @@ pub fn start_update(
         Some(i64::from(spec.grace_seconds))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod() -> PodModel {
+        PodModel {
+            name: "p".to_owned(),
+            phase: "Running".to_owned(),
+            readiness_gates: vec![IN_PLACE_UPDATE_READY.to_owned()],
+            labels: [(
+                revision::CONTROLLER_REVISION_HASH_LABEL.to_owned(),
+                "cs-a".to_owned(),
+            )]
+            .into(),
+            containers: vec![Container {
+                name: "c".to_owned(),
+                image: "nginx".to_owned(),
+                status_image: "nginx:latest".to_owned(),
+                image_id: "id-1".to_owned(),
+            }],
+            ..PodModel::default()
+        }
+    }
+
+    #[test]
+    fn image_update_completes_when_the_image_id_changes() {
+        let old = RevisionTemplate {
+            name: "cs-a".to_owned(),
+            containers: Some(vec![("c".to_owned(), "nginx".to_owned())]),
+        };
+        let new = RevisionTemplate {
+            name: "cs-b".to_owned(),
+            containers: Some(vec![("c".to_owned(), "nginx:2".to_owned())]),
+        };
+        let spec = calculate_spec(Some(&old), &new, 0).expect("image-only diff");
+        let mut p = pod();
+        assert_eq!(start_update(&mut p, &spec, &FeatureGates::new(), 100), None);
+        assert_eq!(p.containers[0].image, "nginx:2");
+        assert_eq!(p.lifecycle_state(), state::UPDATING);
+        assert!(check_update_completed(&p).is_err(), "imageID unchanged");
+        p.containers[0].image_id = "id-2".to_owned();
+        p.containers[0].status_image = "nginx:2".to_owned();
+        assert_eq!(check_update_completed(&p), Ok(()));
+        assert_eq!(refresh(&mut p, 200), Ok(None));
+        assert_eq!(
+            p.condition(IN_PLACE_UPDATE_READY)
+                .map(|c| c.status.as_str()),
+            Some("True")
+        );
+        // A changed container list is not an in-place update; a pruned old revision neither.
+        let other = RevisionTemplate {
+            name: "cs-c".to_owned(),
+            containers: Some(vec![("d".to_owned(), "x".to_owned())]),
+        };
+        assert!(calculate_spec(Some(&old), &other, 0).is_none());
+        assert!(calculate_spec(None, &new, 0).is_none());
+    }
+
+    #[test]
+    fn grace_period_parks_the_spec_then_applies_it() {
+        let spec = UpdateSpec {
+            revision: "cs-b".to_owned(),
+            container_images: [("c".to_owned(), "nginx:2".to_owned())].into(),
+            update_env_from_metadata: false,
+            grace_seconds: 30,
+        };
+        let mut p = pod();
+        assert_eq!(
+            start_update(&mut p, &spec, &FeatureGates::new(), 100),
+            Some(30)
+        );
+        assert_eq!(p.containers[0].image, "nginx");
+        assert_eq!(refresh(&mut p, 110), Ok(Some(20)));
+        assert_eq!(refresh(&mut p, 131), Ok(None));
+        assert_eq!(p.containers[0].image, "nginx:2");
+        assert!(!p.annotations.contains_key(GRACE_KEY));
+    }
+}

@@ -356,3 +356,128 @@ pub fn available_ids(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kruise::cloneset::lifecycle::LifecycleHook;
+
+    fn run(cs: &CloneSetParams, pods: &[PodInfo], lifecycle: Option<&Lifecycle>) -> ScaleOutcome {
+        scale(&ScaleInput {
+            cs,
+            pods,
+            current_revision: "cs-old",
+            update_revision: "cs-new",
+            gates: &FeatureGates::new(),
+            lifecycle,
+            spread_constraints: &[],
+            nodes: &[],
+            now: 1_000,
+        })
+    }
+
+    fn cs(replicas: i32) -> CloneSetParams {
+        CloneSetParams {
+            replicas,
+            max_unavailable: Some(
+                k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(5),
+            ),
+            ..CloneSetParams::default()
+        }
+    }
+
+    #[test]
+    fn scale_in_takes_old_revision_pods_first_then_by_deletion_order() {
+        let mut pods = vec![
+            PodInfo::ready_at("new-0", "cs-new"),
+            PodInfo::ready_at("old-0", "cs-old"),
+            PodInfo::ready_at("old-1", "cs-old"),
+            PodInfo::ready_at("old-2", "cs-old"),
+        ];
+        pods[2].ready = false;
+        let out = run(&cs(2), &pods, None);
+        assert_eq!(out.diffs.scale_down_num, 2);
+        // Two of the three old pods go: the not-ready one, then the one crowding the node most.
+        assert_eq!(
+            out.actions,
+            vec![ScaleAction::Delete(2), ScaleAction::Delete(1)]
+        );
+        // Deleting a whole group needs no sort: upstream keeps list order.
+        let out = run(&cs(1), &pods, None);
+        assert_eq!(
+            out.actions,
+            vec![
+                ScaleAction::Delete(1),
+                ScaleAction::Delete(2),
+                ScaleAction::Delete(3)
+            ]
+        );
+    }
+
+    #[test]
+    fn pre_delete_hook_parks_pods_and_scale_up_cancels_it() {
+        let hook = Lifecycle {
+            pre_delete: Some(LifecycleHook {
+                labels_handler: [("hold".to_owned(), "yes".to_owned())].into(),
+                ..LifecycleHook::default()
+            }),
+            ..Lifecycle::default()
+        };
+        let mut pods = vec![
+            PodInfo::ready_at("a", "cs-new"),
+            PodInfo::ready_at("b", "cs-new"),
+        ];
+        pods[1].labels.insert("hold".to_owned(), "yes".to_owned());
+        pods[1].specified_delete = true;
+        let out = run(&cs(2), &pods, Some(&hook));
+        assert_eq!(out.actions, vec![ScaleAction::PrepareDelete(1)]);
+
+        // Parked but no longer specified for deletion, and still wanted: back to PreparingNormal.
+        pods[1].specified_delete = false;
+        pods[1].lifecycle_state = state::PREPARING_DELETE.to_owned();
+        let out = run(&cs(2), &pods, Some(&hook));
+        assert_eq!(out.actions, vec![ScaleAction::RevertPreparingDelete(1)]);
+    }
+
+    #[test]
+    fn scale_up_splits_revisions_and_pvcs_are_reused() {
+        let pods = vec![PodInfo::ready_at("a", "cs-new")];
+        let mut params = cs(3);
+        params.partition = Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(1));
+        let out = run(&params, &pods, None);
+        assert_eq!(
+            out.actions,
+            vec![ScaleAction::Create {
+                total: 2,
+                from_current: 1
+            }]
+        );
+        let plan = plan_pod_creations(&CreationInput {
+            cloneset_name: "cs",
+            expected_creations: 2,
+            expected_current_creations: 1,
+            current_revision: "cs-old",
+            update_revision: "cs-new",
+            available_ids: &["x1".to_owned(), "x2".to_owned()],
+            volume_claim_templates: &["data".to_owned()],
+            existing_pvcs: &["data-cs-x2".to_owned()],
+            gates: &FeatureGates::new(),
+        });
+        assert_eq!(
+            plan.pods[0].labels[revision::CONTROLLER_REVISION_HASH_LABEL],
+            "cs-old"
+        );
+        assert_eq!(
+            plan.pods[1].labels[revision::POD_TEMPLATE_HASH_LABEL],
+            "new"
+        );
+        assert_eq!(plan.pvcs_to_create, vec!["data-cs-x1".to_owned()]);
+        let mut constant = || 0u64;
+        let ids = available_ids(2, &[], &[], &mut constant);
+        assert_eq!(
+            ids,
+            vec!["bbbbb".to_owned()],
+            "a constant rng cannot make a second id"
+        );
+    }
+}

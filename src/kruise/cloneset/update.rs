@@ -88,6 +88,7 @@ pub struct Limited {
 /// Port of sync/cloneset_update.go::limitUpdateIndexes (v1.8.4): truncate to `|updateNum|`, then
 /// walk in order while the unavailable pods on the target revision plus those chosen stay under
 /// `updateMaxUnavailable`, and, for available candidates, while all unavailable pods do.
+/// Indexes outside `pods` are ignored.
 pub fn limit_update_indexes(
     pods: &[PodInfo],
     sorted: &[usize],
@@ -98,6 +99,7 @@ pub fn limit_update_indexes(
 ) -> Limited {
     let want = usize::try_from(diffs.update_num.unsigned_abs()).unwrap_or(usize::MAX);
     let mut out = Limited::default();
+    let sorted: Vec<usize> = sorted.iter().copied().filter(|&i| i < pods.len()).collect();
     let (head, tail) = sorted.split_at(want.min(sorted.len()));
     out.blocked
         .extend(tail.iter().map(|&i| (i, LimitReason::Partition)));

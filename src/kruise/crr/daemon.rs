@@ -124,10 +124,15 @@ pub struct SyncStep {
 
 /// Decides one sync: completion when every container is done (or one failed under policy
 /// Fail), else the next Pending container to kill (waiting for earlier ones under
-/// orderedRecreate).
+/// orderedRecreate). A Pending container the runtime does not have (`on_node` false) is
+/// not killed; it waits.
 ///
 /// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync (v1.8.4).
-pub fn sync_step(mut states: Vec<CrrContainerRecreateState>, strategy: &CrrStrategy) -> SyncStep {
+pub fn sync_step(
+    mut states: Vec<CrrContainerRecreateState>,
+    strategy: &CrrStrategy,
+    on_node: &dyn Fn(&str) -> bool,
+) -> SyncStep {
     let ignore_failures = strategy.failure_policy == FAILURE_POLICY_IGNORE;
     let mut kill = None;
     let mut done = 0;
@@ -144,6 +149,7 @@ pub fn sync_step(mut states: Vec<CrrContainerRecreateState>, strategy: &CrrStrat
                 };
             }
             phase::RECREATING => blocked |= strategy.ordered_recreate,
+            _ if !on_node(&s.name) => blocked |= strategy.ordered_recreate,
             _ if kill.is_none() && !blocked => {
                 s.phase = phase::RECREATING.to_owned();
                 s.is_killed = true;
@@ -173,4 +179,89 @@ pub fn kill_failed(step: &mut SyncStep, container: &str, error: &str, strategy: 
     if strategy.failure_policy != FAILURE_POLICY_IGNORE {
         step.complete = Some(String::new());
     }
+}
+
+/// What the daemon does with the CRR it picked for a pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DaemonAction {
+    /// Nothing to do: the CRR is completed.
+    Idle,
+    /// Move the CRR to `Recreating` first.
+    StartRecreating,
+    /// Wait (unreadyGracePeriodSeconds): requeue after this many seconds.
+    Wait(i64),
+    /// Write these states, kill a container and/or complete (see [`SyncStep`]).
+    Step(SyncStep),
+}
+
+/// The container statuses the manager synced into the CRR annotation.
+pub fn synced_statuses(crr: &ContainerRecreateRequest) -> Vec<CrrSyncContainerStatus> {
+    crr.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(super::SYNC_CONTAINER_STATUSES_KEY))
+        .and_then(|raw| serde_json::from_str(raw).ok())
+        .unwrap_or_default()
+}
+
+/// One daemon pass over the picked CRR, given the runtime's view of the pod's containers.
+///
+/// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync (v1.8.4).
+pub fn daemon_sync(
+    crr: &ContainerRecreateRequest,
+    runtime: &std::collections::BTreeMap<String, RuntimeContainer>,
+    now: jiff::Timestamp,
+) -> DaemonAction {
+    if crr.phase() == phase::COMPLETED {
+        return DaemonAction::Idle;
+    }
+    if crr.phase().is_empty() || crr.phase() == phase::PENDING {
+        return DaemonAction::StartRecreating;
+    }
+    let strategy = crr.spec.strategy.clone().unwrap_or_default();
+    if let Some(grace) = strategy.unready_grace_period_seconds {
+        let acquired = crr
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(super::UNREADY_ACQUIRED_KEY))
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+        let Some(acquired) = acquired else {
+            return DaemonAction::Wait(1);
+        };
+        let left = grace - (now.as_second() - acquired.as_second());
+        if left > 0 {
+            return DaemonAction::Wait(left);
+        }
+    }
+    let created = crr
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map_or(now, |t| t.0);
+    let synced = synced_statuses(crr);
+    let previous = crr
+        .status
+        .as_ref()
+        .map(|s| s.container_recreate_states.as_slice())
+        .unwrap_or_default();
+    let states = crr
+        .spec
+        .containers
+        .iter()
+        .map(|c| {
+            container_state(ContainerInputs {
+                container: c,
+                previous: previous.iter().find(|s| s.name == c.name),
+                runtime: runtime.get(&c.name),
+                sync: synced.iter().find(|s| s.name == c.name),
+                strategy: &strategy,
+                crr_created: created,
+                now,
+            })
+        })
+        .collect();
+    DaemonAction::Step(sync_step(states, &strategy, &|name| {
+        runtime.contains_key(name)
+    }))
 }

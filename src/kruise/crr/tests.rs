@@ -116,6 +116,7 @@ fn daemon_kills_one_at_a_time_and_honours_order() {
     let step = sync_step(
         vec![state("a", phase::PENDING), state("b", phase::PENDING)],
         &plain,
+        &|_| true,
     );
     assert_eq!(step.kill.as_deref(), Some("a"));
     assert!(step.states[0].is_killed);
@@ -128,17 +129,20 @@ fn daemon_kills_one_at_a_time_and_honours_order() {
     let step = sync_step(
         vec![state("a", phase::RECREATING), state("b", phase::PENDING)],
         &ordered,
+        &|_| true,
     );
     assert_eq!(step.kill, None);
     let step = sync_step(
         vec![state("a", phase::RECREATING), state("b", phase::PENDING)],
         &plain,
+        &|_| true,
     );
     assert_eq!(step.kill.as_deref(), Some("b"));
 
     let step = sync_step(
         vec![state("a", phase::SUCCEEDED), state("b", phase::SUCCEEDED)],
         &plain,
+        &|_| true,
     );
     assert_eq!(step.complete.as_deref(), Some(""));
 }
@@ -149,13 +153,52 @@ fn kill_errors_follow_the_failure_policy() {
         failure_policy: "Ignore".to_owned(),
         ..Default::default()
     };
-    let mut step = sync_step(vec![state("a", phase::PENDING)], &ignore);
+    let mut step = sync_step(vec![state("a", phase::PENDING)], &ignore, &|_| true);
     kill_failed(&mut step, "a", "boom", &ignore);
     assert_eq!(step.states[0].phase, phase::FAILED);
     assert_eq!(step.states[0].message, "kill container error: boom");
     assert_eq!(step.complete, None);
     let fail = CrrStrategy::default();
-    let mut step = sync_step(vec![state("a", phase::PENDING)], &fail);
+    let mut step = sync_step(vec![state("a", phase::PENDING)], &fail, &|_| true);
     kill_failed(&mut step, "a", "boom", &fail);
     assert!(step.complete.is_some());
+}
+
+#[test]
+fn daemon_waits_for_unready_grace_then_steps() {
+    use super::daemon::{DaemonAction, daemon_sync};
+    use std::collections::BTreeMap;
+
+    let mut c = crr(
+        json!({"metadata": {"name": "c", "creationTimestamp": "2025-01-01T00:00:00Z"},
+        "spec": {"podName": "p", "containers": [{"name": "app", "statusContext": {"containerID": "x", "restartCount": 0}}],
+                 "strategy": {"unreadyGracePeriodSeconds": 10}},
+        "status": {"phase": ""}}),
+    );
+    let now: jiff::Timestamp = "2025-01-01T00:00:05Z".parse().unwrap();
+    let runtime = BTreeMap::new();
+    assert_eq!(
+        daemon_sync(&c, &runtime, now),
+        DaemonAction::StartRecreating
+    );
+    c.status.as_mut().unwrap().phase = phase::RECREATING.to_owned();
+    assert_eq!(daemon_sync(&c, &runtime, now), DaemonAction::Wait(1));
+    c.metadata.annotations = Some(
+        [(
+            super::UNREADY_ACQUIRED_KEY.to_owned(),
+            "2025-01-01T00:00:01Z".to_owned(),
+        )]
+        .into(),
+    );
+    assert_eq!(daemon_sync(&c, &runtime, now), DaemonAction::Wait(6));
+    let later: jiff::Timestamp = "2025-01-01T00:00:20Z".parse().unwrap();
+    match daemon_sync(&c, &runtime, later) {
+        DaemonAction::Step(step) => {
+            assert_eq!(step.states[0].message, "not found container on Node");
+            assert_eq!(step.kill, None);
+        }
+        other => panic!("expected a step, got {other:?}"),
+    }
+    c.status.as_mut().unwrap().phase = phase::COMPLETED.to_owned();
+    assert_eq!(daemon_sync(&c, &runtime, later), DaemonAction::Idle);
 }

@@ -9,6 +9,7 @@ use crate::kruise::{
     cloneset::{
         CloneSetParams, IsPodUpdateMode, PodInfo, calculate_diffs,
         diffs::{StrategyNumbers, strategy_numbers},
+        lifecycle,
         pod_sort::{self, DeletionOrder},
         scale::{self, ScaleAction, ScaleInput},
         state,
@@ -33,6 +34,7 @@ fn pod_info(p: &PlanPod) -> PodInfo {
         deletion_cost: p.deletion_cost.clone(),
         specified_delete: p.specified_delete,
         in_place_grace: p.in_place_grace,
+        finalizers: p.finalizers.clone(),
         labels: p.labels.clone(),
         ..PodInfo::default()
     }
@@ -130,7 +132,7 @@ pub fn plan_cloneset(input: &PlanInput) -> Result<Plan, PlanError> {
         current_revision: &w.current_revision,
         update_revision: &w.update_revision,
         gates,
-        lifecycle: None,
+        lifecycle: w.lifecycle.as_ref(),
         spread_constraints: &[],
         nodes: &[],
         now,
@@ -189,6 +191,8 @@ pub fn plan_cloneset(input: &PlanInput) -> Result<Plan, PlanError> {
             Some(Blocker::Paused)
         } else if scaling_first {
             Some(Blocker::ScalingFirst)
+        } else if action == Action::InPlace && in_place_hooked(&w, pod) {
+            Some(Blocker::LifecycleHook)
         } else if let Some(left) = budget.as_mut() {
             if pod.is_available(w.min_ready_seconds, now) {
                 if *left > 0 {
@@ -242,6 +246,20 @@ pub fn plan_cloneset(input: &PlanInput) -> Result<Plan, PlanError> {
         diffs,
         notes,
     })
+}
+
+/// An in-place update of this pod first parks it in PreparingUpdate (hooked), or it is already
+/// parked there with the hook still on.
+fn in_place_hooked(w: &PlanWorkload, pod: &PodInfo) -> bool {
+    let hook = w
+        .lifecycle
+        .as_ref()
+        .and_then(|l| l.in_place_update.as_ref());
+    lifecycle::is_pod_hooked(hook, &pod.labels, &pod.finalizers)
+        && matches!(
+            pod.lifecycle_state.as_str(),
+            "" | state::NORMAL | state::PREPARING_UPDATE | state::UPDATED
+        )
 }
 
 fn planned(pod: &PodInfo, target: &str, action: Action, blocked: Option<Blocker>) -> PlannedPod {

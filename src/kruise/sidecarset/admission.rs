@@ -6,9 +6,10 @@ use k8s_openapi::api::core::v1::Pod;
 use crate::kruise::crr::admission::{Verdict, json_patch};
 
 use super::{
+    defaults::default_sidecar_set,
     inject::{InjectContext, inject_pod_create},
     types::SidecarSet,
-    validate::{ValidationContext, default_sidecar_set, validate_sidecar_set},
+    validate::{ValidationContext, validate_sidecar_set},
 };
 
 /// The mutating step: the defaulted object with both hash annotations, and the JSON patch

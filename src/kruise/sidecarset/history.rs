@@ -11,6 +11,8 @@ pub struct RevisionRef {
     pub revision: i64,
     /// The `apps.kruise.io/sidecarset-custom-version` label, if any.
     pub custom_version: Option<String>,
+    /// The revision's `kruise.io/sidecarset-hash` annotation ("" when absent).
+    pub hash: String,
 }
 
 /// The result of [`truncate_history`]: revisions to delete (oldest first) and, when the

@@ -234,7 +234,12 @@ pub type InjectOutcome = Option<Pod>;
 ///
 /// Port of pkg/webhook/pod/mutating/sidecarset.go::sidecarsetMutatingPod and buildSidecars (v1.8.4).
 pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOutcome, InjectError> {
-    let ns = pod.metadata.namespace.clone().unwrap_or_default();
+    let ns = pod
+        .metadata
+        .namespace
+        .clone()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".to_owned());
     let labels = pod.metadata.labels.clone().unwrap_or_default();
     let mut chosen = Vec::new();
     for set in ctx.sets {

@@ -295,4 +295,26 @@ mod tests {
         assert_eq!(trailing_int("abc"), 0);
         assert_eq!(trailing_int("5"), 5);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn scatter_sort_permutes_its_input(
+            values in proptest::collection::vec(0u8..3, 1..40),
+            keep in proptest::collection::vec(proptest::bool::ANY, 40),
+        ) {
+            let labels: Vec<Labels> = values
+                .iter()
+                .map(|v| Labels::from([("zone".to_owned(), format!("z{v}"))]))
+                .collect();
+            let refs: Vec<Option<&Labels>> = labels.iter().map(Some).collect();
+            let indexes: Vec<usize> = (0..labels.len()).filter(|&i| keep[i]).collect();
+            let terms = [
+                UpdateScatterTerm { key: "zone".to_owned(), value: "z0".to_owned() },
+                UpdateScatterTerm { key: "zone".to_owned(), value: "z1".to_owned() },
+            ];
+            let mut out = scatter_sort_labels(&terms, &refs, indexes.clone());
+            out.sort_unstable();
+            proptest::prop_assert_eq!(out, indexes);
+        }
+    }
 }

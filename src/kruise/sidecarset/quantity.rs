@@ -68,12 +68,16 @@ fn parse(s: &str) -> Option<Parsed> {
             Format::DecimalSi
         }
         e if e.starts_with(['e', 'E']) => {
-            scale += e[1..].parse::<i32>().ok()?;
+            scale = scale.checked_add(e[1..].parse::<i32>().ok()?)?;
             Format::DecimalExponent
         }
         _ => return None,
     };
     // Precision below nano is rounded up (away from zero), as ParseQuantity does.
+    if scale < -60 {
+        mantissa = i128::from(mantissa != 0);
+        scale = -9;
+    }
     while scale < -9 {
         let rem = mantissa % 10;
         mantissa /= 10;
@@ -151,11 +155,11 @@ pub fn canonical(s: &str) -> Option<String> {
     }
     match exponent.rem_euclid(3) {
         1 => {
-            amount *= 10;
+            amount = amount.checked_mul(10)?;
             exponent -= 1;
         }
         2 => {
-            amount *= 100;
+            amount = amount.checked_mul(100)?;
             exponent -= 2;
         }
         _ => {}
@@ -193,5 +197,27 @@ mod tests {
             assert_eq!(canonical(input).as_deref(), Some(want), "{input}");
         }
         assert_eq!(canonical("12x"), None);
+        // Out of range: left to the caller (written as given), never a panic.
+        assert_eq!(canonical(&"9".repeat(40)), None);
+        assert!(canonical(&format!("{}0", "9".repeat(37))).is_none_or(|c| !c.is_empty()));
+        assert_eq!(canonical("1e-2147483648").as_deref(), Some("1e-9"));
+        assert_eq!(canonical("0.5e-100").as_deref(), Some("1e-9"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn canonical_is_idempotent(
+            int in 0u64..1_000_000,
+            frac in proptest::option::of(0u32..1000),
+            suffix in proptest::sample::select(vec!["", "m", "k", "M", "Ki", "Mi", "Gi", "e3", "e-2", "n"]),
+        ) {
+            let input = match frac {
+                Some(f) => format!("{int}.{f}{suffix}"),
+                None => format!("{int}{suffix}"),
+            };
+            let once = canonical(&input).expect("parsable");
+            let twice = canonical(&once);
+            proptest::prop_assert_eq!(twice.as_deref(), Some(once.as_str()));
+        }
     }
 }

@@ -117,7 +117,8 @@ pub struct ReconcileContext<'a> {
 /// One pass over `pods` (any pods; the matching ones are selected here).
 ///
 /// Port of pkg/controller/sidecarset/sidecarset_processor.go::UpdateSidecarSet (v1.8.4),
-/// without ControllerRevision registration (pass the latest revision in `status`).
+/// without ControllerRevision registration: run [`super::revision::plan_latest_revision`]
+/// first and put the resulting name in `set.status.latestRevision`.
 pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> ReconcileOutcome {
     let matched: Vec<usize> = (0..pods.len())
         .filter(|&i| is_matching_pod(set, &pods[i], ctx.namespaces))

@@ -10,6 +10,7 @@ use super::{
         is_pod_ready, is_pod_state_consistent, is_sidecar_set_upgradable,
         pod_hot_upgrade_containers,
     },
+    history::RevisionRef,
     pod_state::{
         pod_sidecar_set_controller_revision, pod_sidecar_set_revision,
         pod_sidecar_set_without_image_revision,
@@ -35,6 +36,27 @@ pub struct PodSidecarSummary {
     pub ready: bool,
     /// Hot-upgrade sidecar -> `(working twin, idle twin)`.
     pub hot_upgrade: BTreeMap<String, (String, String)>,
+}
+
+/// The stored revision a pod's sidecars came from: the `controllerRevision` the pod
+/// records, else the newest revision whose hash annotation equals the pod's hash.
+pub fn pod_revision<'a>(
+    set: &SidecarSet,
+    pod: &Pod,
+    revisions: &'a [RevisionRef],
+) -> Option<&'a RevisionRef> {
+    let recorded = pod_sidecar_set_controller_revision(set.name(), pod);
+    if let Some(r) = revisions
+        .iter()
+        .find(|r| !recorded.is_empty() && r.name == recorded)
+    {
+        return Some(r);
+    }
+    let hash = pod_sidecar_set_revision(set.name(), pod);
+    revisions
+        .iter()
+        .filter(|r| !hash.is_empty() && r.hash == hash)
+        .max_by_key(|r| r.revision)
 }
 
 /// Summarizes `pod` for `set`.

@@ -342,7 +342,7 @@ proptest! {
         s.metadata.name = Some("s".to_owned());
         s.spec.revision_history_limit = Some(limit);
         let revisions: Vec<RevisionRef> = (1..=count)
-            .map(|k| RevisionRef { name: format!("s-{k}"), revision: k as i64, custom_version: None })
+            .map(|k| RevisionRef { name: format!("s-{k}"), revision: k as i64, ..Default::default() })
             .collect();
         let refs: BTreeSet<String> = referenced.iter().map(|k| format!("s-{k}")).collect();
         let t = truncate_history(&s, &revisions, &refs);

@@ -1,13 +1,11 @@
-//! SidecarSet admission: defaulting (mutating webhook), spec validation, conflicts with other
-//! sets and immutable container settings (validating webhook).
+//! SidecarSet validation (validating webhook): spec rules, conflicts with other sets and
+//! immutable container settings.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::kruise::{KruiseVersion, features::FeatureGates, selector};
 
 use super::{
-    SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
-    hash::sidecar_set_hashes,
     history::RevisionRef,
     matching::{NamespaceLabels, is_namespace_overlapping, is_selector_overlapping},
     types::{
@@ -29,73 +27,6 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
         field: field.into(),
         message: message.into(),
     }
-}
-
-/// Applies the SidecarSet defaults and writes both hash annotations.
-///
-/// Port of apis/apps/defaults/v1alpha1.go::SetDefaultsSidecarSet and
-/// pkg/webhook/sidecarset/mutating/sidecarset_create_update_handler.go::setHashSidecarSet (v1.8.4).
-pub fn default_sidecar_set(set: &mut SidecarSet) {
-    let default_container = |c: &mut SidecarContainer, policy: &str| {
-        if c.pod_inject_policy.is_empty() {
-            c.pod_inject_policy = policy.to_owned();
-        }
-        if c.upgrade_strategy.upgrade_type.is_empty() {
-            c.upgrade_strategy.upgrade_type = COLD_UPGRADE.to_owned();
-        }
-        if c.share_volume_policy.type_.is_empty() {
-            c.share_volume_policy.type_ = "disabled".to_owned();
-        }
-        let k = &mut c.container;
-        k.termination_message_path
-            .get_or_insert_with(|| "/dev/termination-log".to_owned());
-        k.termination_message_policy
-            .get_or_insert_with(|| "File".to_owned());
-        if k.image_pull_policy.is_none() {
-            let image = k.image.as_deref().unwrap_or_default();
-            let tag = image
-                .rsplit('/')
-                .next()
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, t)| t);
-            let latest = !image.contains('@') && tag.is_none_or(|t| t == "latest");
-            k.image_pull_policy = Some(if latest { "Always" } else { "IfNotPresent" }.to_owned());
-        }
-        for port in k.ports.iter_mut().flatten() {
-            port.protocol.get_or_insert_with(|| "TCP".to_owned());
-        }
-    };
-    for c in &mut set.spec.containers {
-        default_container(c, BEFORE_APP_CONTAINER);
-    }
-    for c in &mut set.spec.init_containers {
-        default_container(c, AFTER_APP_CONTAINER);
-    }
-    let strategy = &mut set.spec.update_strategy;
-    if strategy.type_.is_empty() {
-        strategy.type_ = ROLLING_UPDATE.to_owned();
-    }
-    strategy
-        .partition
-        .get_or_insert(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(0));
-    strategy
-        .max_unavailable
-        .get_or_insert(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(1));
-    set.spec.revision_history_limit.get_or_insert(10);
-    for patch in &mut set.spec.patch_pod_metadata {
-        if patch.patch_policy.is_empty() {
-            patch.patch_policy = PATCH_RETAIN.to_owned();
-        }
-    }
-    if let Some(rev) = &mut set.spec.injection_strategy.revision
-        && rev.policy.is_empty()
-    {
-        rev.policy = "Always".to_owned();
-    }
-    let (hash, without) = sidecar_set_hashes(&set.spec);
-    let annotations = set.metadata.annotations.get_or_insert_with(BTreeMap::new);
-    annotations.insert(SIDECARSET_HASH_ANNOTATION.to_owned(), hash);
-    annotations.insert(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION.to_owned(), without);
 }
 
 /// Whether a string is a DNS-1123 label.

@@ -102,11 +102,12 @@ pub fn render<'a>(
     let height = area.height.saturating_sub(3) as usize;
     let height = height.max(1);
     // The same window rule as the app's cursor maths, applied again in case the size changed.
-    let mut offset = spec.offset.min(spec.len.saturating_sub(1));
-    if spec.selected < offset {
-        offset = spec.selected;
-    } else if spec.selected >= offset + height {
-        offset = spec.selected + 1 - height;
+    let selected = spec.selected.min(spec.len - 1);
+    let mut offset = spec.offset.min(spec.len - 1);
+    if selected < offset {
+        offset = selected;
+    } else if selected >= offset + height {
+        offset = selected + 1 - height;
     }
     let end = (offset + height).min(spec.len);
     let keep = fitting(&spec.columns, area.width.saturating_sub(2));
@@ -135,7 +136,7 @@ pub fn render<'a>(
         .style(theme.style(Role::Text))
         .column_spacing(SPACING)
         .row_highlight_style(theme.style(Role::RowSelected));
-    let mut state = TableState::default().with_selected(Some(spec.selected - offset));
+    let mut state = TableState::default().with_selected(Some(selected - offset));
     StatefulWidget::render(table, area, buf, &mut state);
 }
 

@@ -11,7 +11,7 @@ use kruise_tui::kruise::crr::{
     self, ContainerRecreateRequest,
     admission::{self, Lookup},
     controller,
-    daemon::{self, ContainerInputs, RuntimeContainer},
+    daemon::{self, ContainerInputs, DaemonAction, RuntimeContainer},
     types::{
         CrrContainer, CrrContainerRecreateState, CrrStatus, CrrStrategy, CrrSyncContainerStatus,
         phase,
@@ -311,37 +311,22 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
             l.remove(crr::ACTIVE_KEY);
             break;
         }
-        let synced = d.sync_container_statuses.unwrap_or_default();
-        let status = obj.status.get_or_insert_with(CrrStatus::default);
-        if status.phase == phase::COMPLETED {
-            continue;
+        if let Some(synced) = d.sync_container_statuses {
+            let encoded = serde_json::to_string(&synced).map_err(|e| e.to_string())?;
+            obj.metadata
+                .annotations
+                .get_or_insert_with(BTreeMap::new)
+                .insert(crr::SYNC_CONTAINER_STATUSES_KEY.to_owned(), encoded);
         }
-        if status.phase.is_empty() || status.phase == phase::PENDING {
-            status.phase = phase::RECREATING.to_owned();
-            continue;
-        }
-        let strategy = obj.spec.strategy.clone().unwrap_or_default();
-        let created_at = obj.metadata.creation_timestamp.as_ref().map_or(t, |c| c.0);
-        let states: Vec<CrrContainerRecreateState> = obj
-            .spec
-            .containers
-            .iter()
-            .map(|c| {
-                daemon::container_state(ContainerInputs {
-                    container: c,
-                    previous: status
-                        .container_recreate_states
-                        .iter()
-                        .find(|s| s.name == c.name),
-                    runtime: runtime.get(&c.name),
-                    sync: synced.iter().find(|s| s.name == c.name),
-                    strategy: &strategy,
-                    crr_created: created_at,
-                    now: t,
-                })
-            })
-            .collect();
-        let step = daemon::sync_step(states, &strategy);
+        let step = match daemon::daemon_sync(&obj, &runtime, t) {
+            DaemonAction::StartRecreating => {
+                obj.status.get_or_insert_with(CrrStatus::default).phase =
+                    phase::RECREATING.to_owned();
+                continue;
+            }
+            DaemonAction::Idle | DaemonAction::Wait(_) => continue,
+            DaemonAction::Step(step) => step,
+        };
         if let Some(name) = &step.kill
             && let Some(rc) = runtime.get_mut(name)
         {
@@ -349,6 +334,7 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
             rc.id = format!("containerd://{name}-{}", rc.restart_count);
             rc.started_at = t;
         }
+        let status = obj.status.get_or_insert_with(CrrStatus::default);
         status.container_recreate_states = step.states;
         if let Some(message) = step.complete {
             status.phase = phase::COMPLETED.to_owned();

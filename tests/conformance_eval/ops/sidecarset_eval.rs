@@ -279,6 +279,7 @@ fn truncate_history(i: &Value) -> Result<Value, String> {
             name: r["name"].as_str().unwrap_or_default().to_owned(),
             revision: r["revision"].as_i64().unwrap_or_default(),
             custom_version: r["customVersion"].as_str().map(str::to_owned),
+            hash: r["hash"].as_str().unwrap_or_default().to_owned(),
         })
         .collect();
     let referenced: BTreeSet<String> =

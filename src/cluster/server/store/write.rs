@@ -67,7 +67,7 @@ impl Store {
             let crds: Vec<Value> = g
                 .tables
                 .get(key)
-                .map(|t| t.values().map(|o| o.value.clone()).collect())
+                .map(|t| t.values().map(|o| o.value()).collect())
                 .unwrap_or_default();
             let mut reg = (*g.registry).clone();
             reg.rebuild(self.builtin.clone(), &crds);
@@ -118,7 +118,7 @@ impl Store {
             && g.tables
                 .get(NS_KEY)
                 .and_then(|t| t.get(&(String::new(), nsk.clone())))
-                .is_some_and(|n| n.value["metadata"]["deletionTimestamp"].is_string())
+                .is_some_and(|n| n.head["metadata"]["deletionTimestamp"].is_string())
         {
             return Err(ApiError::forbidden(format!(
                 "{} \"{name}\" is forbidden: unable to create new content in namespace {nsk} because it is being terminated",
@@ -137,7 +137,7 @@ impl Store {
             .entry(res.key.clone())
             .or_default()
             .insert((nsk.clone(), name.clone()), obj.clone());
-        Self::index(&mut g, &res.key, &nsk, &name, None, Some(&obj.value));
+        Self::index(&mut g, &res.key, &nsk, &name, None, Some(&obj.head));
         Self::publish(
             &mut g,
             StoreEvent {
@@ -177,7 +177,7 @@ impl Store {
         {
             return Err(ApiError::conflict(&res.plural, &res.group, name));
         }
-        let om = &old.value["metadata"];
+        let om = &old.head["metadata"];
         let meta = meta_mut(&mut v)
             .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
         if meta
@@ -207,10 +207,11 @@ impl Store {
         meta.remove("managedFields");
         meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
-            o.insert("apiVersion".into(), old.value["apiVersion"].clone());
+            o.insert("apiVersion".into(), old.head["apiVersion"].clone());
             o.insert("kind".into(), json!(res.kind));
         }
-        if meta::spec_changed(&old.value, &v) {
+        let old_full = old.value();
+        if meta::spec_changed(&old_full, &v) {
             let next_gen = om["generation"].as_i64().unwrap_or(1) + 1;
             meta::set_path(&mut v, ".metadata.generation", json!(next_gen));
         }
@@ -230,7 +231,7 @@ impl Store {
             ));
         }
         // A no-op update keeps the resourceVersion and sends no event.
-        let mut cmp = old.value.clone();
+        let mut cmp = old_full;
         if let Some(m) = cmp["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
@@ -250,8 +251,8 @@ impl Store {
             &res.key,
             &nsk,
             name,
-            Some(&old.value),
-            Some(&obj.value),
+            Some(&old.head),
+            Some(&obj.head),
         );
         Self::publish(
             &mut g,
@@ -279,13 +280,13 @@ impl Store {
     ) -> Arc<Obj> {
         g.rv += 1;
         let rv = g.rv;
-        let mut v = last.unwrap_or_else(|| old.value.clone());
+        let mut v = last.unwrap_or_else(|| old.value());
         meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
         let obj = Obj::new(v, rv);
         if let Some(t) = g.tables.get_mut(&res.key) {
             t.remove(&(nsk.to_string(), name.to_string()));
         }
-        Self::index(g, &res.key, nsk, name, Some(&old.value), None);
+        Self::index(g, &res.key, nsk, name, Some(&old.head), None);
         Self::publish(
             g,
             StoreEvent {
@@ -320,14 +321,14 @@ impl Store {
             .and_then(|t| t.get(&(nsk.clone(), name.to_string())))
             .cloned()
             .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
-        if precondition_uid.is_some_and(|u| Some(u) != old.value["metadata"]["uid"].as_str()) {
+        if precondition_uid.is_some_and(|u| Some(u) != old.head["metadata"]["uid"].as_str()) {
             return Err(ApiError::conflict(&res.plural, &res.group, name));
         }
         if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
             return Err(ApiError::conflict(&res.plural, &res.group, name));
         }
-        let mut fins = meta::finalizers(&old.value);
-        let has_dependents = old.value["metadata"]["uid"]
+        let mut fins = meta::finalizers(&old.head);
+        let has_dependents = old.head["metadata"]["uid"]
             .as_str()
             .is_some_and(|u| g.dependents.contains_key(u));
         match propagation {
@@ -343,12 +344,12 @@ impl Store {
             let obj = self.remove_locked(&mut g, res, &nsk, name, &old, None);
             return Ok((obj, true));
         }
-        if old.value["metadata"]["deletionTimestamp"].is_string()
-            && fins == meta::finalizers(&old.value)
+        if old.head["metadata"]["deletionTimestamp"].is_string()
+            && fins == meta::finalizers(&old.head)
         {
             return Ok((old, false));
         }
-        let mut v = old.value.clone();
+        let mut v = old.value();
         if let Some(m) = meta_mut(&mut v) {
             m.entry("deletionTimestamp")
                 .or_insert_with(|| json!(meta::now()));
@@ -376,8 +377,8 @@ impl Store {
             &res.key,
             &nsk,
             name,
-            Some(&old.value),
-            Some(&obj.value),
+            Some(&old.head),
+            Some(&obj.head),
         );
         Self::publish(
             &mut g,
@@ -394,6 +395,34 @@ impl Store {
         Ok((obj, false))
     }
 
+    /// Remove every object stored under `key` (a deleted CRD's custom resources).
+    pub fn purge(&self, key: &str) {
+        let mut g = self.lock();
+        let Some(table) = g.tables.remove(key) else {
+            return;
+        };
+        let key: Arc<str> = Arc::from(key);
+        for ((nsk, name), old) in table {
+            g.rv += 1;
+            let rv = g.rv;
+            let mut v = old.value();
+            meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
+            let obj = Obj::new(v, rv);
+            Self::index(&mut g, &key, &nsk, &name, Some(&old.head), None);
+            Self::publish(
+                &mut g,
+                StoreEvent {
+                    rv,
+                    etype: EventType::Deleted,
+                    key: key.clone(),
+                    namespace: nsk,
+                    obj,
+                    old: Some(old),
+                },
+            );
+        }
+    }
+
     /// Remove a terminating namespace for good (the namespace controller's last step).
     pub fn finalize_namespace(&self, name: &str) {
         let Some(res) = self.registry().lookup("", "v1", "namespaces") else {
@@ -408,7 +437,7 @@ impl Store {
         else {
             return;
         };
-        if meta::finalizers(&old.value).is_empty() {
+        if meta::finalizers(&old.head).is_empty() {
             self.remove_locked(&mut g, &res, "", name, &old, None);
         }
     }

@@ -1,0 +1,163 @@
+//! Representations that share storage: `events.k8s.io/v1` Events are stored as core `v1` Events
+//! (so `kubectl describe` sees what kube-rs' event recorder writes), and multi-version CRDs are
+//! served at the requested version (Advanced StatefulSet v1alpha1/v1beta1 share one schema shape).
+
+use serde_json::{Map, Value, json};
+
+use super::resources::ResourceInfo;
+
+const NEW_EVENTS: &str = "events.k8s.io";
+
+/// Whether this resource is stored in another resource's table (and which one).
+pub fn storage_of(res: &ResourceInfo) -> Option<(&'static str, &'static str, &'static str)> {
+    (res.group == NEW_EVENTS && res.plural == "events").then_some(("", "v1", "events"))
+}
+
+fn put(m: &mut Map<String, Value>, k: &str, v: Option<&Value>) {
+    if let Some(v) = v.filter(|v| !v.is_null()) {
+        m.insert(k.to_string(), v.clone());
+    }
+}
+
+fn core_to_new(v: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("apiVersion".into(), json!("events.k8s.io/v1"));
+    m.insert("kind".into(), json!("Event"));
+    put(&mut m, "metadata", v.get("metadata"));
+    put(&mut m, "eventTime", v.get("eventTime"));
+    put(&mut m, "series", v.get("series"));
+    let controller = v
+        .get("reportingComponent")
+        .filter(|x| x.as_str().is_some_and(|s| !s.is_empty()));
+    put(
+        &mut m,
+        "reportingController",
+        controller.or(v["source"].get("component")),
+    );
+    let instance = v
+        .get("reportingInstance")
+        .filter(|x| x.as_str().is_some_and(|s| !s.is_empty()));
+    put(
+        &mut m,
+        "reportingInstance",
+        instance.or(v["source"].get("host")),
+    );
+    put(&mut m, "action", v.get("action"));
+    put(&mut m, "reason", v.get("reason"));
+    put(&mut m, "regarding", v.get("involvedObject"));
+    put(&mut m, "related", v.get("related"));
+    put(&mut m, "note", v.get("message"));
+    put(&mut m, "type", v.get("type"));
+    put(&mut m, "deprecatedSource", v.get("source"));
+    put(&mut m, "deprecatedFirstTimestamp", v.get("firstTimestamp"));
+    put(&mut m, "deprecatedLastTimestamp", v.get("lastTimestamp"));
+    put(&mut m, "deprecatedCount", v.get("count"));
+    Value::Object(m)
+}
+
+fn new_to_core(v: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("apiVersion".into(), json!("v1"));
+    m.insert("kind".into(), json!("Event"));
+    put(&mut m, "metadata", v.get("metadata"));
+    put(&mut m, "involvedObject", v.get("regarding"));
+    put(&mut m, "reason", v.get("reason"));
+    put(&mut m, "message", v.get("note"));
+    let source = v.get("deprecatedSource").cloned().unwrap_or_else(|| {
+        let mut s = Map::new();
+        put(&mut s, "component", v.get("reportingController"));
+        put(&mut s, "host", v.get("reportingInstance"));
+        Value::Object(s)
+    });
+    m.insert("source".into(), source);
+    let first = v.get("deprecatedFirstTimestamp").or(v.get("eventTime"));
+    put(&mut m, "firstTimestamp", first);
+    let last = v["series"]
+        .get("lastObservedTime")
+        .or(v.get("deprecatedLastTimestamp"))
+        .or(v.get("eventTime"));
+    put(&mut m, "lastTimestamp", last);
+    let count = v
+        .get("deprecatedCount")
+        .cloned()
+        .or_else(|| v["series"].get("count").cloned())
+        .unwrap_or(json!(1));
+    m.insert("count".into(), count);
+    put(&mut m, "type", v.get("type"));
+    put(&mut m, "eventTime", v.get("eventTime"));
+    put(&mut m, "series", v.get("series"));
+    put(&mut m, "action", v.get("action"));
+    put(&mut m, "related", v.get("related"));
+    put(&mut m, "reportingComponent", v.get("reportingController"));
+    put(&mut m, "reportingInstance", v.get("reportingInstance"));
+    Value::Object(m)
+}
+
+/// Whether serving `res` needs more than the stored bytes (`head`: apiVersion, kind, metadata).
+pub fn needs_conversion(res: &ResourceInfo, head: &Value) -> bool {
+    (res.group == NEW_EVENTS && res.plural == "events")
+        || head["apiVersion"].as_str() != Some(res.api_version().as_str())
+}
+
+/// A stored object as served by `res` (None: the stored bytes are already right).
+pub fn to_served(res: &ResourceInfo, stored: &Value) -> Option<Value> {
+    if res.group == NEW_EVENTS && res.plural == "events" {
+        return Some(core_to_new(stored));
+    }
+    if stored["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+        return None;
+    }
+    let mut v = stored.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), json!(res.api_version()));
+    }
+    Some(v)
+}
+
+/// An object written through `res`, in its storage form.
+pub fn to_stored(res: &ResourceInfo, served: Value) -> Value {
+    if res.group == NEW_EVENTS && res.plural == "events" {
+        return new_to_core(&served);
+    }
+    served
+}
+
+/// Field selector paths of the served form, rewritten for the storage form.
+pub fn field_selector(res: &ResourceInfo, fs: &str) -> String {
+    if res.group == NEW_EVENTS && res.plural == "events" {
+        return fs
+            .replace("regarding.", "involvedObject.")
+            .replace("reportingController", "reportingComponent");
+    }
+    fs.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip() {
+        let new = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+            "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "kruise", "reportingInstance": "i",
+            "action": "Scale", "reason": "Scaled", "regarding": {"kind": "CloneSet", "name": "web"},
+            "note": "scaled to 3", "type": "Normal"});
+        let core = new_to_core(&new);
+        assert_eq!(core["involvedObject"]["name"], "web");
+        assert_eq!(core["message"], "scaled to 3");
+        assert_eq!(core["source"]["component"], "kruise");
+        assert_eq!(core["count"], 1);
+        let back = core_to_new(&core);
+        for k in [
+            "reportingController",
+            "reason",
+            "regarding",
+            "note",
+            "type",
+            "action",
+            "eventTime",
+        ] {
+            assert_eq!(back[k], new[k], "{k}");
+        }
+    }
+}

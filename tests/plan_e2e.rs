@@ -1,0 +1,271 @@
+//! `kruise-tui plan` end to end: the fixture CloneSet and pods are created through the API of the
+//! embedded cluster, then the binary reads them with a kubeconfig and prints the plan.
+
+use std::{path::Path, process::Command};
+
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kruise_tui::cluster::server::{EmbeddedCluster, ServerOptions};
+use kube::{
+    Api,
+    api::{
+        ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+    },
+};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/plan")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn take(v: &mut Value, pointer: &str, key: &str) -> Value {
+    v.pointer_mut(pointer)
+        .and_then(Value::as_object_mut)
+        .and_then(|o| o.remove(key))
+        .unwrap_or(Value::Null)
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+async fn plan(kubeconfig: &Path, args: &[&str]) -> Run {
+    let kubeconfig = kubeconfig.to_owned();
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kruise-tui"))
+            .arg("plan")
+            .args(&args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("the binary runs");
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    })
+    .await
+    .expect("joins")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
+    let cluster = EmbeddedCluster::start(ServerOptions::default())
+        .await
+        .expect("starts");
+    let client = cluster.client().await.expect("client");
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let shop: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "shop"}})).expect("ns");
+    namespaces
+        .create(&PostParams::default(), &shop)
+        .await
+        .expect("namespace");
+
+    // The CloneSet, then its status (no CloneSet controller runs here, so it stays as written).
+    let mut cs: Value = serde_saphyr::from_str(&fixture("cloneset.yaml")).expect("fixture");
+    take(&mut cs, "/metadata", "uid");
+    let status = take(&mut cs, "", "status");
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps.kruise.io", "v1alpha1", "CloneSet"),
+        "clonesets",
+    );
+    let clonesets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "shop", &resource);
+    let created = clonesets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(cs).expect("object"),
+        )
+        .await
+        .expect("CloneSet created");
+    let uid = created.metadata.uid.expect("server assigns a uid");
+    clonesets
+        .patch_status(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": status })),
+        )
+        .await
+        .expect("CloneSet status");
+
+    // The pods: owned by the new uid (except the foreign one), status written separately, and
+    // one held by a finalizer then deleted so it is terminating.
+    #[derive(serde::Deserialize)]
+    struct List {
+        items: Vec<Value>,
+    }
+    let list: List = serde_saphyr::from_str(&fixture("pods.yaml")).expect("fixture");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    for mut pod in list.items {
+        let name = pod["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let status = take(&mut pod, "", "status");
+        let terminating = !take(&mut pod, "/metadata", "deletionTimestamp").is_null();
+        if let Some(owner) = pod.pointer_mut("/metadata/ownerReferences/0/uid")
+            && owner == "cs-uid-1"
+        {
+            *owner = Value::String(uid.clone());
+        }
+        if terminating {
+            pod["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        }
+        let pod: Pod = serde_json::from_value(pod).expect("pod");
+        pods.create(&PostParams::default(), &pod)
+            .await
+            .expect("pod created");
+        pods.patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": status })),
+        )
+        .await
+        .expect("pod status");
+        if terminating {
+            pods.delete(&name, &DeleteParams::default())
+                .await
+                .expect("delete accepted");
+        }
+    }
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "shop")).expect("kubeconfig");
+
+    let run = plan(&kubeconfig, &["cs/web", "--partition", "2"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        fixture("expected-partition-2.txt"),
+        "stdout:\n{}",
+        run.stdout
+    );
+
+    let run = plan(&kubeconfig, &["cloneset/web", "--partition", "40%"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("partition 5 -> 40% (3 pod(s) stay on old revisions)"),
+        "{}",
+        run.stdout
+    );
+
+    let run = plan(&kubeconfig, &["cs/missing", "--partition", "2"]).await;
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("CloneSet shop/missing not found"),
+        "{}",
+        run.stderr
+    );
+
+    let run = plan(&kubeconfig, &["cs/web", "--partition", "150%"]).await;
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("over 100%"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
+    let cluster = EmbeddedCluster::start(ServerOptions::default())
+        .await
+        .expect("starts");
+    let client = cluster.client().await.expect("client");
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let shop: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "shop"}})).expect("ns");
+    namespaces
+        .create(&PostParams::default(), &shop)
+        .await
+        .expect("namespace");
+
+    let mut sts: Value = serde_saphyr::from_str(&fixture("asts.yaml")).expect("fixture");
+    let status = take(&mut sts, "", "status");
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps.kruise.io", "v1beta1", "StatefulSet"),
+        "statefulsets",
+    );
+    let sets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "shop", &resource);
+    let created = sets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(sts).expect("object"),
+        )
+        .await
+        .expect("StatefulSet created");
+    let uid = created.metadata.uid.expect("uid");
+    sets.patch_status(
+        "db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "status": status })),
+    )
+    .await
+    .expect("status");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    for ordinal in 0..5 {
+        let name = format!("db-{ordinal}");
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {
+                "name": name,
+                "labels": {"app": "db", "controller-revision-hash": "db-old"},
+                "ownerReferences": [{"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet",
+                    "name": "db", "uid": uid, "controller": true}]
+            },
+            "spec": {"nodeName": "n1", "containers": [{"name": "db", "image": "postgres:15"}]}
+        }))
+        .expect("pod");
+        pods.create(&PostParams::default(), &pod)
+            .await
+            .expect("pod created");
+        let status = json!({"status": {"phase": "Running", "conditions": [
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T10:00:00Z"}]}});
+        pods.patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
+            .await
+            .expect("pod status");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "shop")).expect("kubeconfig");
+
+    let run = plan(&kubeconfig, &["asts/db", "--partition", "2"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], "Advanced StatefulSet shop/db", "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("3 pod(s) update to db-new, in this order:"),
+        "{}",
+        run.stdout
+    );
+    let order: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.trim_start().strip_prefix(|c: char| c.is_ascii_digit()))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|w| w.starts_with("db-"))
+        .collect();
+    assert_eq!(order, vec!["db-4", "db-3", "db-2"], "{}", run.stdout);
+    assert!(
+        run.stdout.contains("expectedUpdatedReplicas 3"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("after next step: updated 2"),
+        "{}",
+        run.stdout
+    );
+
+    let run = plan(&kubeconfig, &["asts/db", "--partition", "40%"]).await;
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("not a percent"), "{}", run.stderr);
+    cluster.shutdown().await;
+}
