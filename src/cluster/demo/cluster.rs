@@ -67,8 +67,7 @@ impl DemoCluster {
             // Empty, but the kubeconfig's namespace exists.
             vec![scenario::namespace_seed(NAMESPACE, &[])]
         };
-        let seeded = seed::apply(&client, objects, now)
-            .await
+        let seeded = seed::apply_to_store(&cluster.store(), objects, now)
             .context("cannot seed the demo scenario")?;
         let sim = opts.controllers.then(|| {
             let token = CancellationToken::new();
