@@ -102,6 +102,11 @@ impl DemoCluster {
         self.seeded
     }
 
+    /// A kube client for this cluster (in-process callers need no kubeconfig).
+    pub async fn client(&self) -> Result<kube::Client> {
+        self.cluster.client().await
+    }
+
     /// The embedded server itself (for tests that stop and restart serving).
     pub fn cluster(&self) -> &EmbeddedCluster {
         &self.cluster
