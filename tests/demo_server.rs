@@ -153,6 +153,8 @@ fn no_seed_starts_an_empty_cluster() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    let out = kubectl(&kubeconfig, &["get", "namespace", "demo", "-o", "name"]);
+    assert!(out.status.success(), "the kubeconfig's namespace exists");
     let out = kubectl(&kubeconfig, &["get", "nodes", "-o", "name"]);
     assert!(
         out.stdout.is_empty(),

@@ -296,6 +296,31 @@ async fn crash_images_climb_restarts_and_image_changes_restart_one_container() {
     .await;
     let p = get(&pods, "crasher").await;
     assert!(!ready(&p), "a crashing container never becomes ready");
+    let events: Api<k8s_openapi::api::core::v1::Event> =
+        Api::namespaced(h.client.clone(), "default");
+    let reasons: Vec<(String, String)> = events
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|e| {
+            (
+                e.involved_object.name.unwrap_or_default(),
+                e.reason.unwrap_or_default(),
+            )
+        })
+        .collect();
+    for (pod, reason) in [
+        ("crasher", "BackOff"),
+        ("crasher", "Scheduled"),
+        ("pair", "Killing"),
+    ] {
+        assert!(
+            reasons.iter().any(|(p, r)| p == pod && r == reason),
+            "no {reason} event for {pod}: {reasons:?}"
+        );
+    }
     let c = &p.status.unwrap().container_statuses.unwrap()[0];
     assert_eq!(
         c.last_state

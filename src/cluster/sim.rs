@@ -7,6 +7,7 @@
 
 pub mod deadlines;
 pub mod driver;
+pub mod events;
 pub mod ids;
 pub mod io;
 pub mod kubelet;

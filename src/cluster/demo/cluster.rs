@@ -60,14 +60,15 @@ impl DemoCluster {
             &cluster.kubeconfig_yaml(CONTEXT, NAMESPACE),
         )?;
         let client = cluster.client().await?;
-        let mut seeded = 0;
-        if opts.seed {
-            let now = Timestamp::now();
-            let objects = scenario::scenario(NAMESPACE, opts.pods, now);
-            seeded = seed::apply(&client, objects, now)
-                .await
-                .context("cannot seed the demo scenario")?;
-        }
+        let now = Timestamp::now();
+        let objects = if opts.seed {
+            scenario::scenario(NAMESPACE, opts.pods, now)
+        } else {
+            // Empty, but the kubeconfig's namespace exists.
+            vec![scenario::namespace_seed(NAMESPACE, &[])]
+        };
+        let seeded = seed::apply_to_store(&cluster.store(), objects, now)
+            .context("cannot seed the demo scenario")?;
         let sim = opts.controllers.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {
@@ -99,6 +100,11 @@ impl DemoCluster {
     /// How many objects the seeder created.
     pub fn seeded_objects(&self) -> usize {
         self.seeded
+    }
+
+    /// A kube client for this cluster (in-process callers need no kubeconfig).
+    pub async fn client(&self) -> Result<kube::Client> {
+        self.cluster.client().await
     }
 
     /// The embedded server itself (for tests that stop and restart serving).

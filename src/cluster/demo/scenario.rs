@@ -215,7 +215,8 @@ pub(crate) fn owned(
     }
 }
 
-pub(crate) fn namespace_seed(name: &str, labels: &[(&str, &str)]) -> SeedObject {
+/// A Namespace to create.
+pub fn namespace_seed(name: &str, labels: &[(&str, &str)]) -> SeedObject {
     let labels: serde_json::Map<String, Value> = labels
         .iter()
         .map(|(k, v)| ((*k).to_owned(), json!(v)))

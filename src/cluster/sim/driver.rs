@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     deadlines::Deadlines,
+    events,
     io::{self, Outcome},
     kubelet::{self, PodAction, Timing},
     nodes::SIM_NODE_LABEL,
@@ -431,13 +432,26 @@ impl Sim {
                     self.place(key, Some(node.clone()));
                     let use_binding = self.use_binding;
                     Some(Box::pin(async move {
-                        io::bind(&client, &pod, &node, use_binding).await
+                        let outcome = io::bind(&client, &pod, &node, use_binding).await;
+                        if matches!(
+                            outcome,
+                            Ok(Outcome::Done | Outcome::BoundWithoutBindingSubresource)
+                        ) {
+                            let event = events::scheduled(&pod, &node);
+                            io::post_events(&client, &pod, &[event], None).await;
+                        }
+                        outcome
                     }))
                 }
                 Err(message) => {
                     let status = schedule::unschedulable_status(&pod, &message, now)?;
                     Some(Box::pin(async move {
-                        io::write_status(&client, &pod, status).await
+                        let outcome = io::write_status(&client, &pod, status).await;
+                        if matches!(outcome, Ok(Outcome::Done)) {
+                            let event = events::failed_scheduling(&message);
+                            io::post_events(&client, &pod, &[event], None).await;
+                        }
+                        outcome
                     }))
                 }
             };
@@ -448,9 +462,17 @@ impl Sim {
         self.deadlines.set(key, decision.wake_at);
         match decision.action {
             PodAction::Nothing => None,
-            PodAction::WriteStatus(status) => Some(Box::pin(async move {
-                io::write_status(&client, &pod, *status).await
-            })),
+            PodAction::WriteStatus(status) => {
+                let reported =
+                    events::kubelet_events(&pod, &pod.status.clone().unwrap_or_default(), &status);
+                Some(Box::pin(async move {
+                    let outcome = io::write_status(&client, &pod, *status).await;
+                    if matches!(outcome, Ok(Outcome::Done)) && !reported.is_empty() {
+                        io::post_events(&client, &pod, &reported, Some(&node_name)).await;
+                    }
+                    outcome
+                }))
+            }
             PodAction::Delete => Some(Box::pin(async move { io::delete_now(&client, &pod).await })),
         }
     }

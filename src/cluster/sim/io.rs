@@ -4,7 +4,7 @@
 use anyhow::{Context as _, Result};
 use jiff::Timestamp;
 use k8s_openapi::{
-    api::core::v1::{Binding, Node, ObjectReference, Pod, PodStatus},
+    api::core::v1::{Binding, Event, Node, ObjectReference, Pod, PodStatus},
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
 use kube::{
@@ -12,7 +12,10 @@ use kube::{
     api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions},
 };
 
-use super::nodes;
+use super::{
+    events::{PodEvent, event_object},
+    nodes,
+};
 
 /// The outcome of one pod request, for the driver's bookkeeping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,4 +164,18 @@ fn names(pod: &Pod) -> Result<(&str, &str)> {
         .as_deref()
         .context("a pod without a name")?;
     Ok((ns, name))
+}
+
+/// Reports `events` about `pod` (best effort: a failure is logged, never retried).
+pub async fn post_events(client: &Client, pod: &Pod, events: &[PodEvent], host: Option<&str>) {
+    let Ok((ns, _)) = names(pod) else {
+        return;
+    };
+    let api: Api<Event> = Api::namespaced(client.clone(), ns);
+    for event in events {
+        let object = event_object(pod, event, host, Timestamp::now());
+        if let Err(err) = api.create(&PostParams::default(), &object).await {
+            tracing::debug!("sim-nodes: cannot post event {}: {err}", event.reason);
+        }
+    }
 }
