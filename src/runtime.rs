@@ -5,6 +5,8 @@
 //! with the theme and keymap from `config::load`.
 //! Order matters: the cluster connection is made before the terminal switches to raw mode, so a
 //! bad kubeconfig prints a plain error, and the terminal is restored before the process exits.
+//! With `--demo` the embedded cluster (seeded, with simulated nodes) starts in this process first
+//! and the console connects to it through its private kubeconfig; it is shut down on exit.
 
 pub mod console;
 pub mod event_loop;
@@ -89,9 +91,39 @@ where
     C: Console,
     F: FnOnce(ConsoleInit) -> C,
 {
+    if !args.demo {
+        let kube_args = args.kube.clone();
+        return console_on(kube_args, args, paths, make).await;
+    }
+    eprintln!("kruise-tui: starting the demo cluster…");
+    let demo = crate::cluster::demo::start_in_process(args.pods, true)
+        .await
+        .context("cannot start the demo cluster")?;
+    // The demo kubeconfig has one context, whose namespace holds the scenario.
+    let kube_args = KubeArgs {
+        kubeconfig: Some(demo.kubeconfig_path().to_path_buf()),
+        context: None,
+        namespace: args.kube.namespace.clone(),
+        all_namespaces: args.kube.all_namespaces,
+    };
+    let result = console_on(kube_args, args, paths, make).await;
+    demo.shutdown().await;
+    result
+}
+
+/// Connects with `kube_args`, builds the console and runs it in the terminal.
+async fn console_on<C, F>(
+    kube_args: KubeArgs,
+    args: ConsoleArgs,
+    paths: Paths,
+    make: F,
+) -> Result<()>
+where
+    C: Console,
+    F: FnOnce(ConsoleInit) -> C,
+{
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let (effect_tx, effect_rx) = mpsc::unbounded_channel();
-    let kube_args = kube_args_for(&args)?;
     let executor = Executor::start(kube_args, msg_tx).await?;
     let init = ConsoleInit {
         stores: executor.stores(),
@@ -114,14 +146,4 @@ where
     drop(guard);
     executor_task.abort();
     result
-}
-
-/// The kubeconfig flags to connect with.
-fn kube_args_for(args: &ConsoleArgs) -> Result<KubeArgs> {
-    if args.demo {
-        // Wired once `cluster::demo::start_in_process` lands on main: start it and point
-        // `kubeconfig` at its kubeconfig.
-        anyhow::bail!("--demo: the embedded cluster is not built yet")
-    }
-    Ok(args.kube.clone())
 }

@@ -113,15 +113,20 @@ async fn keys_and_messages_reach_update_and_q_quits() {
     h.keys
         .unbounded_send(key('y', KeyEventKind::Press))
         .unwrap();
-    h.keys
-        .unbounded_send(key('q', KeyEventKind::Press))
-        .unwrap();
     let io = h.io.take().unwrap();
-    let result = tokio::time::timeout(
-        Duration::from_secs(10),
-        run(&mut terminal, &mut console, io),
-    )
-    .await;
+    let keys = h.keys.clone();
+    // Terminal events and messages have no order between them: quit once the rest is in.
+    let driver = async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        keys.unbounded_send(key('q', KeyEventKind::Press)).unwrap();
+    };
+    let (result, ()) = tokio::join!(
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            run(&mut terminal, &mut console, io)
+        ),
+        driver
+    );
     assert!(matches!(result, Ok(Ok(()))), "{result:?}");
 
     let keys: Vec<KeyCode> = console

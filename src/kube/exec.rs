@@ -150,6 +150,7 @@ impl Executor {
         }
         self.namespace = namespace;
         // Stop the old watches before the new ones announce their stores.
+        self.watches.stop();
         self.watches = WatchSet::start(&self.conn, self.namespace.clone(), self.tx.clone(), true);
         Ok(())
     }

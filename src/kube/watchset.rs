@@ -52,9 +52,7 @@ pub struct WatchSet {
 
 impl Drop for WatchSet {
     fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
+        self.stop();
     }
 }
 
@@ -113,6 +111,13 @@ impl WatchSet {
             stores,
             apis,
             tasks: vec![pod_task, kruise_task],
+        }
+    }
+
+    /// Stops every watch (the stores keep their last contents).
+    pub fn stop(&self) {
+        for task in &self.tasks {
+            task.abort();
         }
     }
 
