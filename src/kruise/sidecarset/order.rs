@@ -7,92 +7,58 @@ use std::{cmp::Ordering, collections::BTreeMap};
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::kruise::{KruiseVersion, updatesort};
+use crate::kruise::{
+    KruiseVersion,
+    cloneset::{PodInfo, pod_sort},
+    updatesort,
+};
 
 use super::types::{UpdatePriorityStrategy, UpdateScatterTerm};
 
 type Labels = BTreeMap<String, String>;
 
-fn phase_ordinal(pod: &Pod) -> u8 {
-    match pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
-        Some("Unknown") => 1,
-        Some("Running") => 2,
-        _ => 0,
-    }
-}
-
-fn ready_condition(pod: &Pod) -> Option<Option<&Time>> {
-    pod.status
-        .as_ref()
+/// What the shared ActivePods comparator reads from a pod. Times are kept in nanoseconds
+/// (not the seconds `PodInfo` documents) so sub-second differences still order pods as Go's
+/// `Time.Equal` / `After` do; the comparator only compares them.
+fn active_pod_info(pod: &Pod) -> PodInfo {
+    let nanos = |t: &Time| i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX);
+    let status = pod.status.as_ref();
+    let ready = status
         .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready" && c.status == "True"))
-        .map(|c| c.last_transition_time.as_ref())
-}
-
-fn max_restarts(pod: &Pod) -> i32 {
-    pod.status
-        .iter()
-        .flat_map(|s| s.container_statuses.iter().flatten())
-        .map(|c| c.restart_count)
-        .max()
-        .unwrap_or(0)
-}
-
-/// `afterOrZero`: a zero (unset) time sorts first, else the later time first.
-fn after_or_zero(a: Option<&Time>, b: Option<&Time>) -> Ordering {
-    match (a, b) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => y.0.cmp(&x.0),
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready" && c.status == "True"));
+    PodInfo {
+        phase: status.and_then(|s| s.phase.clone()).unwrap_or_default(),
+        node_name: pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default(),
+        ready: ready.is_some(),
+        ready_since: ready
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(nanos),
+        created: pod.metadata.creation_timestamp.as_ref().map(nanos),
+        restarts: status
+            .iter()
+            .flat_map(|s| s.container_statuses.iter().flatten())
+            .map(|c| c.restart_count)
+            .max()
+            .unwrap_or(0),
+        ..PodInfo::default()
     }
 }
 
 /// Kubernetes ActivePods order: unscheduled, Pending < Unknown < Running, not ready, ready
-/// for less time, more restarts, newer creation first.
+/// for less time, more restarts, newer creation first; through the CloneSet port's
+/// [`pod_sort::active_pods_less`].
 ///
 /// Port of k8s pkg/controller/controller_utils.go::ActivePods.Less (used by
 /// sidecarcontrol.GetPodsSortFunc, v1.8.4).
 pub fn active_pods_cmp(a: &Pod, b: &Pod) -> Ordering {
-    let node = |p: &Pod| {
-        p.spec
-            .as_ref()
-            .and_then(|s| s.node_name.clone())
-            .unwrap_or_default()
-    };
-    let (na, nb) = (node(a), node(b));
-    if na != nb && (na.is_empty() || nb.is_empty()) {
-        return if na.is_empty() {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        };
-    }
-    let by_phase = phase_ordinal(a).cmp(&phase_ordinal(b));
-    if by_phase != Ordering::Equal {
-        return by_phase;
-    }
-    let (ra, rb) = (ready_condition(a), ready_condition(b));
-    if ra.is_some() != rb.is_some() {
-        return if ra.is_none() {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        };
-    }
-    if let (Some(ta), Some(tb)) = (ra, rb) {
-        let by_ready = after_or_zero(ta, tb);
-        if ta != tb && by_ready != Ordering::Equal {
-            return by_ready;
-        }
-    }
-    let by_restarts = max_restarts(b).cmp(&max_restarts(a));
-    if by_restarts != Ordering::Equal {
-        return by_restarts;
-    }
-    after_or_zero(
-        a.metadata.creation_timestamp.as_ref(),
-        b.metadata.creation_timestamp.as_ref(),
+    pod_sort::ordering(
+        pod_sort::active_pods_less,
+        &active_pod_info(a),
+        &active_pod_info(b),
     )
 }
 
@@ -176,6 +142,49 @@ mod tests {
                 .collect(),
         );
         p
+    }
+
+    #[test]
+    fn active_pods_order() {
+        use k8s_openapi::api::core::v1::{ContainerStatus, PodCondition, PodSpec, PodStatus};
+        let at = |s: i64| Time(k8s_openapi::jiff::Timestamp::from_second(s).unwrap());
+        let running = |node: &str, ready_at: Option<i64>, restarts: i32| Pod {
+            spec: Some(PodSpec {
+                node_name: Some(node.to_owned()),
+                ..Default::default()
+            }),
+            status: Some(PodStatus {
+                phase: Some("Running".to_owned()),
+                conditions: ready_at.map(|t| {
+                    vec![PodCondition {
+                        type_: "Ready".to_owned(),
+                        status: "True".to_owned(),
+                        last_transition_time: Some(at(t)),
+                        ..Default::default()
+                    }]
+                }),
+                container_statuses: Some(vec![ContainerStatus {
+                    restart_count: restarts,
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let unscheduled = running("", Some(1), 0);
+        let not_ready = running("n", None, 0);
+        let ready_new = running("n", Some(100), 0);
+        let ready_old = running("n", Some(10), 0);
+        let ready_old_restarted = running("n", Some(10), 3);
+        assert_eq!(active_pods_cmp(&unscheduled, &not_ready), Ordering::Less);
+        assert_eq!(active_pods_cmp(&not_ready, &ready_new), Ordering::Less);
+        assert_eq!(active_pods_cmp(&ready_new, &ready_old), Ordering::Less);
+        assert_eq!(active_pods_cmp(&ready_old, &ready_new), Ordering::Greater);
+        assert_eq!(
+            active_pods_cmp(&ready_old_restarted, &ready_old),
+            Ordering::Less
+        );
+        assert_eq!(active_pods_cmp(&ready_old, &ready_old), Ordering::Equal);
     }
 
     #[test]
