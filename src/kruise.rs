@@ -4,8 +4,10 @@
 //! Must not depend on tokio, kube, ratatui, hyper or any clock: time is a parameter. Inputs are
 //! this module's own small structs (or k8s-openapi / `crate::api` types, which are plain data).
 
+pub mod admission;
 pub mod features;
 pub mod selector;
+pub mod validation;
 
 // Workload logic.
 pub mod cloneset;

@@ -13,7 +13,7 @@ pub mod controller;
 pub mod daemon;
 pub mod types;
 
-pub use admission::Verdict;
+pub use crate::kruise::admission::Verdict;
 pub use types::ContainerRecreateRequest;
 
 /// Label: the daemon only watches CRRs carrying it (`"true"`); removed on completion.

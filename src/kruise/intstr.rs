@@ -199,6 +199,20 @@ mod tests {
     }
 
     #[test]
+    fn apimachinery_rounds_percents_both_ways() {
+        assert_eq!(scaled_value_apimachinery(&s("50%"), 3, true), Ok(2));
+        assert_eq!(scaled_value_apimachinery(&s("50%"), 3, false), Ok(1));
+        assert_eq!(scaled_value_apimachinery(&s("30%"), 15, true), Ok(5));
+        assert_eq!(
+            scaled_value_apimachinery(&IntOrString::Int(7), 3, true),
+            Ok(7)
+        );
+        assert_eq!(scaled_value_apimachinery(&s("0%"), 10, true), Ok(0));
+        assert!(scaled_value_apimachinery(&s("5"), 10, true).is_err());
+        assert!(scaled_value_apimachinery(&s("1.5%"), 10, true).is_err());
+    }
+
+    #[test]
     fn partition_rules() {
         assert_eq!(
             calculate_partition_replicas(Some(&s("99%")), Some(9)),

@@ -15,37 +15,7 @@ pub const PROTECTION_ALWAYS: &str = "Always";
 /// Label value: delete only when nothing depends on the object.
 pub const PROTECTION_CASCADING: &str = "Cascading";
 
-/// An admission answer: allowed (code 200) or denied with an HTTP code and upstream's message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// Whether the request may proceed.
-    pub allowed: bool,
-    /// HTTP status code of the admission result (200 when allowed).
-    pub code: u16,
-    /// The error text of a denial.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
-impl Verdict {
-    /// An allowed answer.
-    pub fn allow() -> Self {
-        Self {
-            allowed: true,
-            code: 200,
-            message: None,
-        }
-    }
-
-    /// A denial, as `admission.Errored(code, err)` / `ValidationResponse(false, msg)` build it.
-    pub fn deny(code: u16, message: impl Into<String>) -> Self {
-        Self {
-            allowed: false,
-            code,
-            message: Some(message.into()),
-        }
-    }
-}
+pub use crate::kruise::admission::Verdict;
 
 /// The kinds whose DELETE Kruise's webhooks guard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

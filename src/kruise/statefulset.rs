@@ -9,20 +9,20 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 
 pub mod convert;
 pub mod ordinals;
 pub mod plan;
-mod priority;
-pub(crate) mod scaled;
 pub mod status;
 pub mod update;
 
 #[cfg(test)]
 mod proptests;
 
+/// `unorderedUpdate.priorityStrategy` and its terms: the shared update-sort model.
+pub use crate::kruise::updatesort::{OrderTerm, PriorityStrategy, WeightTerm};
 pub use ordinals::{
     ReplicasRange, parse_ordinal, replica_slots, replicas_range, reserve_ordinal_set,
 };
@@ -69,39 +69,6 @@ pub enum PodUpdatePolicy {
     InPlaceIfPossible,
     /// In place only.
     InPlaceOnly,
-}
-
-/// One `weightPriority` term.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WeightTerm {
-    /// Added to a pod's score when the selector matches it.
-    #[serde(default)]
-    pub weight: i32,
-    /// Label selector of the term.
-    #[serde(default)]
-    pub match_selector: LabelSelector,
-}
-
-/// One `orderPriority` term.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderTerm {
-    /// Label key whose value's trailing digits order the pods.
-    #[serde(default)]
-    pub ordered_key: String,
-}
-
-/// `unorderedUpdate.priorityStrategy` (`apps/pub.UpdatePriorityStrategy`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PriorityStrategy {
-    /// Weight terms (take precedence over order terms).
-    #[serde(default)]
-    pub weight_priority: Vec<WeightTerm>,
-    /// Order terms.
-    #[serde(default)]
-    pub order_priority: Vec<OrderTerm>,
 }
 
 /// `rollingUpdate.unorderedUpdate`.

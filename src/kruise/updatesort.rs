@@ -32,6 +32,8 @@ pub struct PriorityStrategy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WeightTerm {
+    // Go decodes a missing `weight` as 0.
+    #[serde(default)]
     pub weight: i32,
     #[serde(default)]
     pub match_selector: LabelSelector,

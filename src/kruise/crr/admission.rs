@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
-use crate::kruise::features::FeatureGates;
+use crate::kruise::{admission::Verdict, features::FeatureGates};
 
 use super::{
     NODE_NAME_KEY, POD_UID_KEY, UNREADY_ACQUIRED_KEY,
@@ -14,42 +14,6 @@ use super::{
         FAILURE_POLICY_IGNORE, ProbeHandler,
     },
 };
-
-/// An admission answer: allowed, or denied with an HTTP code and message (as
-/// `admission.Errored` writes them). Shared by the CRR and PodProbeMarker hooks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    pub allowed: bool,
-    pub code: u16,
-    pub message: String,
-}
-
-impl Verdict {
-    /// Allowed (200).
-    pub fn allow() -> Self {
-        Self {
-            allowed: true,
-            code: 200,
-            message: String::new(),
-        }
-    }
-
-    /// Denied with `code` and `message`.
-    pub fn deny(code: u16, message: impl Into<String>) -> Self {
-        Self {
-            allowed: false,
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// The RFC 6902 patch a mutating webhook answers with for `before` -> `after`.
-pub fn json_patch<T: serde::Serialize>(before: &T, after: &T) -> json_patch::Patch {
-    let a = serde_json::to_value(before).unwrap_or_default();
-    let b = serde_json::to_value(after).unwrap_or_default();
-    json_patch::diff(&a, &b)
-}
 
 /// How a CREATE looked up the target pod.
 #[derive(Debug, Clone, Copy)]

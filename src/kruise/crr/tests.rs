@@ -6,12 +6,12 @@ use serde_json::json;
 
 use super::{
     ACTIVE_KEY, POD_UID_KEY,
-    admission::{Lookup, admit_create, admit_update, json_patch},
+    admission::{Lookup, admit_create, admit_update},
     controller::reconcile,
     daemon::{kill_failed, sync_step},
     types::{ContainerRecreateRequest, CrrContainerRecreateState, CrrStrategy, phase},
 };
-use crate::kruise::FeatureGates;
+use crate::kruise::{FeatureGates, admission::json_patch};
 
 fn crr(value: serde_json::Value) -> ContainerRecreateRequest {
     serde_json::from_value(value).expect("valid CRR")
@@ -44,7 +44,10 @@ fn create_defaults_and_patch() {
         Ok(Some(Node::default()))
     });
     assert_eq!(out.verdict.code, 400);
-    assert_eq!(out.verdict.message, "can not recreate app multi times");
+    assert_eq!(
+        out.verdict.message_text(),
+        "can not recreate app multi times"
+    );
 
     let request = crr(json!({"metadata": {"name": "c", "namespace": "default"},
         "spec": {"podName": "p", "containers": [{"name": "app"}]}}));
@@ -70,7 +73,7 @@ fn create_defaults_and_patch() {
     let out = admit_create(&FeatureGates::new(), &request, Lookup::NotFound, |_| {
         Ok(None)
     });
-    assert_eq!(out.verdict.message, "no found Pod named p");
+    assert_eq!(out.verdict.message_text(), "no found Pod named p");
     let out = admit_create(
         &FeatureGates::new(),
         &request,
@@ -89,7 +92,10 @@ fn update_keeps_spec_immutable() {
     new.spec.active_deadline_seconds = Some(10);
     let v = admit_update(&FeatureGates::new(), &old, &new);
     assert_eq!((v.allowed, v.code), (false, 403));
-    assert_eq!(v.message, "spec of ContainerRecreateRequest is immutable");
+    assert_eq!(
+        v.message_text(),
+        "spec of ContainerRecreateRequest is immutable"
+    );
     assert!(admit_update(&FeatureGates::new(), &old, &old).allowed);
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{DsNode, DsPod, DsSpec, DsUpdateStrategyType, NodeToPods, RollingUpdateType};
-use crate::kruise::{selector, statefulset::scaled::scaled_value};
+use crate::kruise::{intstr::scaled_value_apimachinery, selector};
 
 /// Port of pkg/controller/daemonset/daemonset_util.go::findUpdatedPodsOnNode (v1.8.4).
 ///
@@ -98,9 +98,9 @@ fn budget(spec: &DsSpec, surge: bool, desired: i32) -> Result<i32, String> {
     } else {
         &rolling.max_unavailable
     };
-    value
-        .as_ref()
-        .map_or(Ok(0), |v| scaled_value(v, desired, true))
+    value.as_ref().map_or(Ok(0), |v| {
+        scaled_value_apimachinery(v, desired, true).map_err(|e| e.to_string())
+    })
 }
 
 /// Port of pkg/controller/daemonset/daemonset_update.go::updatedDesiredNodeCounts (v1.8.4).

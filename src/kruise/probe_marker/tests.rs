@@ -119,7 +119,7 @@ fn admission_verdicts() {
         None,
     );
     assert_eq!(
-        (v.code, v.message.as_str()),
+        (v.code, v.message_text()),
         (403, "feature-gate PodProbeMarkerGate is not enabled")
     );
     assert!(qualified_name_errors("example.com/ok-name").is_empty());

@@ -9,7 +9,7 @@ use super::{
     RELATED_PUB_ANNOTATION,
     pod::{is_pod_ready, is_pod_state_consistent, is_pod_unavailable_changed},
 };
-use crate::kruise::{FeatureGates, protection::Verdict};
+use crate::kruise::{FeatureGates, admission::Verdict};
 
 /// Max entries of `disruptedPods` + `unavailablePods` (`MaxUnavailablePodSize`).
 pub const MAX_UNAVAILABLE_POD_SIZE: usize = 2000;

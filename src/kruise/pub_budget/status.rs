@@ -8,7 +8,7 @@ use super::{
     PubSpec,
     pod::{is_pod_active, is_pod_ready, is_pod_state_consistent},
 };
-use crate::kruise::statefulset::scaled::scaled_value;
+use crate::kruise::intstr::scaled_value_apimachinery;
 
 /// How long a `disruptedPods` entry is kept (`DeletionTimeout`).
 pub const DELETION_TIMEOUT_SECONDS: i64 = 20;
@@ -72,12 +72,14 @@ pub struct PubStatusCalc {
 /// (v1.8.4): maxUnavailable gives `max(0, total - ceil)`, an int minAvailable is taken as is (not
 /// capped at total), a percent minAvailable rounds up; neither set gives 0.
 pub fn desired_available(spec: &PubSpec, total: i32) -> Result<i32, String> {
+    let scaled_value =
+        |v, total| scaled_value_apimachinery(v, total, true).map_err(|e| e.to_string());
     if let Some(max) = &spec.max_unavailable {
-        let max = scaled_value(max, total, true)?;
+        let max = scaled_value(max, total)?;
         return Ok(total.saturating_sub(max).max(0));
     }
     match &spec.min_available {
-        Some(min) => scaled_value(min, total, true),
+        Some(min) => scaled_value(min, total),
         None => Ok(0),
     }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{
     PROTECT_OPERATIONS_ANNOTATION, PROTECT_TOTAL_REPLICAS_ANNOTATION, PodUnavailableBudget,
 };
-use crate::kruise::{FeatureGates, protection::Verdict, selector};
+use crate::kruise::{FeatureGates, admission::Verdict, selector};
 
 fn as_expressions(sel: &LabelSelector) -> BTreeMap<String, LabelSelectorRequirement> {
     let mut out: BTreeMap<String, LabelSelectorRequirement> = sel

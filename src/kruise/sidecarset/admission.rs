@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1::Pod;
 
-use crate::kruise::crr::admission::{Verdict, json_patch};
+use crate::kruise::admission::{Verdict, json_patch};
 
 use super::{
     defaults::default_sidecar_set,

@@ -327,16 +327,9 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
             }
             working.insert(c.name().to_owned(), one);
         }
-        let list = Some(sidecar_list(set));
         hashes.insert(
             set.name().to_owned(),
-            SidecarSetUpgradeSpec {
-                update_timestamp: stamp.clone(),
-                hash: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
-                sidecar_set_name: set.name().to_owned(),
-                sidecar_list: list.clone(),
-                controller_revision: set.latest_revision().to_owned(),
-            },
+            SidecarSetUpgradeSpec::current(set, stamp.clone()),
         );
         without.insert(
             set.name().to_owned(),
@@ -346,7 +339,7 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
                     .annotation(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION)
                     .to_owned(),
                 sidecar_set_name: set.name().to_owned(),
-                sidecar_list: list,
+                sidecar_list: Some(sidecar_list(set)),
                 controller_revision: String::new(),
             },
         );

@@ -30,6 +30,20 @@ pub struct SidecarSetUpgradeSpec {
     pub controller_revision: String,
 }
 
+impl SidecarSetUpgradeSpec {
+    /// The `kruise.io/sidecarset-hash` entry recording that a pod runs `set` as it is now
+    /// (its hash, sidecar list and latest revision), stamped `update_timestamp`.
+    pub fn current(set: &SidecarSet, update_timestamp: Value) -> Self {
+        Self {
+            update_timestamp,
+            hash: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
+            sidecar_set_name: set.name().to_owned(),
+            sidecar_list: Some(sidecar_list(set)),
+            controller_revision: set.latest_revision().to_owned(),
+        }
+    }
+}
+
 /// `InPlaceUpdateState` as recorded per set in `kruise.io/sidecarset-inplace-update-state`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -189,13 +203,7 @@ pub fn update_pod_sidecar_set_hash(
     }
     hashes.insert(
         set.name().to_owned(),
-        SidecarSetUpgradeSpec {
-            update_timestamp: stamp.clone(),
-            hash: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
-            sidecar_set_name: set.name().to_owned(),
-            sidecar_list: Some(sidecar_list(set)),
-            controller_revision: set.latest_revision().to_owned(),
-        },
+        SidecarSetUpgradeSpec::current(set, stamp.clone()),
     );
     if let Ok(encoded) = serde_json::to_string(&hashes) {
         annotations.insert(SIDECARSET_HASH_ANNOTATION.to_owned(), encoded);

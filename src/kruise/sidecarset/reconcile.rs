@@ -300,17 +300,9 @@ pub fn find_container_to_hot_upgrade(
 ) -> String {
     let (_, idle) = pod_hot_upgrade_containers(sidecar.name(), pod);
     let (one, two) = super::control::hot_upgrade_twin_names(sidecar.name());
-    let image_of = |name: &str| {
-        pod.spec
-            .iter()
-            .flat_map(|s| s.containers.iter())
-            .find(|c| c.name == name)
-            .and_then(|c| c.image.clone())
-            .unwrap_or_default()
-    };
     let empty = &sidecar.upgrade_strategy.hot_upgrade_empty_image;
     for twin in [&one, &two] {
-        if &image_of(twin) == empty {
+        if &image_of(pod, twin) == empty {
             return twin.clone();
         }
     }
@@ -393,14 +385,6 @@ pub fn flip_hot_upgrading(set: &SidecarSet, pod: &mut Pod, now: jiff::Timestamp)
             sidecar.upgrade_strategy.hot_upgrade_empty_image.clone(),
         ));
     }
-    let image_of = |pod: &Pod, name: &str| {
-        pod.spec
-            .iter()
-            .flat_map(|s| s.containers.iter())
-            .find(|c| c.name == name)
-            .and_then(|c| c.image.clone())
-            .unwrap_or_default()
-    };
     let upgrading = idle_twins
         .iter()
         .any(|(_, idle, empty)| &image_of(pod, idle) != empty);
@@ -442,4 +426,14 @@ pub fn flip_hot_upgrading(set: &SidecarSet, pod: &mut Pod, now: jiff::Timestamp)
     }
     record_inplace_update_state(pod, set, &changed, now);
     true
+}
+
+/// The spec image of the pod's container `name` ("" when absent).
+fn image_of(pod: &Pod, name: &str) -> String {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.containers.iter())
+        .find(|c| c.name == name)
+        .and_then(|c| c.image.clone())
+        .unwrap_or_default()
 }

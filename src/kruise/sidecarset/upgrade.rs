@@ -5,9 +5,11 @@
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::kruise::selector;
+use crate::kruise::{
+    intstr::{calculate_partition_replicas, scaled_value_apimachinery},
+    selector,
+};
 
 use super::{
     control::{is_pod_ready, is_pod_state_consistent, is_sidecar_set_upgradable},
@@ -23,79 +25,6 @@ pub struct NextUpgrade {
     pub upgrade: Vec<usize>,
     /// Pods whose non-image fields differ from the set (they need recreating).
     pub not_upgradable: Vec<usize>,
-}
-
-/// Why an int-or-percent could not be scaled.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid value for IntOrString: {0}")]
-pub struct IntOrPercentError(pub String);
-
-/// Scales an int-or-percent against `total`, parsing percents as float64 (`"0.5%"` is
-/// legal). Private to SidecarSet until the shared int-or-percent module lands.
-///
-/// Port of pkg/util/tools.go::GetScaledValueFromIntOrPercent (v1.8.4).
-pub fn scaled_value_float(
-    v: &IntOrString,
-    total: i32,
-    round_up: bool,
-) -> Result<i32, IntOrPercentError> {
-    match v {
-        IntOrString::Int(i) => Ok(*i),
-        IntOrString::String(s) => {
-            let p: f64 = s
-                .strip_suffix('%')
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| IntOrPercentError(s.clone()))?;
-            let raw = p * f64::from(total) / 100.0;
-            Ok(if round_up { raw.ceil() } else { raw.floor() } as i32)
-        }
-    }
-}
-
-/// apimachinery `intstr.GetScaledValueFromIntOrPercent`: percents are integers.
-///
-/// Port of k8s.io/apimachinery/pkg/util/intstr::GetScaledValueFromIntOrPercent.
-pub fn scaled_value_int(
-    v: &IntOrString,
-    total: i32,
-    round_up: bool,
-) -> Result<i32, IntOrPercentError> {
-    match v {
-        IntOrString::Int(i) => Ok(*i),
-        IntOrString::String(s) => {
-            let p: i64 = s
-                .strip_suffix('%')
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| IntOrPercentError(s.clone()))?;
-            let raw = p as f64 * f64::from(total) / 100.0;
-            Ok(if round_up { raw.ceil() } else { raw.floor() } as i32)
-        }
-    }
-}
-
-/// How many of `replicas` pods a partition keeps on old versions: percents round up, and a
-/// percent other than `100%` that rounds up to every pod (of more than one) keeps one fewer.
-/// Nil replicas counts as 1; nil partition is 0.
-///
-/// Port of pkg/util/tools.go::CalculatePartitionReplicas (v1.8.4).
-pub fn calculate_partition_replicas(
-    partition: Option<&IntOrString>,
-    replicas: Option<i32>,
-) -> Result<i32, IntOrPercentError> {
-    let Some(partition) = partition else {
-        return Ok(0);
-    };
-    let replicas = replicas.unwrap_or(1);
-    let mut value = scaled_value_float(partition, replicas, true)?;
-    if let IntOrString::String(s) = partition
-        && s.ends_with('%')
-        && s != "100%"
-        && value == replicas
-        && replicas > 1
-    {
-        value = replicas - 1;
-    }
-    Ok(value)
 }
 
 /// Picks the pods to upgrade now.
@@ -167,10 +96,9 @@ fn calculate_upgrade_count(set: &SidecarSet, waiting: &[usize], pods: &[Pod]) ->
         return 0;
     }
     let waiting = &waiting[..waiting.len() - partition];
-    let max_unavailable = strategy
-        .max_unavailable
-        .as_ref()
-        .map_or(1, |m| scaled_value_int(m, total, true).unwrap_or_default());
+    let max_unavailable = strategy.max_unavailable.as_ref().map_or(1, |m| {
+        scaled_value_apimachinery(m, total, true).unwrap_or_default()
+    });
     let all = BTreeSet::new();
     let mut unavailable = pods
         .iter()

@@ -5,6 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::kruise::{KruiseVersion, features::FeatureGates, selector};
 
+use crate::kruise::validation::field_error as err;
+pub use crate::kruise::validation::{FieldError, is_dns1123_label};
+
 use super::{
     history::RevisionRef,
     matching::{NamespaceLabels, is_namespace_overlapping, is_selector_overlapping},
@@ -14,30 +17,6 @@ use super::{
         SidecarSet,
     },
 };
-
-/// One validation error (`field.Error`): path and message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-fn err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
-    FieldError {
-        field: field.into(),
-        message: message.into(),
-    }
-}
-
-/// Whether a string is a DNS-1123 label.
-pub fn is_dns1123_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-}
 
 /// What validation needs to know about the cluster and the request.
 #[derive(Debug, Clone, Default)]

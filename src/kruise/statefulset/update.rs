@@ -6,9 +6,9 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{
     AstsPod, AstsSpec, PodUpdatePolicy, RollingUpdate, UpdateStrategyType, is_pod_update,
-    ordinals::start_ordinal, priority::sort_by_priority, scaled::scaled_value,
+    ordinals::start_ordinal,
 };
-use crate::kruise::{FeatureGates, KruiseVersion};
+use crate::kruise::{FeatureGates, KruiseVersion, intstr, updatesort};
 
 /// Port of pkg/controller/statefulset/stateful_update_utils.go::sortPodsToUpdate (v1.8.4).
 ///
@@ -52,7 +52,11 @@ pub fn sort_pods_to_update(
         }
     }
     if let Some(strategy) = &unordered.priority_strategy {
-        sort_by_priority(strategy, slots, &mut waiting, version);
+        let labels: Vec<_> = slots
+            .iter()
+            .map(|s| s.as_ref().map(|p| &p.labels))
+            .collect();
+        updatesort::priority_sort(strategy, &labels, &mut waiting, version);
     }
     updated.extend(waiting);
     updated.truncate(max_update);
@@ -102,7 +106,11 @@ pub fn max_unavailable(spec: &AstsSpec) -> Result<i32, String> {
         .max_unavailable
         .clone()
         .unwrap_or(IntOrString::Int(1));
-    Ok(scaled_value(&value, spec.replicas, false)?.max(1))
+    Ok(
+        intstr::scaled_value_apimachinery(&value, spec.replicas, false)
+            .map_err(|e| e.to_string())?
+            .max(1),
+    )
 }
 
 /// What the pass does to one pod.

@@ -127,4 +127,21 @@ mod tests {
         assert_eq!(int_from_string_suffix("42"), 42);
         assert_eq!(int_from_string_suffix(""), 0);
     }
+
+    #[test]
+    fn order_priority_prefers_first_key_and_larger_suffix() {
+        let strategy = PriorityStrategy {
+            order_priority: vec![super::super::OrderTerm {
+                ordered_key: "k".into(),
+            }],
+            ..Default::default()
+        };
+        let label = |v: &str| Labels::from([("k".to_owned(), v.to_owned())]);
+        let (a5, a10, none) = (label("a-5"), label("a-10"), Labels::new());
+        let pods = vec![Some(&a5), Some(&a10), Some(&none)];
+        let mut idx = vec![0, 1, 2];
+        priority_sort(&strategy, &pods, &mut idx, KruiseVersion::V1_8);
+        // A pod without the key has level -1 and goes first (upstream gotcha).
+        assert_eq!(idx, vec![2, 1, 0]);
+    }
 }

@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kruise_tui::kruise::FeatureGates;
+use kruise_tui::kruise::admission::Verdict;
 use kruise_tui::kruise::crr::{
     self, ContainerRecreateRequest,
     admission::{self, Lookup},
@@ -37,19 +38,19 @@ fn gates(v: &Value) -> FeatureGates {
     g
 }
 
-fn verdict_json(v: &admission::Verdict, e: &Value) -> Value {
+fn verdict_json(v: &Verdict, e: &Value) -> Value {
     if v.allowed {
         return json!({"allowed": true});
     }
     let mut out = json!({"allowed": false, "code": v.code});
     if let Some(prefix) = e["messagePrefix"].as_str() {
-        out["messagePrefix"] = json!(if v.message.starts_with(prefix) {
+        out["messagePrefix"] = json!(if v.message_text().starts_with(prefix) {
             prefix
         } else {
-            v.message.as_str()
+            v.message_text()
         });
     } else {
-        out["message"] = json!(v.message);
+        out["message"] = json!(v.message_text());
     }
     out
 }
@@ -296,7 +297,9 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
         admission::admit_create(&FeatureGates::new(), &request, Lookup::Found(&pod), |_| {
             Ok(Some(node.clone()))
         });
-    let mut obj = created.patched.ok_or(created.verdict.message)?;
+    let mut obj = created
+        .patched
+        .ok_or_else(|| created.verdict.message_text().to_owned())?;
     obj.metadata.creation_timestamp = Some(Time(t));
     for _ in 0..100 {
         t = tick(t);

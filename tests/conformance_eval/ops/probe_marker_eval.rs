@@ -34,7 +34,7 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             if e.get("errorCount").is_some() {
                 json!({"errorCount": errs.len()})
             } else {
-                json!({"allowed": verdict.allowed, "code": verdict.code, "message": verdict.message})
+                json!({"allowed": verdict.allowed, "code": verdict.code, "message": verdict.message_text()})
             }
         }
         "validateHandler" => {

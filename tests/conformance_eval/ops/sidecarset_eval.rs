@@ -9,7 +9,7 @@ use kruise_tui::kruise::sidecarset::{
     self as ss, SidecarContainer, SidecarSet, SidecarSetSpec, control, hash, history, inject,
     matching, metadata, pod_state, types, upgrade, validate,
 };
-use kruise_tui::kruise::{FeatureGates, KruiseVersion};
+use kruise_tui::kruise::{FeatureGates, KruiseVersion, intstr};
 use serde_json::{Value, json};
 
 use super::sidecarset_flows as flows;
@@ -141,7 +141,7 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "calculatePartitionReplicas" => {
             let partition: Option<IntOrString> = parse("partition", &i["partition"])?;
             let replicas: Option<i32> = parse("replicas", &i["replicas"])?;
-            match upgrade::calculate_partition_replicas(partition.as_ref(), replicas) {
+            match intstr::calculate_partition_replicas(partition.as_ref(), replicas) {
                 Ok(v) => json!({"value": v, "error": false}),
                 Err(_) => json!({"value": e["value"], "error": true}),
             }

@@ -1,0 +1,170 @@
+//! apimachinery-style field errors and name validators (`k8s.io/apimachinery/pkg/util/validation`)
+//! shared by the webhook ports: qualified names, DNS-1123 labels and subdomains, label values and
+//! port names, worded as upstream words them.
+
+/// One validation error (`field.Error`): path and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// A [`FieldError`] at `field`.
+pub fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn is_alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
+fn qualified_name_part_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && is_alnum(b[0])
+        && is_alnum(b[b.len() - 1])
+        && b.iter()
+            .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
+}
+
+/// apimachinery `IsDNS1123Subdomain` (one message on failure).
+pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push("must be no more than 253 characters".to_owned());
+    }
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+    };
+    if !s.split('.').all(label_ok) {
+        errs.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character".to_owned());
+    }
+    errs
+}
+
+/// apimachinery `IsQualifiedName`: `[prefix/]name`.
+pub fn qualified_name_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_owned());
+            } else {
+                errs.extend(
+                    dns1123_subdomain_errors(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
+            }
+            *name
+        }
+        _ => {
+            errs.push(
+                "a qualified name must consist of alphanumeric characters, '-', '_' or '.'"
+                    .to_owned(),
+            );
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_owned());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".to_owned());
+    }
+    if !qualified_name_part_ok(name) {
+        errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".to_owned());
+    }
+    errs
+}
+
+/// apimachinery `IsValidLabelValue`.
+pub fn label_value_errors(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".to_owned());
+    }
+    if !v.is_empty() && !qualified_name_part_ok(v) {
+        errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'".to_owned());
+    }
+    errs
+}
+
+/// apimachinery `IsValidPortName`.
+pub fn port_name_errors(port: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if port.len() > 15 {
+        errs.push("must be no more than 15 characters".to_owned());
+    }
+    if port.is_empty()
+        || !port
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        errs.push(
+            "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".to_owned(),
+        );
+    }
+    if !port.bytes().any(|b| b.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".to_owned());
+    }
+    if port.contains("--") {
+        errs.push("must not contain consecutive hyphens".to_owned());
+    }
+    if port.starts_with('-') || port.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".to_owned());
+    }
+    errs
+}
+
+/// Whether a string is a DNS-1123 label.
+pub fn is_dns1123_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(qualified_name_errors("example.com/ok-name").is_empty());
+        assert_eq!(qualified_name_errors("a/b/c").len(), 1);
+        assert!(!qualified_name_errors("/x").is_empty());
+        assert!(dns1123_subdomain_errors("a.b-c").is_empty());
+        assert_eq!(dns1123_subdomain_errors("A.b").len(), 1);
+        assert!(is_dns1123_label("web-1"));
+        assert!(!is_dns1123_label("-web"));
+        assert!(!is_dns1123_label(&"a".repeat(64)));
+        assert!(label_value_errors("").is_empty());
+        assert_eq!(label_value_errors("-x").len(), 1);
+    }
+
+    #[test]
+    fn port_names() {
+        assert!(port_name_errors("http").is_empty());
+        assert_eq!(
+            port_name_errors("80"),
+            vec!["must contain at least one letter (a-z)".to_owned()]
+        );
+        assert!(
+            port_name_errors("a--b").contains(&"must not contain consecutive hyphens".to_owned())
+        );
+        assert!(!port_name_errors("this-name-is-too-long").is_empty());
+    }
+}
