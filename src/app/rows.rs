@@ -287,17 +287,6 @@ fn search_key(kind: &str, ns: &str, name: &str) -> String {
 }
 
 /// `partition` as a pod count out of `replicas` (percent rounds up, as Kruise does).
-fn partition_count(partition: &IntOrString, replicas: i32) -> Option<i32> {
-    match partition {
-        IntOrString::Int(n) => Some(*n),
-        IntOrString::String(s) => {
-            let pct: i64 = s.strip_suffix('%')?.trim().parse().ok()?;
-            let scaled = (pct * i64::from(replicas) + 99).div_euclid(100);
-            i32::try_from(scaled).ok()
-        }
-    }
-}
-
 fn intstr_text(v: &IntOrString) -> String {
     match v {
         IntOrString::Int(n) => n.to_string(),
@@ -310,13 +299,12 @@ fn cloneset_row(cs: &CloneSet) -> WorkloadRow {
     let status = cs.status.clone().unwrap_or_default();
     let desired = cs.spec.replicas.unwrap_or(1);
     let strategy = &cs.spec.update_strategy;
-    let expected = status.expected_updated_replicas.or_else(|| {
-        let p = strategy
-            .partition
-            .as_ref()
-            .map_or(Some(0), |p| partition_count(p, desired))?;
-        Some((desired - p.min(desired)).max(0))
-    });
+    // What the controller converges to for the spec as it is now (the embedded port of
+    // `calculateStatus`), so a partition change shows before any controller reports it.
+    let expected = Some(crate::kruise::intstr::expected_updated_replicas(
+        strategy.partition.as_ref(),
+        desired,
+    ));
     WorkloadRow {
         kind: Kind::CloneSet,
         search: search_key("cloneset cs", &c.namespace, &c.name),
@@ -518,16 +506,31 @@ mod tests {
     }
 
     #[test]
-    fn percent_partition_rounds_up() {
+    fn expected_follows_the_spec_partition_not_a_stale_status() {
+        let row = |partition: IntOrString| {
+            let mut cs = CloneSet::default();
+            cs.spec.replicas = Some(5);
+            cs.spec.update_strategy.partition = Some(partition);
+            // A status written before the partition changed must not win.
+            cs.status = Some(crate::api::cloneset::CloneSetStatus {
+                expected_updated_replicas: Some(5),
+                ..Default::default()
+            });
+            cloneset_row(&cs).expected
+        };
         assert_eq!(
-            partition_count(&IntOrString::String("40%".into()), 5),
-            Some(2)
+            row(IntOrString::String("40%".into())),
+            Some(3),
+            "40% of 5 rounds up to 2"
         );
+        assert_eq!(row(IntOrString::Int(3)), Some(2));
+        // Upstream leaves one pod to update when a percent other than 100% covers every pod.
+        assert_eq!(row(IntOrString::String("99%".into())), Some(1));
+        assert_eq!(row(IntOrString::String("100%".into())), Some(0));
         assert_eq!(
-            partition_count(&IntOrString::String("50%".into()), 5),
-            Some(3)
+            row(IntOrString::String("x".into())),
+            Some(0),
+            "invalid partition: 0"
         );
-        assert_eq!(partition_count(&IntOrString::String("x".into()), 5), None);
-        assert_eq!(partition_count(&IntOrString::Int(3), 5), Some(3));
     }
 }
