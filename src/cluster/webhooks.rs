@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
 use crate::cluster::server::{
@@ -110,17 +110,34 @@ fn decode<T: DeserializeOwned>(v: Option<&Value>) -> Result<Option<T>, Verdict> 
     }
 }
 
-/// Apply a port's JSON patch to the raw request object (unknown fields survive), as the API
-/// server applies a mutating webhook's patch.
-fn apply_patch(object: Option<&Value>, patch: &json_patch::Patch) -> Verdict {
-    let Some(mut v) = object.cloned() else {
+/// A mutating port's result as the server's verdict: `patch` (from the port, computed against the
+/// typed `before`) is applied to the typed object, and the result merged over the raw request
+/// object so fields the typed model does not know survive, as the API server applies a
+/// mutating webhook's patch.
+fn mutated<T: Serialize>(object: Option<&Value>, before: &T, patch: &json_patch::Patch) -> Verdict {
+    let Some(raw) = object else {
         return Verdict::Allow;
     };
     if patch.0.is_empty() {
         return Verdict::Allow;
     }
-    match json_patch::patch(&mut v, patch) {
-        Ok(()) => Verdict::Mutate(v),
+    let patched = serde_json::to_value(before)
+        .map_err(|e| e.to_string())
+        .and_then(|mut v| {
+            json_patch::patch(&mut v, patch)
+                .map(|()| v)
+                .map_err(|e| e.to_string())
+        });
+    match patched {
+        Ok(after) => {
+            let mut merged = raw.clone();
+            json_patch::merge(&mut merged, &after);
+            if &merged == raw {
+                Verdict::Allow
+            } else {
+                Verdict::Mutate(merged)
+            }
+        }
         Err(e) => Verdict::Deny {
             code: 500,
             message: format!("cannot apply the webhook's patch: {e}"),

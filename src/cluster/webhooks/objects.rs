@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
-use super::{Hook, apply_patch, decode, list_typed, namespace_labels};
+use super::{Hook, decode, list_typed, mutated, namespace_labels};
 use crate::cluster::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict};
 use crate::kruise::{
     FeatureGates, KruiseVersion,
@@ -45,7 +45,7 @@ pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn 
                 return Verdict::Allow;
             }
             match decode::<SidecarSet>(req.object.as_ref()) {
-                Ok(Some(set)) => apply_patch(req.object.as_ref(), &mutate_sidecar_set(&set).1),
+                Ok(Some(set)) => mutated(req.object.as_ref(), &set, &mutate_sidecar_set(&set).1),
                 Ok(None) => Verdict::Allow,
                 Err(denied) => denied,
             }
@@ -175,7 +175,7 @@ fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
     }
     match admit_pod_create(&pod, &ctx) {
         (v, _) if !v.allowed => port(v),
-        (_, Some(patch)) => apply_patch(object.as_ref(), &patch),
+        (_, Some(patch)) => mutated(object.as_ref(), &pod, &patch),
         (_, None) => Verdict::Allow,
     }
 }
@@ -206,7 +206,7 @@ fn admit_crr(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Ver
     let outcome = admit_create(gates, &crr, lookup, node);
     match outcome.patched {
         Some(patched) if outcome.verdict.allowed => {
-            apply_patch(req.object.as_ref(), &json_patch(&crr, &patched))
+            mutated(req.object.as_ref(), &crr, &json_patch(&crr, &patched))
         }
         _ => port(outcome.verdict),
     }
