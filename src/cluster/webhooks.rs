@@ -47,7 +47,8 @@ struct Hook {
 }
 
 impl Hook {
-    fn new(
+    /// The hook, ready to register.
+    fn shared(
         name: impl Into<String>,
         group: &'static str,
         resource: &'static str,

@@ -36,7 +36,7 @@ fn writes(req: &AdmissionRequest) -> bool {
 }
 
 pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn AdmissionHook>> {
-    let sidecarset = Hook::new(
+    let sidecarset = Hook::shared(
         "msidecarset.kb.io",
         "apps.kruise.io",
         "sidecarsets",
@@ -53,7 +53,7 @@ pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn 
     );
     let pods = {
         let store = store.clone();
-        Hook::new("mpod.kb.io", "", "pods", move |req| {
+        Hook::shared("mpod.kb.io", "", "pods", move |req| {
             if req.operation != Operation::Create || !req.subresource.is_empty() {
                 return Verdict::Allow;
             }
@@ -63,7 +63,7 @@ pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn 
     let crr = {
         let store = store.clone();
         let gates = gates.clone();
-        Hook::new(
+        Hook::shared(
             "mcontainerrecreaterequest.kb.io",
             "apps.kruise.io",
             "containerrecreaterequests",
@@ -82,7 +82,7 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
     let sidecarset = {
         let store = store.clone();
         let gates = gates.clone();
-        Hook::new(
+        Hook::shared(
             "vsidecarset.kb.io",
             "apps.kruise.io",
             "sidecarsets",
@@ -96,7 +96,7 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
     };
     let marker = {
         let gates = gates.clone();
-        Hook::new(
+        Hook::shared(
             "vpodprobemarker.kb.io",
             "apps.kruise.io",
             "podprobemarkers",

@@ -80,7 +80,7 @@ pub(super) fn hooks(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn Adm
         .map(|&(name, group, resource, kind)| {
             let store = store.clone();
             let gates = gates.clone();
-            Hook::new(name, group, resource, move |req| {
+            Hook::shared(name, group, resource, move |req| {
                 if req.operation != Operation::Delete || !req.subresource.is_empty() {
                     return Verdict::Allow;
                 }

@@ -24,7 +24,7 @@ pub(super) fn hooks(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn Adm
     let hook = |name: &str, eviction: bool| {
         let store = store.clone();
         let gates = gates.clone();
-        Hook::new(name, "", "pods", move |req| {
+        Hook::shared(name, "", "pods", move |req| {
             if (req.subresource == "eviction") != eviction {
                 return Verdict::Allow;
             }
