@@ -417,3 +417,39 @@ async fn invalid_pod_probe_marker_is_refused() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn pub_with_a_target_ref_guards_the_workloads_pods() {
+    let (c, client) = cluster(FeatureGates::new()).await;
+    let cs = c.store().create(common::cloneset_json("shop", 2)).unwrap();
+    c.store()
+        .create(json!({
+            "apiVersion": "policy.kruise.io/v1alpha1", "kind": "PodUnavailableBudget",
+            "metadata": {"name": "shop-pub", "namespace": "default"},
+            "spec": {"targetRef": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+                "name": "shop"}, "maxUnavailable": 1},
+            "status": {"unavailableAllowed": 0, "desiredAvailable": 2, "currentAvailable": 2,
+                "totalReplicas": 2}
+        }))
+        .unwrap();
+    let mut owned = ready_pod("shop-1");
+    owned["metadata"]["labels"] = json!({"app": "shop"});
+    owned["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps.kruise.io/v1alpha1",
+        "kind": "CloneSet", "name": "shop", "uid": cs["metadata"]["uid"], "controller": true}]);
+    c.store().create(owned).unwrap();
+    let mut loose = ready_pod("loose");
+    loose["metadata"]["labels"] = json!({"app": "shop"});
+    c.store().create(loose).unwrap();
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    let (code, message) = api_error(
+        pods.delete("shop-1", &DeleteParams::default())
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 403);
+    assert!(message.contains("shop-pub"), "{message}");
+    pods.delete("loose", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert!(pods.get_opt("loose").await.unwrap().is_none());
+}

@@ -28,6 +28,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     for hook in pub_budget::hooks(&store, &gates) {
         admission.add_validating(hook);
     }
+    admission.add_mutating(pub_budget::annotating(&store, &gates));
     for hook in objects::mutating(&store, &gates) {
         admission.add_mutating(hook);
     }

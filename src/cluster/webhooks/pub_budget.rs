@@ -2,7 +2,7 @@
 //! (`vpodeviction.kb.io`) and UPDATE (when `PodUnavailableBudgetUpdateGate` is on). The adapter
 //! finds the PUB guarding the pod (its `kruise.io/related-pub` annotation, else a PUB of the
 //! namespace whose selector or targetRef covers it, as upstream's pod mutating webhook would have
-//! annotated it), runs the port's decision and, on an allowed non-dryRun request, writes the PUB
+//! annotated it; [`annotating`] is that mutating step at pod CREATE), runs the port's decision and, on an allowed non-dryRun request, writes the PUB
 //! status the port returns (one fewer `unavailableAllowed`, the pod in `disruptedPods` or
 //! `unavailablePods`) through the store, as upstream's webhook does.
 
@@ -32,6 +32,45 @@ pub(super) fn hooks(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn Adm
         })
     };
     vec![hook("vpod.kb.io", false), hook("vpodeviction.kb.io", true)]
+}
+
+/// The pod mutating webhook's PUB step at pod CREATE: annotate the pod with the PUB guarding it
+/// (`kruise.io/related-pub`) when either PUB gate is on.
+pub(super) fn annotating(store: &Arc<Store>, gates: &FeatureGates) -> Arc<dyn AdmissionHook> {
+    let store = store.clone();
+    let on = gates.enabled("PodUnavailableBudgetDeleteGate")
+        || gates.enabled("PodUnavailableBudgetUpdateGate");
+    Hook::shared("mpod.kb.io", "", "pods", move |req| {
+        if !on || req.operation != Operation::Create || !req.subresource.is_empty() {
+            return Verdict::Allow;
+        }
+        let Some(mut pod) = req.object.clone() else {
+            return Verdict::Allow;
+        };
+        if !pod["metadata"]["annotations"][RELATED_PUB].is_null() {
+            return Verdict::Allow;
+        }
+        if pod["metadata"]["namespace"]
+            .as_str()
+            .is_none_or(str::is_empty)
+        {
+            pod["metadata"]["namespace"] = json!(req.namespace);
+        }
+        let Some((_, budget)) = find_pub(&store, &pod) else {
+            return Verdict::Allow;
+        };
+        let Some(m) = meta::meta_mut(&mut pod) else {
+            return Verdict::Allow;
+        };
+        let annotations = m.entry("annotations").or_insert_with(|| json!({}));
+        match annotations.as_object_mut() {
+            Some(a) => {
+                a.insert(RELATED_PUB.into(), json!(budget.name()));
+                Verdict::Mutate(pod)
+            }
+            None => Verdict::Allow,
+        }
+    })
 }
 
 fn admit(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict {
