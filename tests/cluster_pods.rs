@@ -123,7 +123,7 @@ async fn a_bound_pod_terminates_for_its_grace_period_then_goes_with_grace_zero()
 }
 
 #[tokio::test]
-async fn unbound_pods_and_grace_zero_deletes_go_at_once_finalizers_still_hold() {
+async fn unbound_finished_and_grace_zero_pods_go_at_once_finalizers_still_hold() {
     let c = common::start().await;
     let client = c.client().await.unwrap();
     let pods: Api<Pod> = Api::namespaced(client, "default");
@@ -142,6 +142,13 @@ async fn unbound_pods_and_grace_zero_deletes_go_at_once_finalizers_still_hold() 
         .await
         .unwrap();
     assert!(pods.get_opt("forced").await.unwrap().is_none());
+
+    // A finished pod goes at once too.
+    let mut done = bound_pod("done", "node-a", Some(60));
+    done["status"] = json!({"phase": "Succeeded"});
+    c.store().create(done).unwrap();
+    pods.delete("done", &DeleteParams::default()).await.unwrap();
+    assert!(pods.get_opt("done").await.unwrap().is_none());
 
     // Default grace 30 without a spec value; a finalizer keeps the pod after the grace-0 delete.
     let mut held = bound_pod("held", "node-a", None);

@@ -116,19 +116,30 @@ fn delete_one(
     Ok(output(&t.res, &obj))
 }
 
-/// The grace period of a graceful pod deletion: only for a pod bound to a node, from the
+/// The grace period of a graceful pod deletion: only for a pod bound to a node and not finished, from the
 /// request, else `spec.terminationGracePeriodSeconds`, else 30; None when the pod goes at once.
 fn pod_grace(t: &Target, pod: &Value, requested: Option<i64>) -> Option<i64> {
     if !t.res.group.is_empty() || t.res.plural != "pods" {
         return None;
     }
-    if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty) {
+    // As the pod strategy's CheckGracefulDelete: unscheduled or terminal pods go at once, and
+    // a negative grace period means 1.
+    if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty)
+        || matches!(
+            pod["status"]["phase"].as_str(),
+            Some("Succeeded" | "Failed")
+        )
+    {
         return None;
     }
     let grace = requested
         .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
         .unwrap_or(30);
-    (grace > 0).then_some(grace)
+    match grace {
+        0 => None,
+        g if g < 0 => Some(1),
+        g => Some(g),
+    }
 }
 
 pub fn delete(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
