@@ -12,8 +12,9 @@
 //!   `list_values`, `delete_value`.
 //! - [`EmbeddedCluster::admission`] registers [`AdmissionHook`]s (mutating, validating) that
 //!   every HTTP write passes through, including `pods/eviction` and the status/scale subresources.
-//! - Pods without finalizers are deleted at once (no kubelet grace period); objects with
-//!   finalizers wait with a deletionTimestamp; ownerReferences cascade (Background, Foreground,
+//! - A pod bound to a node is deleted gracefully: the delete sets its deletionTimestamp (now +
+//!   grace period) and the kubelet deletes it with grace 0 when it ends; an unbound pod, or a
+//!   delete with grace 0, removes it at once; objects with finalizers wait with a deletionTimestamp; ownerReferences cascade (Background, Foreground,
 //!   Orphan).
 //!
 //! ```no_run

@@ -1,5 +1,6 @@
 //! Deletes: single objects (DeleteOptions: propagationPolicy, preconditions, dryRun), whole
 //! collections (with label/field selectors) and pod eviction, each through validating admission.
+//! A pod bound to a node is deleted gracefully (see `store/grace.rs`) unless the grace is 0.
 
 use serde_json::{Value, json};
 
@@ -20,6 +21,8 @@ struct DeleteOpts {
     uid: Option<String>,
     rv: Option<String>,
     dry_run: bool,
+    /// `gracePeriodSeconds` from the DeleteOptions body or the query.
+    grace: Option<i64>,
 }
 
 fn options(req: &Req, body: &Value) -> Result<DeleteOpts, ApiError> {
@@ -55,6 +58,9 @@ fn options(req: &Req, body: &Value) -> Result<DeleteOpts, ApiError> {
             .as_str()
             .map(str::to_string),
         dry_run: dry,
+        grace: body["gracePeriodSeconds"]
+            .as_i64()
+            .or_else(|| req.q("gracePeriodSeconds").and_then(|g| g.parse().ok())),
     })
 }
 
@@ -88,6 +94,17 @@ fn delete_one(
     if opts.dry_run {
         return Ok(output(&t.res, &old));
     }
+    if let Some(grace) = pod_grace(t, &old.value(), opts.grace) {
+        let obj = shared.store.delete_gracefully(
+            &t.res,
+            t.ns(),
+            name,
+            opts.uid.as_deref(),
+            opts.rv.as_deref(),
+            grace,
+        )?;
+        return Ok(output(&t.res, &obj));
+    }
     let (obj, _gone) = shared.store.delete(
         &t.res,
         t.ns(),
@@ -97,6 +114,32 @@ fn delete_one(
         opts.propagation,
     )?;
     Ok(output(&t.res, &obj))
+}
+
+/// The grace period of a graceful pod deletion: only for a pod bound to a node and not finished, from the
+/// request, else `spec.terminationGracePeriodSeconds`, else 30; None when the pod goes at once.
+fn pod_grace(t: &Target, pod: &Value, requested: Option<i64>) -> Option<i64> {
+    if !t.res.group.is_empty() || t.res.plural != "pods" {
+        return None;
+    }
+    // As the pod strategy's CheckGracefulDelete: unscheduled or terminal pods go at once, and
+    // a negative grace period means 1.
+    if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty)
+        || matches!(
+            pod["status"]["phase"].as_str(),
+            Some("Succeeded" | "Failed")
+        )
+    {
+        return None;
+    }
+    let grace = requested
+        .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
+        .unwrap_or(30);
+    match grace {
+        0 => None,
+        g if g < 0 => Some(1),
+        g => Some(g),
+    }
 }
 
 pub fn delete(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {

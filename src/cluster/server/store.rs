@@ -7,6 +7,7 @@
 //! validation, admission) live in the HTTP layer; in-process callers can use [`Store`] directly to
 //! seed objects fast (no admission, no schema validation).
 
+mod grace;
 mod write;
 
 use std::{

@@ -13,7 +13,7 @@ use crate::cluster::server::{
 };
 
 impl Store {
-    fn publish(g: &mut Inner, ev: StoreEvent) {
+    pub(super) fn publish(g: &mut Inner, ev: StoreEvent) {
         let ev = Arc::new(ev);
         g.subscribers.retain(|s| {
             let wanted = s.key.as_ref().is_none_or(|k| *k == ev.key)
@@ -28,7 +28,7 @@ impl Store {
         }
     }
 
-    fn index(
+    pub(super) fn index(
         g: &mut Inner,
         key: &Arc<str>,
         ns: &str,
