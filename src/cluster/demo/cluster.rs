@@ -69,6 +69,15 @@ impl DemoCluster {
         };
         let seeded = seed::apply_to_store(&cluster.store(), objects, now)
             .context("cannot seed the demo scenario")?;
+        // Kruise's webhooks guard everything written from now on (the seed is a snapshot of what
+        // the controllers and webhooks would already have written). Deletion protection is on so
+        // the demo's protected objects really are protected.
+        crate::cluster::install_kruise_webhooks(
+            &cluster,
+            crate::kruise::FeatureGates::new()
+                .with("ResourcesDeletionProtection", true)
+                .with("PodUnavailableBudgetUpdateGate", true),
+        );
         let sim = opts.controllers.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {

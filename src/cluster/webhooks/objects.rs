@@ -12,9 +12,10 @@ use super::{Hook, decode, list_typed, mutated, namespace_labels};
 use crate::cluster::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict};
 use crate::kruise::{
     FeatureGates, KruiseVersion,
+    admission::json_patch,
     crr::{
         ContainerRecreateRequest,
-        admission::{Lookup, admit_create, admit_update, json_patch},
+        admission::{Lookup, admit_create, admit_update},
     },
     probe_marker::{PodProbeMarker, validate::admit as admit_probe_marker},
     sidecarset::{
@@ -28,7 +29,7 @@ use crate::kruise::{
 const SIDECARSETS: (&str, &str) = ("apps.kruise.io/v1alpha1", "SidecarSet");
 
 fn port(v: crate::kruise::crr::Verdict) -> Verdict {
-    super::verdict(v.allowed, v.code, Some(&v.message))
+    super::verdict(v.allowed, v.code, v.message.as_deref())
 }
 
 fn writes(req: &AdmissionRequest) -> bool {
