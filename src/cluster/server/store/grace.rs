@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::{EventType, Obj, Store, StoreEvent};
+use super::{Obj, Store};
 use crate::cluster::server::{meta, resources::ResourceInfo, status::ApiError};
 
 impl Store {
@@ -24,18 +24,7 @@ impl Store {
     ) -> Result<Arc<Obj>, ApiError> {
         let nsk = Self::nskey(res, ns);
         let mut g = self.lock();
-        let old = g
-            .tables
-            .get(&res.key)
-            .and_then(|t| t.get(&(nsk.clone(), name.to_string())))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
-        if precondition_uid.is_some_and(|u| Some(u) != old.head["metadata"]["uid"].as_str()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
-        }
-        if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
-        }
+        let old = Self::existing(&g, res, &nsk, name, precondition_uid, precondition_rv)?;
         let now = jiff::Timestamp::now().as_second();
         let deadline = now.saturating_add(grace);
         let current = old.head["metadata"]["deletionTimestamp"]
@@ -53,33 +42,8 @@ impl Store {
             m.insert("deletionTimestamp".into(), json!(stamp));
             m.insert("deletionGracePeriodSeconds".into(), json!(grace));
         }
-        g.rv += 1;
-        let rv = g.rv;
-        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
-        let obj = Obj::new(v, rv);
-        g.tables
-            .entry(res.key.clone())
-            .or_default()
-            .insert((nsk.clone(), name.to_string()), obj.clone());
-        Self::index(
-            &mut g,
-            &res.key,
-            &nsk,
-            name,
-            Some(&old.head),
-            Some(&obj.head),
-        );
-        Self::publish(
-            &mut g,
-            StoreEvent {
-                rv,
-                etype: EventType::Modified,
-                key: res.key.clone(),
-                namespace: nsk,
-                obj: obj.clone(),
-                old: Some(old),
-            },
-        );
-        Ok(obj)
+        // A pod's key is never the CRD key, so the registry rebuild in `commit_modified` is a
+        // no-op here, as before.
+        Ok(self.commit_modified(&mut g, res, nsk, name, old, v))
     }
 }

@@ -238,6 +238,45 @@ impl Store {
         if cmp == v {
             return Ok(old);
         }
+        Ok(self.commit_modified(&mut g, res, nsk, name, old, v))
+    }
+
+    /// The stored object `name`, checked against the delete preconditions (uid, resourceVersion):
+    /// 404 when it is absent, 409 when a precondition does not match.
+    pub(super) fn existing(
+        g: &Inner,
+        res: &ResourceInfo,
+        nsk: &str,
+        name: &str,
+        precondition_uid: Option<&str>,
+        precondition_rv: Option<&str>,
+    ) -> Result<Arc<Obj>, ApiError> {
+        let old = g
+            .tables
+            .get(&res.key)
+            .and_then(|t| t.get(&(nsk.to_string(), name.to_string())))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
+        if precondition_uid.is_some_and(|u| Some(u) != old.head["metadata"]["uid"].as_str()) {
+            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        }
+        if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
+            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        }
+        Ok(old)
+    }
+
+    /// Store `v` as the new state of the existing object `old`: a fresh resourceVersion, the
+    /// owner/uid indexes, a MODIFIED event, and the registry rebuild a CRD write needs.
+    pub(super) fn commit_modified(
+        &self,
+        g: &mut Inner,
+        res: &ResourceInfo,
+        nsk: String,
+        name: &str,
+        old: Arc<Obj>,
+        mut v: Value,
+    ) -> Arc<Obj> {
         g.rv += 1;
         let rv = g.rv;
         meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
@@ -246,16 +285,9 @@ impl Store {
             .entry(res.key.clone())
             .or_default()
             .insert((nsk.clone(), name.to_string()), obj.clone());
-        Self::index(
-            &mut g,
-            &res.key,
-            &nsk,
-            name,
-            Some(&old.head),
-            Some(&obj.head),
-        );
+        Self::index(g, &res.key, &nsk, name, Some(&old.head), Some(&obj.head));
         Self::publish(
-            &mut g,
+            g,
             StoreEvent {
                 rv,
                 etype: EventType::Modified,
@@ -265,8 +297,8 @@ impl Store {
                 old: Some(old),
             },
         );
-        self.after_write(&mut g, &res.key);
-        Ok(obj)
+        self.after_write(g, &res.key);
+        obj
     }
 
     fn remove_locked(
@@ -315,18 +347,7 @@ impl Store {
     ) -> Result<(Arc<Obj>, bool), ApiError> {
         let nsk = Self::nskey(res, ns);
         let mut g = self.lock();
-        let old = g
-            .tables
-            .get(&res.key)
-            .and_then(|t| t.get(&(nsk.clone(), name.to_string())))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
-        if precondition_uid.is_some_and(|u| Some(u) != old.head["metadata"]["uid"].as_str()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
-        }
-        if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
-        }
+        let old = Self::existing(&g, res, &nsk, name, precondition_uid, precondition_rv)?;
         let mut fins = meta::finalizers(&old.head);
         let has_dependents = old.head["metadata"]["uid"]
             .as_str()
@@ -364,35 +385,7 @@ impl Store {
         if &*res.key == NS_KEY {
             meta::set_path(&mut v, ".status.phase", json!("Terminating"));
         }
-        g.rv += 1;
-        let rv = g.rv;
-        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
-        let obj = Obj::new(v, rv);
-        g.tables
-            .entry(res.key.clone())
-            .or_default()
-            .insert((nsk.clone(), name.to_string()), obj.clone());
-        Self::index(
-            &mut g,
-            &res.key,
-            &nsk,
-            name,
-            Some(&old.head),
-            Some(&obj.head),
-        );
-        Self::publish(
-            &mut g,
-            StoreEvent {
-                rv,
-                etype: EventType::Modified,
-                key: res.key.clone(),
-                namespace: nsk,
-                obj: obj.clone(),
-                old: Some(old),
-            },
-        );
-        self.after_write(&mut g, &res.key);
-        Ok((obj, false))
+        Ok((self.commit_modified(&mut g, res, nsk, name, old, v), false))
     }
 
     /// Remove every object stored under `key` (a deleted CRD's custom resources).
