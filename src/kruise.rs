@@ -14,6 +14,7 @@ pub mod cloneset;
 pub mod intstr;
 pub mod plan;
 pub mod revision;
+pub mod scheduling;
 pub mod updatesort;
 
 pub mod daemonset;

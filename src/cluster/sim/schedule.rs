@@ -8,12 +8,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use k8s_openapi::{
-    api::core::v1::{
-        Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodCondition, PodSpec, PodStatus,
-        Taint, Toleration,
-    },
+    api::core::v1::{Node, Pod, PodCondition, PodSpec, PodStatus, Taint},
     apimachinery::pkg::apis::meta::v1::Time,
 };
+
+use crate::kruise::scheduling::{fits_node_affinity, tolerates, untolerated};
 
 /// Why a node does not fit a pod (the scheduler's wording).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,9 +36,6 @@ impl Unfit {
 
 /// Whether `node` can run `pod`, or the first reason it cannot.
 pub fn fits(pod: &PodSpec, node: &Node) -> Result<(), Unfit> {
-    let name = node.metadata.name.as_deref().unwrap_or_default();
-    let empty = BTreeMap::new();
-    let labels = node.metadata.labels.as_ref().unwrap_or(&empty);
     let spec = node.spec.as_ref();
     let unschedulable = spec.and_then(|s| s.unschedulable).unwrap_or(false);
     let tolerations = pod.tolerations.as_deref().unwrap_or_default();
@@ -57,103 +53,14 @@ pub fn fits(pod: &PodSpec, node: &Node) -> Result<(), Unfit> {
     {
         return Err(Unfit::Unschedulable);
     }
-    let selector = pod.node_selector.iter().flatten();
-    if selector.into_iter().any(|(k, v)| labels.get(k) != Some(v)) {
+    if !fits_node_affinity(pod, node) {
         return Err(Unfit::Affinity);
     }
-    let required = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|a| {
-            a.required_during_scheduling_ignored_during_execution
-                .as_ref()
-        });
-    if let Some(required) = required {
-        // Terms are ORed; an empty list matches nothing.
-        if !required
-            .node_selector_terms
-            .iter()
-            .any(|term| term_matches(term, name, labels))
-        {
-            return Err(Unfit::Affinity);
-        }
-    }
     let taints = spec.and_then(|s| s.taints.as_deref()).unwrap_or_default();
-    let blocking = taints
-        .iter()
-        .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
-    for taint in blocking {
-        if !tolerations.iter().any(|t| tolerates(t, taint)) {
-            return Err(Unfit::Taint);
-        }
+    if untolerated(taints, tolerations, &["NoSchedule", "NoExecute"]).is_some() {
+        return Err(Unfit::Taint);
     }
     Ok(())
-}
-
-/// `v1helper.TolerationsTolerateTaint` for one toleration.
-fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
-    let effect_ok = toleration
-        .effect
-        .as_deref()
-        .is_none_or(|e| e.is_empty() || e == taint.effect);
-    let key = toleration.key.as_deref().unwrap_or_default();
-    let operator = toleration.operator.as_deref().unwrap_or("Equal");
-    if !effect_ok || (!key.is_empty() && key != taint.key) {
-        return false;
-    }
-    match operator {
-        "Exists" => true,
-        "Equal" | "" => {
-            !key.is_empty()
-                && toleration.value.as_deref().unwrap_or_default()
-                    == taint.value.as_deref().unwrap_or_default()
-        }
-        _ => false,
-    }
-}
-
-/// A node selector term: every expression (and field expression) must match; an empty term
-/// matches nothing.
-fn term_matches(term: &NodeSelectorTerm, name: &str, labels: &BTreeMap<String, String>) -> bool {
-    let exprs = term.match_expressions.as_deref().unwrap_or_default();
-    let fields = term.match_fields.as_deref().unwrap_or_default();
-    if exprs.is_empty() && fields.is_empty() {
-        return false;
-    }
-    let by_label = exprs
-        .iter()
-        .all(|r| requirement_matches(r, labels.get(&r.key).map(String::as_str)));
-    let by_field = fields.iter().all(|r| {
-        let value = (r.key == "metadata.name").then_some(name);
-        requirement_matches(r, value)
-    });
-    by_label && by_field
-}
-
-fn requirement_matches(req: &NodeSelectorRequirement, value: Option<&str>) -> bool {
-    let values = req.values.as_deref().unwrap_or_default();
-    let number = |s: &str| s.parse::<i64>().ok();
-    match req.operator.as_str() {
-        "In" => value.is_some_and(|v| values.iter().any(|x| x == v)),
-        "NotIn" => value.is_none_or(|v| !values.iter().any(|x| x == v)),
-        "Exists" => value.is_some(),
-        "DoesNotExist" => value.is_none(),
-        "Gt" | "Lt" => {
-            let (Some(have), Some(want)) = (
-                value.and_then(number),
-                values.first().and_then(|s| number(s)),
-            ) else {
-                return false;
-            };
-            if req.operator == "Gt" {
-                have > want
-            } else {
-                have < want
-            }
-        }
-        _ => false,
-    }
 }
 
 /// Picks the node for `pod`: the feasible node holding the fewest pods (`load`), ties by name.

@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::{
 
 use super::*;
 use crate::cluster::sim::nodes::node_object;
+use crate::kruise::scheduling::term_matches;
 
 fn nodes() -> Vec<Node> {
     let now = Timestamp::from_second(1_800_000_000).unwrap();
@@ -183,10 +184,10 @@ fn gt_and_lt_compare_integers() {
         match_expressions: Some(vec![expr("gen", op, &["4"])]),
         ..Default::default()
     };
-    assert!(term_matches(&term("Gt"), "n", &labels));
-    assert!(!term_matches(&term("Lt"), "n", &labels));
+    assert!(term_matches(&term("Gt"), &labels, "n"));
+    assert!(!term_matches(&term("Lt"), &labels, "n"));
     labels.insert("gen".to_owned(), "x".to_owned());
-    assert!(!term_matches(&term("Gt"), "n", &labels));
+    assert!(!term_matches(&term("Gt"), &labels, "n"));
 }
 
 #[test]
