@@ -105,26 +105,29 @@ fn facts(store: &Store, kind: ProtectedKind, old: &Value) -> ClusterFacts {
     match kind {
         ProtectedKind::Namespace => {
             let ns = old["metadata"]["name"].as_str().unwrap_or_default();
-            let pods = store
-                .list_values("v1", "Pod", Some(ns))
-                .iter()
-                .map(|p| PodFact {
-                    phase: p["status"]["phase"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                    deletion_timestamp: deletion(p),
+            // Pods and PVCs are read alike: their phase and deletion timestamp.
+            let phases = |kind: &str| -> Vec<(String, Option<String>)> {
+                store
+                    .list_values("v1", kind, Some(ns))
+                    .iter()
+                    .map(|p| {
+                        let phase = p["status"]["phase"].as_str().unwrap_or_default();
+                        (phase.to_string(), deletion(p))
+                    })
+                    .collect()
+            };
+            let pods = phases("Pod")
+                .into_iter()
+                .map(|(phase, deletion_timestamp)| PodFact {
+                    phase,
+                    deletion_timestamp,
                 })
                 .collect();
-            let pvcs = store
-                .list_values("v1", "PersistentVolumeClaim", Some(ns))
-                .iter()
-                .map(|p| PvcFact {
-                    phase: p["status"]["phase"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                    deletion_timestamp: deletion(p),
+            let pvcs = phases("PersistentVolumeClaim")
+                .into_iter()
+                .map(|(phase, deletion_timestamp)| PvcFact {
+                    phase,
+                    deletion_timestamp,
                 })
                 .collect();
             ClusterFacts {
