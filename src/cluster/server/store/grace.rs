@@ -42,8 +42,7 @@ impl Store {
             m.insert("deletionTimestamp".into(), json!(stamp));
             m.insert("deletionGracePeriodSeconds".into(), json!(grace));
         }
-        // A pod's key is never the CRD key, so the registry rebuild in `commit_modified` is a
-        // no-op here, as before.
-        Ok(self.commit_modified(&mut g, res, nsk, name, old, v))
+        // A pod's key is never the CRD key, so the registry rebuild in `commit` is a no-op here.
+        Ok(self.commit(&mut g, res, nsk, name, Some(old), v))
     }
 }

@@ -129,28 +129,7 @@ impl Store {
         if table.contains_key(&(nsk.clone(), name.clone())) {
             return Err(ApiError::already_exists(&res.plural, &res.group, &name));
         }
-        g.rv += 1;
-        let rv = g.rv;
-        meta::set_path(&mut v, ".metadata.resourceVersion", json!(rv.to_string()));
-        let obj = Obj::new(v, rv);
-        g.tables
-            .entry(res.key.clone())
-            .or_default()
-            .insert((nsk.clone(), name.clone()), obj.clone());
-        Self::index(&mut g, &res.key, &nsk, &name, None, Some(&obj.head));
-        Self::publish(
-            &mut g,
-            StoreEvent {
-                rv,
-                etype: EventType::Added,
-                key: res.key.clone(),
-                namespace: nsk,
-                obj: obj.clone(),
-                old: None,
-            },
-        );
-        self.after_write(&mut g, &res.key);
-        Ok(obj)
+        Ok(self.commit(&mut g, res, nsk, &name, None, v))
     }
 
     /// Replace an object. A resourceVersion in `v` must match (409 Conflict otherwise). Identity
@@ -238,7 +217,7 @@ impl Store {
         if cmp == v {
             return Ok(old);
         }
-        Ok(self.commit_modified(&mut g, res, nsk, name, old, v))
+        Ok(self.commit(&mut g, res, nsk, name, Some(old), v))
     }
 
     /// The stored object `name`, checked against the delete preconditions (uid, resourceVersion):
@@ -266,15 +245,16 @@ impl Store {
         Ok(old)
     }
 
-    /// Store `v` as the new state of the existing object `old`: a fresh resourceVersion, the
-    /// owner/uid indexes, a MODIFIED event, and the registry rebuild a CRD write needs.
-    pub(super) fn commit_modified(
+    /// Store `v` as the object `name`, new (`old` is `None`: an ADDED event) or the next state of
+    /// `old` (a MODIFIED event): a fresh resourceVersion, the owner/uid indexes, the event, and
+    /// the registry rebuild a CRD write needs.
+    pub(super) fn commit(
         &self,
         g: &mut Inner,
         res: &ResourceInfo,
         nsk: String,
         name: &str,
-        old: Arc<Obj>,
+        old: Option<Arc<Obj>>,
         mut v: Value,
     ) -> Arc<Obj> {
         g.rv += 1;
@@ -285,16 +265,22 @@ impl Store {
             .entry(res.key.clone())
             .or_default()
             .insert((nsk.clone(), name.to_string()), obj.clone());
-        Self::index(g, &res.key, &nsk, name, Some(&old.head), Some(&obj.head));
+        let old_head = old.as_ref().map(|o| &o.head);
+        Self::index(g, &res.key, &nsk, name, old_head, Some(&obj.head));
+        let etype = if old.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
         Self::publish(
             g,
             StoreEvent {
                 rv,
-                etype: EventType::Modified,
+                etype,
                 key: res.key.clone(),
                 namespace: nsk,
                 obj: obj.clone(),
-                old: Some(old),
+                old,
             },
         );
         self.after_write(g, &res.key);
@@ -385,7 +371,7 @@ impl Store {
         if &*res.key == NS_KEY {
             meta::set_path(&mut v, ".status.phase", json!("Terminating"));
         }
-        Ok((self.commit_modified(&mut g, res, nsk, name, old, v), false))
+        Ok((self.commit(&mut g, res, nsk, name, Some(old), v), false))
     }
 
     /// Remove every object stored under `key` (a deleted CRD's custom resources).
