@@ -5,97 +5,17 @@
 
 #[path = "fixtures/cluster/common.rs"]
 mod common;
+#[path = "support/kubectl.rs"]
+mod kubectl;
 
-use std::{path::PathBuf, process::Stdio, time::Duration};
+use std::time::Duration;
 
-use kruise_tui::cluster::server::EmbeddedCluster;
-use tokio::{io::AsyncReadExt, process::Command};
+use kubectl::Kubectl;
+use tokio::io::AsyncReadExt;
 
-struct Kubectl {
-    dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Kubectl {
-    fn new(c: &EmbeddedCluster) -> Kubectl {
-        let dir = tempfile::tempdir().unwrap();
-        let kubeconfig = dir.path().join("kubeconfig");
-        std::fs::write(&kubeconfig, c.kubeconfig_yaml("embedded", "default")).unwrap();
-        Kubectl { dir, kubeconfig }
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let bin = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
-        let mut cmd = Command::new(bin);
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        cmd
-    }
-
-    async fn run_stdin(&self, args: &[&str], stdin: &str) -> Out {
-        let mut child = self
-            .cmd(args)
-            .spawn()
-            .expect("kubectl runs (install kubectl or set $KUBECTL)");
-        if let Some(mut i) = child.stdin.take() {
-            tokio::io::AsyncWriteExt::write_all(&mut i, stdin.as_bytes())
-                .await
-                .unwrap();
-        }
-        let out = child.wait_with_output().await.unwrap();
-        Out {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    async fn run(&self, args: &[&str]) -> Out {
-        self.run_stdin(args, "").await
-    }
-
-    /// Run and expect success; returns stdout.
-    async fn ok(&self, args: &[&str]) -> String {
-        let o = self.run(args).await;
-        assert_eq!(
-            o.code, 0,
-            "kubectl {args:?} failed: {}{}",
-            o.stdout, o.stderr
-        );
-        o.stdout
-    }
-
-    async fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
-        let o = self.run_stdin(args, stdin).await;
-        assert_eq!(
-            o.code, 0,
-            "kubectl {args:?} failed: {}{}",
-            o.stdout, o.stderr
-        );
-        o.stdout
-    }
-
-    async fn jsonpath(&self, what: &[&str], path: &str) -> String {
-        let mut args = vec!["get"];
-        args.extend_from_slice(what);
-        let p = format!("jsonpath={path}");
-        args.extend_from_slice(&["-o", &p]);
-        self.ok(&args).await
-    }
+/// `.spec.replicas` of the CloneSet `name`, as kubectl prints it.
+async fn replicas(k: &Kubectl, name: &str) -> String {
+    k.jsonpath(&["clonesets", name], "{.spec.replicas}").await
 }
 
 fn cloneset_yaml(name: &str, replicas: &str) -> String {
@@ -159,97 +79,59 @@ async fn discovery_create_apply_and_validation() {
     );
 
     // Client-side apply: create, change, re-apply unchanged.
-    let out = k
-        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "1"))
-        .await;
+    let out = k.apply(&[], &cloneset_yaml("app", "1")).await;
     assert_eq!(out.trim(), "cloneset.apps.kruise.io/app created");
-    let out = k
-        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "2"))
-        .await;
+    let out = k.apply(&[], &cloneset_yaml("app", "2")).await;
     assert_eq!(out.trim(), "cloneset.apps.kruise.io/app configured");
-    let out = k
-        .ok_stdin(&["apply", "-f", "-"], &cloneset_yaml("app", "2"))
-        .await;
+    let out = k.apply(&[], &cloneset_yaml("app", "2")).await;
     assert_eq!(out.trim(), "cloneset.apps.kruise.io/app unchanged");
-    assert_eq!(
-        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
-        "2"
-    );
+    assert_eq!(replicas(&k, "app").await, "2");
 
     // Server-side apply: create and re-apply, and take over a client-side-applied object.
     let out = k
-        .ok_stdin(
-            &["apply", "--server-side", "-f", "-"],
-            &cloneset_yaml("ssa", "1"),
-        )
+        .apply(&["--server-side"], &cloneset_yaml("ssa", "1"))
         .await;
     assert_eq!(out.trim(), "cloneset.apps.kruise.io/ssa serverside-applied");
-    k.ok_stdin(
-        &["apply", "--server-side", "-f", "-"],
-        &cloneset_yaml("ssa", "4"),
-    )
-    .await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "ssa"], "{.spec.replicas}").await,
-        "4"
-    );
+    k.apply(&["--server-side"], &cloneset_yaml("ssa", "4"))
+        .await;
+    assert_eq!(replicas(&k, "ssa").await, "4");
     // Re-applying without a field the same manager applied before removes it.
     let labelled =
         cloneset_yaml("ssa", "4").replacen("    app: ssa\n", "    app: ssa\n    extra: x\n", 1);
-    k.ok_stdin(&["apply", "--server-side", "-f", "-"], &labelled)
-        .await;
+    k.apply(&["--server-side"], &labelled).await;
     assert_eq!(
         k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels.extra}")
             .await,
         "x"
     );
-    k.ok_stdin(
-        &["apply", "--server-side", "-f", "-"],
-        &cloneset_yaml("ssa", "4"),
-    )
-    .await;
+    k.apply(&["--server-side"], &cloneset_yaml("ssa", "4"))
+        .await;
     assert_eq!(
         k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels}")
             .await,
         r#"{"app":"ssa"}"#
     );
-    k.ok_stdin(
-        &["apply", "--server-side", "-f", "-"],
-        &cloneset_yaml("app", "5"),
-    )
-    .await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
-        "5"
-    );
+    k.apply(&["--server-side"], &cloneset_yaml("app", "5"))
+        .await;
+    assert_eq!(replicas(&k, "app").await, "5");
 
     // Server-side dry runs change nothing; kubectl diff shows the change (exit code 1).
     let out = k
-        .ok_stdin(
-            &["apply", "--dry-run=server", "-f", "-"],
-            &cloneset_yaml("app", "9"),
-        )
+        .apply(&["--dry-run=server"], &cloneset_yaml("app", "9"))
         .await;
     assert!(out.contains("(server dry run)"), "{out}");
-    assert_eq!(
-        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
-        "5"
-    );
+    assert_eq!(replicas(&k, "app").await, "5");
     let o = k
         .run_stdin(&["diff", "-f", "-"], &cloneset_yaml("app", "9"))
         .await;
     assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("+  replicas: 9"), "{}", o.stdout);
-    assert_eq!(
-        k.jsonpath(&["clonesets", "app"], "{.spec.replicas}").await,
-        "5"
-    );
+    assert_eq!(replicas(&k, "app").await, "5");
 
     // Built-in kinds: client-side apply uses strategic merge.
     let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    image: a:1\n  - name: b\n    image: b:1\n";
-    k.ok_stdin(&["apply", "-f", "-"], pod).await;
-    k.ok_stdin(&["apply", "-f", "-"], &pod.replace("a:1", "a:2"))
-        .await;
+    k.apply(&[], pod).await;
+    k.apply(&[], &pod.replace("a:1", "a:2")).await;
     assert_eq!(
         k.jsonpath(&["pod", "p"], "{.spec.containers[*].image}")
             .await,
@@ -345,10 +227,7 @@ async fn get_selectors_label_annotate_scale_patch() {
         r#"[{"op":"replace","path":"/spec/replicas","value":6}]"#,
     ])
     .await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "web"], "{.spec.replicas}").await,
-        "6"
-    );
+    assert_eq!(replicas(&k, "web").await, "6");
     let o = k
         .run(&[
             "patch",

@@ -6,20 +6,18 @@
 
 #[path = "fixtures/cluster/common.rs"]
 mod common;
-
-use std::process::Stdio;
+#[path = "support/kubectl.rs"]
+mod support_kubectl;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::cluster::{
-    server::EmbeddedCluster,
-    sim::{self, SimOptions},
-};
+use kruise_tui::cluster::sim::{self, SimOptions};
 use kube::{
     Api,
     api::{DeleteParams, WatchEvent, WatchParams},
 };
 use serde_json::{Value, json};
+use support_kubectl::kubectl;
 use tokio_util::sync::CancellationToken;
 
 fn bound_pod(name: &str, node: &str, grace: Option<i64>) -> Value {
@@ -37,31 +35,6 @@ fn deadline(pod: &Pod) -> jiff::Timestamp {
         .as_ref()
         .expect("deletionTimestamp set")
         .0
-}
-
-/// `kubectl ARGS` against the cluster: (exit code, stdout, stderr).
-async fn kubectl(c: &EmbeddedCluster, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, c.kubeconfig_yaml("embedded", "default")).unwrap();
-    let bin = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
-    let out = tokio::process::Command::new(bin)
-        .arg("--kubeconfig")
-        .arg(&kubeconfig)
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("kubectl runs (install kubectl or set $KUBECTL)");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[tokio::test]

@@ -5,8 +5,8 @@
 
 #[path = "fixtures/cluster/common.rs"]
 mod common;
-
-use std::process::Stdio;
+#[path = "support/kubectl.rs"]
+mod support_kubectl;
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{
@@ -21,6 +21,7 @@ use kube::{
     },
 };
 use serde_json::{Value, json};
+use support_kubectl::kubectl;
 
 const PROTECTION: &str = "policy.kruise.io/delete-protection";
 
@@ -59,31 +60,6 @@ fn api_error(e: Error) -> (u16, String) {
         Error::Api(s) => (s.code, s.message),
         other => panic!("expected an API error, got {other:?}"),
     }
-}
-
-/// `kubectl ARGS` against the cluster: (exit code, stdout, stderr).
-async fn kubectl(c: &EmbeddedCluster, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, c.kubeconfig_yaml("embedded", "default")).unwrap();
-    let bin = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
-    let out = tokio::process::Command::new(bin)
-        .arg("--kubeconfig")
-        .arg(&kubeconfig)
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("kubectl runs (install kubectl or set $KUBECTL)");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn protected_cloneset(name: &str, policy: &str) -> Value {

@@ -3,6 +3,9 @@
 //! into the stores, server restart, Kruise CRDs removed, a CloneSet served only at v1beta1, and
 //! the executor's YAML and events.
 
+#[path = "support/msgs.rs"]
+mod msgs;
+
 use std::time::Duration;
 
 use k8s_openapi::{
@@ -12,7 +15,7 @@ use k8s_openapi::{
 };
 use kruise_tui::{
     app::{
-        Effect, Stores,
+        Effect,
         msg::{EffectResult, Kind, Msg, ObjectRef},
     },
     cli::KubeArgs,
@@ -25,62 +28,15 @@ use kube::{
         ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
     },
 };
+use msgs::{PATIENCE, cloneset_names, has, partition_of, ready, until};
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
-
-/// Guard against a hung test; the behaviour asserted is the message, not the time.
-const PATIENCE: Duration = Duration::from_secs(20);
-
-async fn until(
-    rx: &mut UnboundedReceiver<Msg>,
-    seen: &mut Vec<Msg>,
-    within: Duration,
-    done: impl Fn(&[Msg]) -> bool,
-) {
-    let wait = async {
-        while !done(seen) {
-            match rx.recv().await {
-                Some(msg) => seen.push(msg),
-                None => panic!("message channel closed"),
-            }
-        }
-    };
-    if tokio::time::timeout(within, wait).await.is_err() {
-        panic!("condition not met within {within:?}; messages: {seen:#?}");
-    }
-}
-
-fn has(seen: &[Msg], pred: impl Fn(&Msg) -> bool) -> bool {
-    seen.iter().any(pred)
-}
-
-fn ready(seen: &[Msg], kind: Kind) -> bool {
-    has(seen, |m| matches!(m, Msg::StoreReady(k) if *k == kind))
-}
+use tokio::sync::mpsc::unbounded_channel;
 
 fn discovered(seen: &[Msg]) -> Option<kruise_tui::app::msg::Discovery> {
     seen.iter().find_map(|m| match m {
         Msg::Discovered(d) => Some(d.clone()),
         _ => None,
     })
-}
-
-fn names(stores: &Stores) -> Vec<String> {
-    let mut names: Vec<String> = stores
-        .clonesets
-        .state()
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect();
-    names.sort();
-    names
-}
-
-fn partition_of(stores: &Stores, name: &str) -> Option<IntOrString> {
-    stores
-        .clonesets
-        .find(|c| c.metadata.name.as_deref() == Some(name))
-        .and_then(|c| c.spec.update_strategy.partition.clone())
 }
 
 fn clonesets(client: &Client, version: &str) -> Api<DynamicObject> {
@@ -189,7 +145,7 @@ async fn from_a_kubeconfig_the_stores_follow_the_cluster() {
         m,
         Msg::StoreChanged(Kind::CloneSet)
     )));
-    assert_eq!(names(&stores), ["api", "web", "worker"]);
+    assert_eq!(cloneset_names(&stores), ["api", "web", "worker"]);
     assert_eq!(stores.pods.len(), 2);
 
     let api = clonesets(&client, "v1alpha1");
@@ -205,7 +161,7 @@ async fn from_a_kubeconfig_the_stores_follow_the_cluster() {
     seen.clear();
     api.delete("web", &DeleteParams::default()).await.unwrap();
     until(&mut rx, &mut seen, PATIENCE, |s| {
-        changed(s) && names(&stores) == ["api", "batch", "worker"]
+        changed(s) && cloneset_names(&stores) == ["api", "batch", "worker"]
     })
     .await;
     seen.clear();
@@ -406,7 +362,7 @@ async fn a_cloneset_served_only_at_v1beta1_is_mapped() {
             .kruise_kinds
             .contains(&("CloneSet".into(), "v1alpha1".into()))
     );
-    assert_eq!(names(watches.stores()), ["beta"]);
+    assert_eq!(cloneset_names(watches.stores()), ["beta"]);
     assert_eq!(
         partition_of(watches.stores(), "beta"),
         Some(IntOrString::Int(4))

@@ -3,69 +3,23 @@
 //! CloneSet mapping, and the effect executor (YAML, events, `:ns` switch).
 
 mod kube_mock;
+#[path = "support/msgs.rs"]
+mod msgs;
 
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::{
     app::{
-        Effect, Stores,
+        Effect,
         msg::{EffectResult, Kind, Msg, ObjectRef},
     },
     cli::KubeArgs,
     kube::{Executor, WatchSet},
 };
 use kube_mock::{MockApi, Options, cloneset, event, pod};
+use msgs::{PATIENCE, cloneset_names, effect_result, has, partition_of, ready, until};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
-
-/// Guard against a hung test; the behaviour asserted is the message, not the time.
-const PATIENCE: Duration = Duration::from_secs(20);
-
-/// Receives messages (keeping them in `seen`) until `done(seen)` holds.
-async fn until(
-    rx: &mut UnboundedReceiver<Msg>,
-    seen: &mut Vec<Msg>,
-    within: Duration,
-    done: impl Fn(&[Msg]) -> bool,
-) {
-    let wait = async {
-        while !done(seen) {
-            match rx.recv().await {
-                Some(msg) => seen.push(msg),
-                None => panic!("message channel closed"),
-            }
-        }
-    };
-    if tokio::time::timeout(within, wait).await.is_err() {
-        panic!("condition not met within {within:?}; messages: {seen:#?}");
-    }
-}
-
-fn has(seen: &[Msg], pred: impl Fn(&Msg) -> bool) -> bool {
-    seen.iter().any(pred)
-}
-
-fn ready(seen: &[Msg], kind: Kind) -> bool {
-    has(seen, |m| matches!(m, Msg::StoreReady(k) if *k == kind))
-}
-
-fn cloneset_names(stores: &Stores) -> Vec<String> {
-    let mut names: Vec<String> = stores
-        .clonesets
-        .state()
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect();
-    names.sort();
-    names
-}
-
-fn partition_of(stores: &Stores, name: &str) -> Option<IntOrString> {
-    stores
-        .clonesets
-        .find(|c| c.metadata.name.as_deref() == Some(name))
-        .and_then(|c| c.spec.update_strategy.partition.clone())
-}
 
 async fn seeded(options: Options) -> MockApi {
     let version = options.cloneset_version;
@@ -422,18 +376,12 @@ async fn executor_fetches_yaml_and_events_and_switches_namespace() {
         name: "web".into(),
     };
     executor.execute(Effect::FetchYaml(web.clone())).await;
-    let done = |s: &[Msg]| has(s, |m| matches!(m, Msg::EffectDone(_)));
-    seen.clear();
-    until(&mut rx, &mut seen, PATIENCE, done).await;
-    let yaml = seen
-        .iter()
-        .find_map(|m| match m {
-            Msg::EffectDone(EffectResult::Yaml { target, yaml }) if *target == web => {
-                Some(yaml.clone())
-            }
-            _ => None,
-        })
-        .expect("YAML result");
+    let yaml = effect_result(&mut rx, &mut seen, |r| match r {
+        EffectResult::Yaml { target, yaml } if *target == web => Some(yaml.clone()),
+        _ => None,
+    })
+    .await
+    .expect("YAML result");
     assert!(yaml.contains("name: web"), "{yaml}");
     assert!(yaml.contains("partition: 0"), "{yaml}");
     assert!(!yaml.contains("managedFields"), "{yaml}");
@@ -444,17 +392,12 @@ async fn executor_fetches_yaml_and_events_and_switches_namespace() {
         name: "web-0".into(),
     };
     executor.execute(Effect::FetchEvents(pod_ref.clone())).await;
-    seen.clear();
-    until(&mut rx, &mut seen, PATIENCE, done).await;
-    let events = seen
-        .iter()
-        .find_map(|m| match m {
-            Msg::EffectDone(EffectResult::Events { target, events }) if *target == pod_ref => {
-                Some(events.clone())
-            }
-            _ => None,
-        })
-        .expect("events result");
+    let events = effect_result(&mut rx, &mut seen, |r| match r {
+        EffectResult::Events { target, events } if *target == pod_ref => Some(events.clone()),
+        _ => None,
+    })
+    .await
+    .expect("events result");
     let reasons: Vec<&str> = events.iter().map(|e| e.reason.as_str()).collect();
     assert_eq!(reasons, ["Scheduled", "Pulled", "Started"], "newest last");
     assert_eq!(events[0].count, 2);
@@ -467,12 +410,12 @@ async fn executor_fetches_yaml_and_events_and_switches_namespace() {
             ..web.clone()
         }))
         .await;
-    seen.clear();
-    until(&mut rx, &mut seen, PATIENCE, done).await;
-    assert!(has(&seen, |m| matches!(
-        m,
-        Msg::EffectDone(EffectResult::Failed { what, .. }) if what.contains("nope")
-    )));
+    let failed = effect_result(&mut rx, &mut seen, |r| match r {
+        EffectResult::Failed { what, .. } if what.contains("nope") => Some(()),
+        _ => None,
+    })
+    .await;
+    assert!(failed.is_some(), "{seen:#?}");
 
     executor
         .execute(Effect::Switch {

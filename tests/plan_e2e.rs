@@ -1,16 +1,20 @@
 //! `kruise-tui plan` end to end: the fixture CloneSet and pods are created through the API of the
 //! embedded cluster, then the binary reads them with a kubeconfig and prints the plan.
 
+#[path = "support/kubectl.rs"]
+mod kubectl;
+
 use std::{path::Path, process::Command};
 
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kruise_tui::cluster::server::{EmbeddedCluster, ServerOptions};
 use kube::{
-    Api,
+    Api, Client,
     api::{
         ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
     },
 };
+use kubectl::Kubeconfig;
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> String {
@@ -55,8 +59,8 @@ async fn plan(kubeconfig: &Path, args: &[&str]) -> Run {
     .expect("joins")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
+/// The embedded cluster with a `shop` namespace, and a client for it.
+async fn shop_cluster() -> (EmbeddedCluster, Client) {
     let cluster = EmbeddedCluster::start(ServerOptions::default())
         .await
         .expect("starts");
@@ -68,32 +72,49 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         .create(&PostParams::default(), &shop)
         .await
         .expect("namespace");
+    (cluster, client)
+}
+
+/// The `shop` namespace's objects of an apps.kruise.io kind.
+fn shop_api(client: &Client, version: &str, kind: &str, plural: &str) -> Api<DynamicObject> {
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps.kruise.io", version, kind),
+        plural,
+    );
+    Api::namespaced_with(client.clone(), "shop", &resource)
+}
+
+/// Creates `object`, then writes its `status` (no controller runs here, so it stays as written);
+/// returns the uid the server assigned.
+async fn create_with_status(api: &Api<DynamicObject>, object: Value, status: Value) -> String {
+    let created = api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(object).expect("object"),
+        )
+        .await
+        .expect("created");
+    let name = created.metadata.name.expect("name");
+    api.patch_status(
+        &name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "status": status })),
+    )
+    .await
+    .expect("status");
+    created.metadata.uid.expect("server assigns a uid")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
+    let (cluster, client) = shop_cluster().await;
 
     // The CloneSet, then its status (no CloneSet controller runs here, so it stays as written).
     let mut cs: Value = serde_saphyr::from_str(&fixture("cloneset.yaml")).expect("fixture");
     take(&mut cs, "/metadata", "uid");
     let status = take(&mut cs, "", "status");
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("apps.kruise.io", "v1alpha1", "CloneSet"),
-        "clonesets",
-    );
-    let clonesets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "shop", &resource);
-    let created = clonesets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(cs).expect("object"),
-        )
-        .await
-        .expect("CloneSet created");
-    let uid = created.metadata.uid.expect("server assigns a uid");
-    clonesets
-        .patch_status(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({ "status": status })),
-        )
-        .await
-        .expect("CloneSet status");
+    let clonesets = shop_api(&client, "v1alpha1", "CloneSet", "clonesets");
+    let uid = create_with_status(&clonesets, cs, status).await;
 
     // The pods: owned by the new uid (except the foreign one), status written separately, and
     // one held by a finalizer then deleted so it is terminating.
@@ -136,11 +157,10 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         }
     }
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "shop")).expect("kubeconfig");
+    let config = Kubeconfig::write(&cluster, "shop");
+    let kubeconfig = &config.path;
 
-    let run = plan(&kubeconfig, &["cs/web", "--partition", "2"]).await;
+    let run = plan(kubeconfig, &["cs/web", "--partition", "2"]).await;
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     assert_eq!(
         run.stdout,
@@ -149,7 +169,7 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         run.stdout
     );
 
-    let run = plan(&kubeconfig, &["cloneset/web", "--partition", "40%"]).await;
+    let run = plan(kubeconfig, &["cloneset/web", "--partition", "40%"]).await;
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     assert!(
         run.stdout
@@ -158,7 +178,7 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         run.stdout
     );
 
-    let run = plan(&kubeconfig, &["cs/missing", "--partition", "2"]).await;
+    let run = plan(kubeconfig, &["cs/missing", "--partition", "2"]).await;
     assert_eq!(run.code, Some(1));
     assert!(
         run.stderr.contains("CloneSet shop/missing not found"),
@@ -166,7 +186,7 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         run.stderr
     );
 
-    let run = plan(&kubeconfig, &["cs/web", "--partition", "150%"]).await;
+    let run = plan(kubeconfig, &["cs/web", "--partition", "150%"]).await;
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("over 100%"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
@@ -176,40 +196,12 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
-    let cluster = EmbeddedCluster::start(ServerOptions::default())
-        .await
-        .expect("starts");
-    let client = cluster.client().await.expect("client");
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let shop: Namespace =
-        serde_json::from_value(json!({"metadata": {"name": "shop"}})).expect("ns");
-    namespaces
-        .create(&PostParams::default(), &shop)
-        .await
-        .expect("namespace");
+    let (cluster, client) = shop_cluster().await;
 
     let mut sts: Value = serde_saphyr::from_str(&fixture("asts.yaml")).expect("fixture");
     let status = take(&mut sts, "", "status");
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("apps.kruise.io", "v1beta1", "StatefulSet"),
-        "statefulsets",
-    );
-    let sets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "shop", &resource);
-    let created = sets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(sts).expect("object"),
-        )
-        .await
-        .expect("StatefulSet created");
-    let uid = created.metadata.uid.expect("uid");
-    sets.patch_status(
-        "db",
-        &PatchParams::default(),
-        &Patch::Merge(json!({ "status": status })),
-    )
-    .await
-    .expect("status");
+    let sets = shop_api(&client, "v1beta1", "StatefulSet", "statefulsets");
+    let uid = create_with_status(&sets, sts, status).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
     for ordinal in 0..5 {
         let name = format!("db-{ordinal}");
@@ -232,11 +224,10 @@ async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
             .await
             .expect("pod status");
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "shop")).expect("kubeconfig");
+    let config = Kubeconfig::write(&cluster, "shop");
+    let kubeconfig = &config.path;
 
-    let run = plan(&kubeconfig, &["asts/db", "--partition", "2"]).await;
+    let run = plan(kubeconfig, &["asts/db", "--partition", "2"]).await;
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines[0], "Advanced StatefulSet shop/db", "{}", run.stdout);
@@ -264,7 +255,7 @@ async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
         run.stdout
     );
 
-    let run = plan(&kubeconfig, &["asts/db", "--partition", "40%"]).await;
+    let run = plan(kubeconfig, &["asts/db", "--partition", "40%"]).await;
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("not a percent"), "{}", run.stderr);
     cluster.shutdown().await;
