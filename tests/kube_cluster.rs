@@ -28,16 +28,12 @@ use kube::{
         ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
     },
 };
-use msgs::{PATIENCE, cloneset_names, has, partition_of, ready, until};
+use msgs::{
+    PATIENCE, cloneset_names, collect_after, discovered, failures, has, partition_of, ready,
+    serves, until,
+};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::unbounded_channel;
-
-fn discovered(seen: &[Msg]) -> Option<kruise_tui::app::msg::Discovery> {
-    seen.iter().find_map(|m| match m {
-        Msg::Discovered(d) => Some(d.clone()),
-        _ => None,
-    })
-}
 
 fn clonesets(client: &Client, version: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
@@ -130,16 +126,8 @@ async fn from_a_kubeconfig_the_stores_follow_the_cluster() {
     .await;
     let discovery = discovered(&seen).expect("Discovered sent");
     assert!(!discovery.kruise_missing);
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("CloneSet".into(), "v1alpha1".into()))
-    );
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("DaemonSet".into(), "v1alpha1".into()))
-    );
+    assert!(serves(&discovery, "CloneSet", "v1alpha1"));
+    assert!(serves(&discovery, "DaemonSet", "v1alpha1"));
     assert!(discovery.namespaces.contains(&"default".to_owned()));
     assert!(has(&seen, |m| matches!(
         m,
@@ -236,21 +224,13 @@ async fn a_restart_of_the_embedded_server_fails_once_and_recovers() {
 
     cluster.stop_serving().await;
     seen.clear();
-    let failed = |s: &[Msg], kind: Kind| {
-        s.iter()
-            .filter(|m| matches!(m, Msg::WatchFailed { kind: k, .. } if *k == kind))
-            .count()
-    };
     until(&mut rx, &mut seen, PATIENCE, |s| {
-        failed(s, Kind::Pod) == 1 && failed(s, Kind::CloneSet) == 1
+        failures(s, Kind::Pod) == 1 && failures(s, Kind::CloneSet) == 1
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    while let Ok(msg) = rx.try_recv() {
-        seen.push(msg);
-    }
+    collect_after(&mut rx, &mut seen, Duration::from_secs(3)).await;
     assert_eq!(
-        failed(&seen, Kind::Pod),
+        failures(&seen, Kind::Pod),
         1,
         "one report per episode: {seen:#?}"
     );
@@ -351,17 +331,8 @@ async fn a_cloneset_served_only_at_v1beta1_is_mapped() {
     let mut seen = Vec::new();
     until(&mut rx, &mut seen, PATIENCE, |s| ready(s, Kind::CloneSet)).await;
     let discovery = discovered(&seen).expect("Discovered sent");
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("CloneSet".into(), "v1beta1".into())),
-        "{discovery:?}"
-    );
-    assert!(
-        !discovery
-            .kruise_kinds
-            .contains(&("CloneSet".into(), "v1alpha1".into()))
-    );
+    assert!(serves(&discovery, "CloneSet", "v1beta1"), "{discovery:?}");
+    assert!(!serves(&discovery, "CloneSet", "v1alpha1"));
     assert_eq!(cloneset_names(watches.stores()), ["beta"]);
     assert_eq!(
         partition_of(watches.stores(), "beta"),

@@ -18,7 +18,10 @@ use kruise_tui::{
     kube::{Executor, WatchSet},
 };
 use kube_mock::{MockApi, Options, cloneset, event, pod};
-use msgs::{PATIENCE, cloneset_names, effect_result, has, partition_of, ready, until};
+use msgs::{
+    PATIENCE, cloneset_names, collect_after, discovered, effect_result, failures, has,
+    partition_of, ready, serves, until,
+};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 async fn seeded(options: Options) -> MockApi {
@@ -51,25 +54,11 @@ async fn discovers_lists_and_stores_clonesets_and_slim_pods() {
     let mock = seeded(Options::default()).await;
     let (watches, _rx, seen) = started(&mock).await;
 
-    let discovery = seen
-        .iter()
-        .find_map(|m| match m {
-            Msg::Discovered(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("Discovered sent");
+    let discovery = discovered(&seen).expect("Discovered sent");
     assert!(!discovery.kruise_missing);
     // CloneSet is only at v1alpha1 while the preferred version is v1beta1.
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("CloneSet".into(), "v1alpha1".into()))
-    );
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("StatefulSet".into(), "v1beta1".into()))
-    );
+    assert!(serves(&discovery, "CloneSet", "v1alpha1"));
+    assert!(serves(&discovery, "StatefulSet", "v1beta1"));
     assert_eq!(discovery.namespace.as_deref(), Some("demo"));
     assert_eq!(discovery.namespaces, ["demo", "other"]);
     assert_eq!(discovery.context.as_deref(), Some("mock"));
@@ -146,22 +135,14 @@ async fn a_server_restart_is_reported_once_and_watches_resume() {
 
     mock.stop_serving();
     let mut seen = Vec::new();
-    let failed = |s: &[Msg], kind: Kind| {
-        s.iter()
-            .filter(|m| matches!(m, Msg::WatchFailed { kind: k, .. } if *k == kind))
-            .count()
-    };
     until(&mut rx, &mut seen, PATIENCE, |s| {
-        failed(s, Kind::Pod) >= 1 && failed(s, Kind::CloneSet) >= 1
+        failures(s, Kind::Pod) >= 1 && failures(s, Kind::CloneSet) >= 1
     })
     .await;
     // Let the watches retry a few times (0.25 + 0.5 + 1 + 2 s): still one report per kind.
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    while let Ok(msg) = rx.try_recv() {
-        seen.push(msg);
-    }
-    assert_eq!(failed(&seen, Kind::Pod), 1, "{seen:#?}");
-    assert_eq!(failed(&seen, Kind::CloneSet), 1, "{seen:#?}");
+    collect_after(&mut rx, &mut seen, Duration::from_secs(4)).await;
+    assert_eq!(failures(&seen, Kind::Pod), 1, "{seen:#?}");
+    assert_eq!(failures(&seen, Kind::CloneSet), 1, "{seen:#?}");
     let error = seen
         .iter()
         .find_map(|m| match m {
@@ -204,22 +185,14 @@ async fn a_server_down_at_start_is_one_failure_per_kind_until_it_serves() {
     let (tx, mut rx) = unbounded_channel();
     let watches = WatchSet::start(&mock.connection(), Some("demo".into()), tx, false);
     let mut seen = Vec::new();
-    let failed = |s: &[Msg], kind: Kind| {
-        s.iter()
-            .filter(|m| matches!(m, Msg::WatchFailed { kind: k, .. } if *k == kind))
-            .count()
-    };
     until(&mut rx, &mut seen, PATIENCE, |s| {
-        failed(s, Kind::Pod) == 1 && failed(s, Kind::CloneSet) == 1
+        failures(s, Kind::Pod) == 1 && failures(s, Kind::CloneSet) == 1
     })
     .await;
     // Several list retries later: still one report each, and no false recovery.
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    while let Ok(msg) = rx.try_recv() {
-        seen.push(msg);
-    }
-    assert_eq!(failed(&seen, Kind::Pod), 1, "{seen:#?}");
-    assert_eq!(failed(&seen, Kind::CloneSet), 1, "{seen:#?}");
+    collect_after(&mut rx, &mut seen, Duration::from_secs(3)).await;
+    assert_eq!(failures(&seen, Kind::Pod), 1, "{seen:#?}");
+    assert_eq!(failures(&seen, Kind::CloneSet), 1, "{seen:#?}");
     assert!(
         !has(&seen, |m| matches!(m, Msg::WatchRecovered(_))),
         "{seen:#?}"
@@ -247,13 +220,7 @@ async fn without_kruise_says_so_and_still_shows_pods() {
     .await;
     mock.put("pods", pod("demo", "plain-0"));
     let (watches, _rx, seen) = started(&mock).await;
-    let discovery = seen
-        .iter()
-        .find_map(|m| match m {
-            Msg::Discovered(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("Discovered sent");
+    let discovery = discovered(&seen).expect("Discovered sent");
     assert!(discovery.kruise_missing);
     assert!(discovery.kruise_kinds.is_empty());
     assert!(ready(&seen, Kind::StatefulSet));
@@ -273,18 +240,8 @@ async fn v1beta1_clonesets_map_into_the_internal_model() {
     })
     .await;
     let (watches, _rx, seen) = started(&mock).await;
-    let discovery = seen
-        .iter()
-        .find_map(|m| match m {
-            Msg::Discovered(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("Discovered sent");
-    assert!(
-        discovery
-            .kruise_kinds
-            .contains(&("CloneSet".into(), "v1beta1".into()))
-    );
+    let discovery = discovered(&seen).expect("Discovered sent");
+    assert!(serves(&discovery, "CloneSet", "v1beta1"));
     let stores = watches.stores();
     assert_eq!(cloneset_names(stores), ["api", "web", "worker"]);
     assert_eq!(partition_of(stores, "worker"), Some(IntOrString::Int(2)));

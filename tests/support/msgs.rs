@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::app::{
     Stores,
-    msg::{EffectResult, Kind, Msg},
+    msg::{Discovery, EffectResult, Kind, Msg},
 };
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -40,6 +40,37 @@ pub fn has(seen: &[Msg], pred: impl Fn(&Msg) -> bool) -> bool {
 
 pub fn ready(seen: &[Msg], kind: Kind) -> bool {
     has(seen, |m| matches!(m, Msg::StoreReady(k) if *k == kind))
+}
+
+/// The first discovery result in `seen`.
+pub fn discovered(seen: &[Msg]) -> Option<Discovery> {
+    seen.iter().find_map(|m| match m {
+        Msg::Discovered(d) => Some(d.clone()),
+        _ => None,
+    })
+}
+
+/// Whether discovery found the Kruise `kind` served at `version`.
+pub fn serves(discovery: &Discovery, kind: &str, version: &str) -> bool {
+    discovery
+        .kruise_kinds
+        .contains(&(kind.to_owned(), version.to_owned()))
+}
+
+/// How many `WatchFailed` reports for `kind` are in `seen`.
+pub fn failures(seen: &[Msg], kind: Kind) -> usize {
+    seen.iter()
+        .filter(|m| matches!(m, Msg::WatchFailed { kind: k, .. } if *k == kind))
+        .count()
+}
+
+/// Lets `quiet` pass, then adds every message received meanwhile to `seen` (for "still only
+/// one report" checks after retries).
+pub async fn collect_after(rx: &mut UnboundedReceiver<Msg>, seen: &mut Vec<Msg>, quiet: Duration) {
+    tokio::time::sleep(quiet).await;
+    while let Ok(msg) = rx.try_recv() {
+        seen.push(msg);
+    }
 }
 
 /// Clears `seen`, waits for the next `EffectDone` and returns what `pick` takes from the results.
