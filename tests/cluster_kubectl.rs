@@ -99,18 +99,16 @@ async fn discovery_create_apply_and_validation() {
     let labelled =
         cloneset_yaml("ssa", "4").replacen("    app: ssa\n", "    app: ssa\n    extra: x\n", 1);
     k.apply(&["--server-side"], &labelled).await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels.extra}")
-            .await,
-        "x"
-    );
+    k.assert_jsonpath(&["clonesets", "ssa"], "{.metadata.labels.extra}", "x")
+        .await;
     k.apply(&["--server-side"], &cloneset_yaml("ssa", "4"))
         .await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "ssa"], "{.metadata.labels}")
-            .await,
-        r#"{"app":"ssa"}"#
-    );
+    k.assert_jsonpath(
+        &["clonesets", "ssa"],
+        "{.metadata.labels}",
+        r#"{"app":"ssa"}"#,
+    )
+    .await;
     k.apply(&["--server-side"], &cloneset_yaml("app", "5"))
         .await;
     assert_eq!(replicas(&k, "app").await, "5");
@@ -132,11 +130,8 @@ async fn discovery_create_apply_and_validation() {
     let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    image: a:1\n  - name: b\n    image: b:1\n";
     k.apply(&[], pod).await;
     k.apply(&[], &pod.replace("a:1", "a:2")).await;
-    assert_eq!(
-        k.jsonpath(&["pod", "p"], "{.spec.containers[*].image}")
-            .await,
-        "a:2 b:1"
-    );
+    k.assert_jsonpath(&["pod", "p"], "{.spec.containers[*].image}", "a:2 b:1")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,11 +245,8 @@ async fn get_selectors_label_annotate_scale_patch() {
         r#"{"spec":{"containers":[{"name":"main","image":"nginx:2"}]}}"#,
     ])
     .await;
-    assert_eq!(
-        k.jsonpath(&["pod", "a"], "{.spec.containers[*].image}")
-            .await,
-        "nginx:2"
-    );
+    k.assert_jsonpath(&["pod", "a"], "{.spec.containers[*].image}", "nginx:2")
+        .await;
 
     let o = k
         .run(&[
@@ -280,11 +272,8 @@ async fn get_selectors_label_annotate_scale_patch() {
         r#"{"status":{"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1,"updatedReadyReplicas":1}}"#,
     ])
     .await;
-    assert_eq!(
-        k.jsonpath(&["clonesets", "web"], "{.status.readyReplicas}")
-            .await,
-        "1"
-    );
+    k.assert_jsonpath(&["clonesets", "web"], "{.status.readyReplicas}", "1")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -385,7 +374,8 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
             .await;
         assert_eq!(out.trim(), format!("configmap/{n} created"));
     }
-    assert_eq!(k.jsonpath(&["configmap", "a"], "{.data.k}").await, "v");
+    k.assert_jsonpath(&["configmap", "a"], "{.data.k}", "v")
+        .await;
     assert_eq!(
         k.ok(&["create", "namespace", "team"]).await.trim(),
         "namespace/team created"
@@ -400,11 +390,8 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
         "--from-literal=pw=hunter2",
     ])
     .await;
-    assert_eq!(
-        k.jsonpath(&["secret", "s", "-n", "team"], "{.data.pw}")
-            .await,
-        "aHVudGVyMg=="
-    );
+    k.assert_jsonpath(&["secret", "s", "-n", "team"], "{.data.pw}", "aHVudGVyMg==")
+        .await;
     assert_eq!(
         k.ok(&["delete", "namespace", "team"]).await.trim(),
         "namespace \"team\" deleted"

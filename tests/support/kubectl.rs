@@ -113,6 +113,12 @@ impl Kubectl {
         args.extend_from_slice(&["-o", &p]);
         self.ok(&args).await
     }
+
+    /// Asserts that `kubectl get WHAT -o jsonpath=PATH` prints `want`.
+    pub async fn assert_jsonpath(&self, what: &[&str], path: &str, want: &str) {
+        let got = self.jsonpath(what, path).await;
+        assert_eq!(got, want, "kubectl get {what:?} -o jsonpath={path}");
+    }
 }
 
 /// `kubectl ARGS` against the cluster with a fresh kubeconfig: (exit code, stdout, stderr).
