@@ -18,6 +18,11 @@ async fn replicas(k: &Kubectl, name: &str) -> String {
     k.jsonpath(&["clonesets", name], "{.spec.replicas}").await
 }
 
+/// `kubectl patch KIND NAME --type TYPE -p BODY` arguments.
+fn patch<'a>(kind: &'a str, name: &'a str, kind_of_patch: &'a str, body: &'a str) -> [&'a str; 7] {
+    ["patch", kind, name, "--type", kind_of_patch, "-p", body]
+}
+
 fn cloneset_yaml(name: &str, replicas: &str) -> String {
     format!(
         "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: {name}\n  labels:\n    app: {name}\n\
@@ -202,48 +207,36 @@ async fn get_selectors_label_annotate_scale_patch() {
         .await;
     assert_eq!(got, "blue hi 4");
 
-    k.ok(&[
-        "patch",
+    k.ok(&patch(
         "cloneset",
         "web",
-        "--type",
         "merge",
-        "-p",
         r#"{"spec":{"replicas":5}}"#,
-    ])
+    ))
     .await;
-    k.ok(&[
-        "patch",
+    k.ok(&patch(
         "cloneset",
         "web",
-        "--type",
         "json",
-        "-p",
         r#"[{"op":"replace","path":"/spec/replicas","value":6}]"#,
-    ])
+    ))
     .await;
     assert_eq!(replicas(&k, "web").await, "6");
     let o = k
-        .run(&[
-            "patch",
+        .run(&patch(
             "cloneset",
             "web",
-            "--type",
             "json",
-            "-p",
             r#"[{"op":"test","path":"/spec/replicas","value":1}]"#,
-        ])
+        ))
         .await;
     assert_eq!(o.code, 1, "failed test op: {}", o.stderr);
-    k.ok(&[
-        "patch",
+    k.ok(&patch(
         "pod",
         "a",
-        "--type",
         "strategic",
-        "-p",
         r#"{"spec":{"containers":[{"name":"main","image":"nginx:2"}]}}"#,
-    ])
+    ))
     .await;
     k.assert_jsonpath(&["pod", "a"], "{.spec.containers[*].image}", "nginx:2")
         .await;
@@ -336,15 +329,12 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     watch.kill().await.unwrap();
 
     // A finalizer holds the object after delete; removing it lets it go.
-    k.ok(&[
-        "patch",
+    k.ok(&patch(
         "cloneset",
         "web",
-        "--type",
         "merge",
-        "-p",
         r#"{"metadata":{"finalizers":["example.com/hold"]}}"#,
-    ])
+    ))
     .await;
     let out = k.ok(&["delete", "cloneset", "web", "--wait=false"]).await;
     assert_eq!(out.trim(), "cloneset.apps.kruise.io \"web\" deleted");
@@ -353,15 +343,12 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
             .await
             .is_empty()
     );
-    k.ok(&[
-        "patch",
+    k.ok(&patch(
         "cloneset",
         "web",
-        "--type",
         "json",
-        "-p",
         r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
-    ])
+    ))
     .await;
     let o = k.run(&["get", "cloneset", "web"]).await;
     assert_eq!(o.code, 1);
