@@ -69,16 +69,20 @@ fn protected_cloneset(name: &str, policy: &str) -> Value {
     cs
 }
 
+/// Stores CloneSets named `names` with deletion protection `Always`.
+fn seed_always_protected(c: &EmbeddedCluster, names: &[&str]) {
+    for name in names {
+        c.store()
+            .create(protected_cloneset(name, "Always"))
+            .unwrap();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protected_cloneset_delete_is_denied_until_the_label_goes() {
     let (c, client) = cluster(protection_on()).await;
     let clonesets = common::clonesets(&client, "default");
-    c.store()
-        .create(protected_cloneset("web", "Always"))
-        .unwrap();
-    c.store()
-        .create(protected_cloneset("db", "Always"))
-        .unwrap();
+    seed_always_protected(&c, &["web", "db"]);
     let expected = "admission webhook \"vcloneset.kb.io\" denied the request: \
                     forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always";
 
@@ -124,12 +128,7 @@ async fn protected_cloneset_delete_is_denied_until_the_label_goes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protection_is_off_without_its_feature_gate() {
     let (c, client) = cluster(FeatureGates::new()).await;
-    c.store()
-        .create(protected_cloneset("web", "Always"))
-        .unwrap();
-    c.store()
-        .create(protected_cloneset("db", "Always"))
-        .unwrap();
+    seed_always_protected(&c, &["web", "db"]);
     common::clonesets(&client, "default")
         .delete("web", &DeleteParams::default())
         .await
