@@ -3,6 +3,8 @@
 //! into the stores, server restart, Kruise CRDs removed, a CloneSet served only at v1beta1, and
 //! the executor's YAML and events.
 
+#[path = "support/kubectl.rs"]
+mod kubectl;
 #[path = "support/msgs.rs"]
 mod msgs;
 
@@ -28,12 +30,13 @@ use kube::{
         ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
     },
 };
+use kubectl::Kubeconfig;
 use msgs::{
     PATIENCE, cloneset_names, collect_after, discovered, failures, has, partition_of, ready,
     serves, until,
 };
 use serde_json::{Value, json};
-use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 fn clonesets(client: &Client, version: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
@@ -101,14 +104,24 @@ fn connection(cluster: &EmbeddedCluster, client: Client) -> Connection {
     }
 }
 
+/// Watches of the `default` namespace over `client`, and the channel their messages arrive on.
+fn watch_default(cluster: &EmbeddedCluster, client: Client) -> (WatchSet, UnboundedReceiver<Msg>) {
+    let (tx, rx) = unbounded_channel();
+    let watches = WatchSet::start(
+        &connection(cluster, client),
+        Some("default".into()),
+        tx,
+        false,
+    );
+    (watches, rx)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn from_a_kubeconfig_the_stores_follow_the_cluster() {
     let (cluster, client) = cluster_with_clonesets().await;
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml("embedded", "default")).unwrap();
+    let config = Kubeconfig::write(&cluster, "default");
     let args = KubeArgs {
-        kubeconfig: Some(kubeconfig),
+        kubeconfig: Some(config.path.clone()),
         ..KubeArgs::default()
     };
     let (tx, mut rx) = unbounded_channel();
@@ -208,13 +221,7 @@ async fn from_a_kubeconfig_the_stores_follow_the_cluster() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_of_the_embedded_server_fails_once_and_recovers() {
     let (cluster, client) = cluster_with_clonesets().await;
-    let (tx, mut rx) = unbounded_channel();
-    let watches = WatchSet::start(
-        &connection(&cluster, client.clone()),
-        Some("default".into()),
-        tx,
-        false,
-    );
+    let (watches, mut rx) = watch_default(&cluster, client.clone());
     let stores = watches.stores().clone();
     let mut seen = Vec::new();
     until(&mut rx, &mut seen, PATIENCE, |s| {
@@ -264,13 +271,7 @@ async fn without_the_kruise_crds_discovery_says_so_and_pods_still_show() {
             crds.delete(&name, &DeleteParams::default()).await.unwrap();
         }
     }
-    let (tx, mut rx) = unbounded_channel();
-    let watches = WatchSet::start(
-        &connection(&cluster, client),
-        Some("default".into()),
-        tx,
-        false,
-    );
+    let (watches, mut rx) = watch_default(&cluster, client);
     let mut seen = Vec::new();
     until(&mut rx, &mut seen, PATIENCE, |s| {
         ready(s, Kind::CloneSet) && ready(s, Kind::Pod)
@@ -321,13 +322,7 @@ async fn a_cloneset_served_only_at_v1beta1_is_mapped() {
         .create(&PostParams::default(), &cloneset("v1beta1", "beta", 4))
         .await
         .unwrap();
-    let (tx, mut rx) = unbounded_channel();
-    let watches = WatchSet::start(
-        &connection(&cluster, client),
-        Some("default".into()),
-        tx,
-        false,
-    );
+    let (watches, mut rx) = watch_default(&cluster, client);
     let mut seen = Vec::new();
     until(&mut rx, &mut seen, PATIENCE, |s| ready(s, Kind::CloneSet)).await;
     let discovery = discovered(&seen).expect("Discovered sent");
