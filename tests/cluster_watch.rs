@@ -154,21 +154,16 @@ async fn selector_watch_sees_objects_leave_and_enter() {
         .await
         .unwrap()
         .boxed();
-    let pp = PatchParams::default();
-    pods.patch(
-        "p",
-        &pp,
-        &Patch::Merge(json!({"metadata": {"labels": {"app": "db"}}})),
-    )
-    .await
-    .unwrap();
-    pods.patch(
-        "p",
-        &pp,
-        &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
-    )
-    .await
-    .unwrap();
+    // Out of the selector, then back in.
+    for app in ["db", "web"] {
+        pods.patch(
+            "p",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"app": app}}})),
+        )
+        .await
+        .unwrap();
+    }
     assert!(matches!(
         s.try_next().await.unwrap(),
         Some(WatchEvent::Deleted(_))
