@@ -269,11 +269,11 @@ fn containerrecreaterequest_examples() {
 
     let crr: ContainerRecreateRequest = read("crr-strategy.fragment.yaml");
     let s = crr.spec.strategy.unwrap();
-    assert_eq!(s.failure_policy.as_deref(), Some("Fail"));
+    assert_eq!(s.failure_policy, "Fail");
     assert!(!s.ordered_recreate);
     assert_eq!(s.termination_grace_period_seconds, Some(30));
     assert_eq!(s.unready_grace_period_seconds, Some(3));
-    assert_eq!(s.min_started_seconds, Some(10));
+    assert_eq!(s.min_started_seconds, 10);
     assert_eq!(crr.spec.active_deadline_seconds, Some(300));
     assert_eq!(crr.spec.ttl_seconds_after_finished, Some(1800));
 }
