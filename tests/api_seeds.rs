@@ -238,16 +238,12 @@ fn podprobemarker_example() {
         (probe.name.as_str(), probe.container_name.as_str()),
         ("Idle", "game-server")
     );
-    assert_eq!(probe.pod_condition_type.as_deref(), Some("game.io/idle"));
-    let command = probe
-        .probe
-        .exec
-        .as_ref()
-        .and_then(|e| e.command.as_ref())
-        .unwrap();
+    assert_eq!(probe.pod_condition_type, "game.io/idle");
+    let spec = probe.probe.as_ref().unwrap();
+    let command = spec.exec.as_ref().and_then(|e| e.command.as_ref()).unwrap();
     assert_eq!(command, &vec!["/home/game/idle.sh".to_string()]);
-    assert_eq!(probe.probe.period_seconds, Some(10));
-    assert_eq!(probe.probe.failure_threshold, Some(3));
+    assert_eq!(spec.period_seconds, Some(10));
+    assert_eq!(spec.failure_threshold, Some(3));
     let failed = &probe.marker_policy[1];
     assert_eq!(failed.state, "Failed");
     assert_eq!(failed.labels["gameserver-idle"], "false");
