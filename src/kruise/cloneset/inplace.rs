@@ -4,8 +4,12 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+pub use crate::api::podstate::{
+    InPlaceUpdateContainerBatch, InPlaceUpdateContainerStatus, InPlaceUpdateState,
+};
 
 use super::{PodInfo, state};
 use crate::kruise::{FeatureGates, revision};
@@ -24,49 +28,9 @@ pub fn rfc3339(secs: i64) -> String {
     jiff::Timestamp::from_second(secs).map_or_else(|_| String::new(), |t| t.to_string())
 }
 
-fn parse_rfc3339(s: &str) -> Option<i64> {
-    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
-}
-
-/// `apis/apps/pub/inplace_update.go::InPlaceUpdateState`, fields in upstream JSON order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateState {
-    pub revision: String,
-    pub update_timestamp: String,
-    /// No omitempty upstream: `null` until the images are patched.
-    pub last_container_statuses: Option<BTreeMap<String, ContainerStatusRecord>>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_resources: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_images: bool,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_ref_metadata: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_resources: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pre_check_before_next: Option<Value>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub container_batches_record: Vec<ContainerBatch>,
-}
-
-/// `InPlaceUpdateContainerStatus`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerStatusRecord {
-    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
-    pub image_id: String,
-}
-
-/// `InPlaceUpdateContainerBatch`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ContainerBatch {
-    pub timestamp: String,
-    pub containers: Vec<String>,
+/// `secs` as a `metav1.Time` (None when out of range); it marshals exactly as [`rfc3339`].
+fn time(secs: i64) -> Option<Time> {
+    jiff::Timestamp::from_second(secs).ok().map(Time)
 }
 
 /// `pkg/util/inplaceupdate::UpdateSpec` (the parts a CloneSet image update uses).
@@ -268,7 +232,7 @@ fn finish_grace_period(pod: &mut PodModel, now: i64) -> Result<Option<i64>, Stri
         remove_grace(pod);
         return Ok(None);
     }
-    let started = parse_rfc3339(&st.update_timestamp).unwrap_or(0);
+    let started = st.update_timestamp.as_ref().map_or(0, |t| t.0.as_second());
     let span = now - started;
     if span < i64::from(spec.grace_seconds) {
         return Ok(Some(i64::from(spec.grace_seconds) - span));
@@ -295,7 +259,7 @@ fn patch_spec_to_pod(pod: &mut PodModel, spec: &UpdateSpec, st: &mut InPlaceUpda
             st.last_container_statuses
                 .get_or_insert_with(BTreeMap::new)
                 .entry(c.name.clone())
-                .or_insert_with(|| ContainerStatusRecord {
+                .or_insert_with(|| InPlaceUpdateContainerStatus {
                     image_id: c.image_id.clone(),
                 })
                 .image_id = c.image_id.clone();
@@ -303,10 +267,11 @@ fn patch_spec_to_pod(pod: &mut PodModel, spec: &UpdateSpec, st: &mut InPlaceUpda
     }
     batch.sort();
     st.pre_check_before_next = None;
-    st.container_batches_record.push(ContainerBatch {
-        timestamp: rfc3339(now),
-        containers: batch,
-    });
+    st.container_batches_record
+        .push(InPlaceUpdateContainerBatch {
+            timestamp: time(now),
+            containers: batch,
+        });
     if let Ok(json) = serde_json::to_string(st) {
         pod.annotations.insert(STATE_KEY.to_owned(), json);
     }
@@ -380,7 +345,7 @@ pub fn start_update(
     pod.set_lifecycle_state(state::UPDATING, now);
     let mut st = InPlaceUpdateState {
         revision: spec.revision.clone(),
-        update_timestamp: rfc3339(now),
+        update_timestamp: time(now),
         update_env_from_metadata: spec.update_env_from_metadata,
         update_images: !spec.container_images.is_empty(),
         ..InPlaceUpdateState::default()
