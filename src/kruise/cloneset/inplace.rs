@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use serde::{Deserialize, Serialize};
 
+/// `pkg/util/inplaceupdate::UpdateSpec`: the `apps.kruise.io/inplace-update-grace` value.
+pub use crate::api::podstate::InPlaceUpdateGraceSpec as UpdateSpec;
 pub use crate::api::podstate::{
     InPlaceUpdateContainerBatch, InPlaceUpdateContainerStatus, InPlaceUpdateState,
 };
@@ -31,23 +32,6 @@ pub fn rfc3339(secs: i64) -> String {
 /// `secs` as a `metav1.Time` (None when out of range); it marshals exactly as [`rfc3339`].
 fn time(secs: i64) -> Option<Time> {
     jiff::Timestamp::from_second(secs).ok().map(Time)
-}
-
-/// `pkg/util/inplaceupdate::UpdateSpec` (the parts a CloneSet image update uses).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateSpec {
-    pub revision: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub grace_seconds: i32,
-}
-
-fn is_zero(v: &i32) -> bool {
-    *v == 0
 }
 
 /// One pod condition.
@@ -314,6 +298,7 @@ pub fn calculate_spec(
         container_images,
         update_env_from_metadata: false,
         grace_seconds,
+        ..UpdateSpec::default()
     })
 }
 
@@ -431,6 +416,7 @@ mod tests {
             container_images: [("c".to_owned(), "nginx:2".to_owned())].into(),
             update_env_from_metadata: false,
             grace_seconds: 30,
+            ..UpdateSpec::default()
         };
         let mut p = pod();
         assert_eq!(
