@@ -1,15 +1,17 @@
 //! What a pod carries about its SidecarSets: the per-set hash annotations (both the current
 //! object format and the legacy `{"set":"hash"}` format), the injected list and the in-place
-//! update state recorded before an upgrade.
+//! update state recorded before an upgrade. The annotation values and their encoding are the
+//! shared ones in [`crate::api::podstate`]; this module holds the upgrade logic around them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-pub use crate::api::podstate::{SidecarSetUpgradeSpec, sidecarset_upgrade_specs};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+pub use crate::api::podstate::{
+    InPlaceUpdateContainerStatus, InPlaceUpdateState, SidecarSetUpgradeSpec,
+    sidecarset_upgrade_specs,
+};
 
 use super::{
     SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
@@ -28,34 +30,6 @@ impl SidecarSetUpgradeSpec {
             controller_revision: set.latest_revision().to_owned(),
         }
     }
-}
-
-/// `InPlaceUpdateState` as recorded per set in `kruise.io/sidecarset-inplace-update-state`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateState {
-    #[serde(default)]
-    pub revision: String,
-    #[serde(default)]
-    pub update_timestamp: Value,
-    #[serde(default)]
-    pub last_container_statuses: Option<BTreeMap<String, InPlaceUpdateContainerStatus>>,
-    /// Fields this port does not interpret, kept as found.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, Value>,
-}
-
-/// `InPlaceUpdateContainerStatus`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateContainerStatus {
-    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
-    pub image_id: String,
-}
-
-/// Formats a time as `metav1.Time` marshals it (RFC 3339, seconds, UTC).
-pub fn format_time(now: jiff::Timestamp) -> String {
-    now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A pod annotation ("" when absent).
@@ -244,9 +218,9 @@ pub fn record_inplace_update_state(
         .entry(set.name().to_owned())
         .or_insert_with(|| InPlaceUpdateState {
             revision: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
-            update_timestamp: Value::String(format_time(now)),
+            update_timestamp: Some(Time(now)),
             last_container_statuses: Some(BTreeMap::new()),
-            extra: serde_json::Map::new(),
+            ..InPlaceUpdateState::default()
         });
     let last = state
         .last_container_statuses
