@@ -13,16 +13,17 @@ pub use crate::api::podstate::{
 };
 
 use super::{PodInfo, state};
+use crate::api::keys;
 use crate::kruise::{FeatureGates, revision};
 
 /// The in-place update record annotation (and its legacy key).
-pub const STATE_KEY: &str = "apps.kruise.io/inplace-update-state";
-pub const STATE_KEY_OLD: &str = "inplace-update-state";
+pub const STATE_KEY: &str = keys::INPLACE_UPDATE_STATE;
+pub const STATE_KEY_OLD: &str = keys::INPLACE_UPDATE_STATE_LEGACY;
 /// The pending-update annotation used during a grace period (and its legacy key).
-pub const GRACE_KEY: &str = "apps.kruise.io/inplace-update-grace";
-pub const GRACE_KEY_OLD: &str = "inplace-update-grace";
+pub const GRACE_KEY: &str = keys::INPLACE_UPDATE_GRACE;
+pub const GRACE_KEY_OLD: &str = keys::INPLACE_UPDATE_GRACE_LEGACY;
 /// The readiness gate / condition type CloneSet injects.
-pub const IN_PLACE_UPDATE_READY: &str = "InPlaceUpdateReady";
+pub const IN_PLACE_UPDATE_READY: &str = keys::CONDITION_INPLACE_UPDATE_READY;
 
 /// RFC 3339 (seconds) as metav1.Time marshals.
 pub fn rfc3339(secs: i64) -> String {
