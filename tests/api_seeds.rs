@@ -238,16 +238,12 @@ fn podprobemarker_example() {
         (probe.name.as_str(), probe.container_name.as_str()),
         ("Idle", "game-server")
     );
-    assert_eq!(probe.pod_condition_type.as_deref(), Some("game.io/idle"));
-    let command = probe
-        .probe
-        .exec
-        .as_ref()
-        .and_then(|e| e.command.as_ref())
-        .unwrap();
+    assert_eq!(probe.pod_condition_type, "game.io/idle");
+    let spec = probe.probe.as_ref().unwrap();
+    let command = spec.exec.as_ref().and_then(|e| e.command.as_ref()).unwrap();
     assert_eq!(command, &vec!["/home/game/idle.sh".to_string()]);
-    assert_eq!(probe.probe.period_seconds, Some(10));
-    assert_eq!(probe.probe.failure_threshold, Some(3));
+    assert_eq!(spec.period_seconds, Some(10));
+    assert_eq!(spec.failure_threshold, Some(3));
     let failed = &probe.marker_policy[1];
     assert_eq!(failed.state, "Failed");
     assert_eq!(failed.labels["gameserver-idle"], "false");
@@ -269,11 +265,11 @@ fn containerrecreaterequest_examples() {
 
     let crr: ContainerRecreateRequest = read("crr-strategy.fragment.yaml");
     let s = crr.spec.strategy.unwrap();
-    assert_eq!(s.failure_policy.as_deref(), Some("Fail"));
+    assert_eq!(s.failure_policy, "Fail");
     assert!(!s.ordered_recreate);
     assert_eq!(s.termination_grace_period_seconds, Some(30));
     assert_eq!(s.unready_grace_period_seconds, Some(3));
-    assert_eq!(s.min_started_seconds, Some(10));
+    assert_eq!(s.min_started_seconds, 10);
     assert_eq!(crr.spec.active_deadline_seconds, Some(300));
     assert_eq!(crr.spec.ttl_seconds_after_finished, Some(1800));
 }

@@ -98,8 +98,11 @@ pub struct WorkloadCondition {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetReference {
+    #[serde(default)]
     pub api_version: String,
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub name: String,
 }
 

@@ -51,9 +51,10 @@ pub struct ContainerRecreateRequestContainer {
     /// Synced from the pod's container by the webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pre_stop: Option<ProbeHandler>,
-    /// Synced from the pod's container by the webhook.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ports: Vec<ContainerPort>,
+    /// Synced from the pod's container by the webhook (`Some(vec![])` when the pod's container
+    /// lists `ports: []`, which the webhook's patch keeps writing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<Vec<ContainerPort>>,
     /// The container's ID and restart count when the request was created (set by the webhook).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_context: Option<ContainerRecreateRequestContainerContext>,
@@ -74,17 +75,18 @@ pub struct ProbeHandler {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestContainerContext {
-    #[serde(rename = "containerID")]
+    #[serde(rename = "containerID", default)]
     pub container_id: String,
+    #[serde(default)]
     pub restart_count: i32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestStrategy {
-    /// Fail (default) | Ignore.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<String>,
+    /// Fail (default) | Ignore ("" when unset, like Go's omitempty string).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub failure_policy: String,
     /// Recreate the next container only after the previous one is running again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ordered_recreate: bool,
@@ -96,20 +98,21 @@ pub struct ContainerRecreateRequestStrategy {
     /// Mark the pod not-ready this long before stopping the containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unready_grace_period_seconds: Option<i64>,
-    /// A recreated container counts as started after running this long.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_started_seconds: Option<i32>,
+    /// A recreated container counts as started after running this long (0 when unset).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_started_seconds: i32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestStatus {
     /// Pending | Recreating | Succeeded | Failed | Completed.
+    #[serde(default)]
     pub phase: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_recreate_states: Vec<ContainerRecreateRequestContainerRecreateState>,
 }
@@ -119,9 +122,14 @@ pub struct ContainerRecreateRequestStatus {
 pub struct ContainerRecreateRequestContainerRecreateState {
     pub name: String,
     /// Pending | Recreating | Failed | Succeeded.
+    #[serde(default)]
     pub phase: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_killed: bool,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
 }

@@ -30,7 +30,7 @@ crate::impl_resource!(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePodProbeSpec {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub pod_probes: Vec<PodProbe>,
 }
 
@@ -38,12 +38,16 @@ pub struct NodePodProbeSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbe {
-    pub name: String,
-    pub namespace: String,
-    pub uid: String,
-    #[serde(default, rename = "IP", skip_serializing_if = "Option::is_none")]
-    pub ip: Option<String>,
     #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// The pod IP ("" when unknown).
+    #[serde(default, rename = "IP", skip_serializing_if = "String::is_empty")]
+    pub ip: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<ContainerProbe>,
 }
 
@@ -52,25 +56,29 @@ pub struct PodProbe {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerProbe {
     pub name: String,
-    pub container_name: String,
     #[serde(default)]
-    pub probe: Probe,
+    pub container_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Probe>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePodProbeStatus {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub pod_probe_statuses: Vec<PodProbeStatus>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbeStatus {
+    #[serde(default)]
     pub name: String,
+    #[serde(default)]
     pub namespace: String,
+    #[serde(default)]
     pub uid: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub probe_states: Vec<ContainerProbeState>,
 }
 
@@ -78,13 +86,13 @@ pub struct PodProbeStatus {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerProbeState {
     pub name: String,
-    /// Succeeded | Failed | Unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<String>,
+    /// Succeeded | Failed | Unknown ("" when not probed yet).
+    #[serde(default)]
+    pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
 }

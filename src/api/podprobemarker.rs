@@ -32,8 +32,9 @@ crate::impl_resource!(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbeMarkerSpec {
-    #[serde(default)]
-    pub selector: LabelSelector,
+    /// None when absent, so validation can tell a missing selector from an empty one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
     #[serde(default)]
     pub probes: Vec<PodContainerProbe>,
 }
@@ -43,16 +44,19 @@ pub struct PodProbeMarkerSpec {
 #[serde(rename_all = "camelCase")]
 pub struct PodContainerProbe {
     /// Probe name, unique in the marker; also the default pod condition type.
-    pub name: String,
-    pub container_name: String,
-    /// The probe: a handler (exec, httpGet, tcpSocket, grpc) with its timing.
     #[serde(default)]
-    pub probe: Probe,
-    /// Pod condition type written with the result (defaults to `name`).
+    pub name: String,
+    #[serde(default)]
+    pub container_name: String,
+    /// The probe (`ContainerProbeSpec`, a core Probe inlined): a handler (exec, httpGet,
+    /// tcpSocket, grpc) with its timing; None when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pod_condition_type: Option<String>,
+    pub probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub marker_policy: Vec<ProbeMarkerPolicy>,
+    /// Pod condition type written with the result ("" means `name`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pod_condition_type: String,
 }
 
 /// Labels and annotations applied to the pod while the probe is in `state`.
@@ -60,6 +64,7 @@ pub struct PodContainerProbe {
 #[serde(rename_all = "camelCase")]
 pub struct ProbeMarkerPolicy {
     /// Succeeded | Failed.
+    #[serde(default)]
     pub state: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,

@@ -19,8 +19,9 @@ pub struct PodUnavailableBudget {
     pub metadata: ObjectMeta,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: PodUnavailableBudgetSpec,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<PodUnavailableBudgetStatus>,
+    /// Always present (defaulted when absent): the webhook updates it in place.
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub status: PodUnavailableBudgetStatus,
 }
 crate::impl_resource!(
     PodUnavailableBudget,
@@ -45,23 +46,32 @@ pub struct PodUnavailableBudgetSpec {
     pub min_available: Option<IntOrString>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Times in the two maps are RFC3339 strings kept exactly as stored (the webhook writes them back).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodUnavailableBudgetStatus {
+    /// `metadata.generation` last acted on.
     #[serde(default)]
     pub observed_generation: i64,
-    /// Pods the webhook let go (deleted/evicted/updated), by name, not yet seen by the controller.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub disrupted_pods: BTreeMap<String, Time>,
-    /// Pods made unavailable by an update the webhook allowed, by name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub unavailable_pods: BTreeMap<String, Time>,
+    /// Pods the webhook let go (deleted/evicted), by name, with the admission time, not yet
+    /// seen by the controller.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Time>")]
+    pub disrupted_pods: BTreeMap<String, String>,
+    /// Pods made unavailable by an update the webhook allowed, by name, with the admission time.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Time>")]
+    pub unavailable_pods: BTreeMap<String, String>,
+    /// How many more pods may become unavailable.
     #[serde(default)]
     pub unavailable_allowed: i32,
+    /// Available pods counted.
     #[serde(default)]
     pub current_available: i32,
+    /// Pods that must stay available.
     #[serde(default)]
     pub desired_available: i32,
+    /// Replicas the budget is computed over.
     #[serde(default)]
     pub total_replicas: i32,
 }

@@ -35,14 +35,15 @@ pub mod validate;
 pub use types::{SidecarContainer, SidecarSet, SidecarSetSpec, SidecarSetStatus};
 
 /// SidecarSet and pod annotation: the set's content hash (per-set JSON map on pods).
-pub const SIDECARSET_HASH_ANNOTATION: &str = "kruise.io/sidecarset-hash";
+pub const SIDECARSET_HASH_ANNOTATION: &str = crate::api::keys::SIDECARSET_HASH;
 /// SidecarSet and pod annotation: the hash computed with every image blanked.
 pub const SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION: &str =
-    "kruise.io/sidecarset-hash-without-image";
+    crate::api::keys::SIDECARSET_HASH_WITHOUT_IMAGE;
 /// Pod annotation: names of the sets injected into the pod, sorted and comma-joined.
 pub const SIDECARSET_LIST_ANNOTATION: &str = "kruise.io/sidecarset-injected-list";
 /// Pod annotation: per-set `InPlaceUpdateState` recorded before an in-place upgrade.
-pub const SIDECARSET_INPLACE_UPDATE_STATE_KEY: &str = "kruise.io/sidecarset-inplace-update-state";
+pub const SIDECARSET_INPLACE_UPDATE_STATE_KEY: &str =
+    crate::api::keys::SIDECARSET_INPLACE_UPDATE_STATE;
 /// Pod annotation: hot-upgrade container name -> working twin.
 pub const SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER: &str =
     "kruise.io/sidecarset-working-hotupgrade-container";

@@ -445,7 +445,7 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
             return expect_eq(&expected, &pub_status_case(input)?);
         }
         Some("desiredAvailable") => {
-            let spec: pubb::PubSpec = parse("spec", field(input, "spec")?)?;
+            let spec: pubb::PodUnavailableBudgetSpec = parse("spec", field(input, "spec")?)?;
             json!({ "desiredAvailable": pubb::desired_available(&spec, int(input, "totalReplicas")?)? })
         }
         Some("podAdmission") => {

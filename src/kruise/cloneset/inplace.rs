@@ -4,86 +4,35 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+/// `pkg/util/inplaceupdate::UpdateSpec`: the `apps.kruise.io/inplace-update-grace` value.
+pub use crate::api::podstate::InPlaceUpdateGraceSpec as UpdateSpec;
+pub use crate::api::podstate::{
+    InPlaceUpdateContainerBatch, InPlaceUpdateContainerStatus, InPlaceUpdateState,
+};
 
 use super::{PodInfo, state};
+use crate::api::keys;
 use crate::kruise::{FeatureGates, revision};
 
 /// The in-place update record annotation (and its legacy key).
-pub const STATE_KEY: &str = "apps.kruise.io/inplace-update-state";
-pub const STATE_KEY_OLD: &str = "inplace-update-state";
+pub const STATE_KEY: &str = keys::INPLACE_UPDATE_STATE;
+pub const STATE_KEY_OLD: &str = keys::INPLACE_UPDATE_STATE_LEGACY;
 /// The pending-update annotation used during a grace period (and its legacy key).
-pub const GRACE_KEY: &str = "apps.kruise.io/inplace-update-grace";
-pub const GRACE_KEY_OLD: &str = "inplace-update-grace";
+pub const GRACE_KEY: &str = keys::INPLACE_UPDATE_GRACE;
+pub const GRACE_KEY_OLD: &str = keys::INPLACE_UPDATE_GRACE_LEGACY;
 /// The readiness gate / condition type CloneSet injects.
-pub const IN_PLACE_UPDATE_READY: &str = "InPlaceUpdateReady";
+pub const IN_PLACE_UPDATE_READY: &str = keys::CONDITION_INPLACE_UPDATE_READY;
 
 /// RFC 3339 (seconds) as metav1.Time marshals.
 pub fn rfc3339(secs: i64) -> String {
     jiff::Timestamp::from_second(secs).map_or_else(|_| String::new(), |t| t.to_string())
 }
 
-fn parse_rfc3339(s: &str) -> Option<i64> {
-    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
-}
-
-/// `apis/apps/pub/inplace_update.go::InPlaceUpdateState`, fields in upstream JSON order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateState {
-    pub revision: String,
-    pub update_timestamp: String,
-    /// No omitempty upstream: `null` until the images are patched.
-    pub last_container_statuses: Option<BTreeMap<String, ContainerStatusRecord>>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_resources: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_images: bool,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_ref_metadata: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub next_container_resources: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pre_check_before_next: Option<Value>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub container_batches_record: Vec<ContainerBatch>,
-}
-
-/// `InPlaceUpdateContainerStatus`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerStatusRecord {
-    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
-    pub image_id: String,
-}
-
-/// `InPlaceUpdateContainerBatch`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ContainerBatch {
-    pub timestamp: String,
-    pub containers: Vec<String>,
-}
-
-/// `pkg/util/inplaceupdate::UpdateSpec` (the parts a CloneSet image update uses).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateSpec {
-    pub revision: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub grace_seconds: i32,
-}
-
-fn is_zero(v: &i32) -> bool {
-    *v == 0
+/// `secs` as a `metav1.Time` (None when out of range); it marshals exactly as [`rfc3339`].
+fn time(secs: i64) -> Option<Time> {
+    jiff::Timestamp::from_second(secs).ok().map(Time)
 }
 
 /// One pod condition.
@@ -268,7 +217,7 @@ fn finish_grace_period(pod: &mut PodModel, now: i64) -> Result<Option<i64>, Stri
         remove_grace(pod);
         return Ok(None);
     }
-    let started = parse_rfc3339(&st.update_timestamp).unwrap_or(0);
+    let started = st.update_timestamp.as_ref().map_or(0, |t| t.0.as_second());
     let span = now - started;
     if span < i64::from(spec.grace_seconds) {
         return Ok(Some(i64::from(spec.grace_seconds) - span));
@@ -295,7 +244,7 @@ fn patch_spec_to_pod(pod: &mut PodModel, spec: &UpdateSpec, st: &mut InPlaceUpda
             st.last_container_statuses
                 .get_or_insert_with(BTreeMap::new)
                 .entry(c.name.clone())
-                .or_insert_with(|| ContainerStatusRecord {
+                .or_insert_with(|| InPlaceUpdateContainerStatus {
                     image_id: c.image_id.clone(),
                 })
                 .image_id = c.image_id.clone();
@@ -303,10 +252,11 @@ fn patch_spec_to_pod(pod: &mut PodModel, spec: &UpdateSpec, st: &mut InPlaceUpda
     }
     batch.sort();
     st.pre_check_before_next = None;
-    st.container_batches_record.push(ContainerBatch {
-        timestamp: rfc3339(now),
-        containers: batch,
-    });
+    st.container_batches_record
+        .push(InPlaceUpdateContainerBatch {
+            timestamp: time(now),
+            containers: batch,
+        });
     if let Ok(json) = serde_json::to_string(st) {
         pod.annotations.insert(STATE_KEY.to_owned(), json);
     }
@@ -349,6 +299,7 @@ pub fn calculate_spec(
         container_images,
         update_env_from_metadata: false,
         grace_seconds,
+        ..UpdateSpec::default()
     })
 }
 
@@ -380,7 +331,7 @@ pub fn start_update(
     pod.set_lifecycle_state(state::UPDATING, now);
     let mut st = InPlaceUpdateState {
         revision: spec.revision.clone(),
-        update_timestamp: rfc3339(now),
+        update_timestamp: time(now),
         update_env_from_metadata: spec.update_env_from_metadata,
         update_images: !spec.container_images.is_empty(),
         ..InPlaceUpdateState::default()
@@ -466,6 +417,7 @@ mod tests {
             container_images: [("c".to_owned(), "nginx:2".to_owned())].into(),
             update_env_from_metadata: false,
             grace_seconds: 30,
+            ..UpdateSpec::default()
         };
         let mut p = pod();
         assert_eq!(

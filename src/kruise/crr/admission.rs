@@ -10,8 +10,8 @@ use crate::kruise::{admission::Verdict, features::FeatureGates};
 use super::{
     NODE_NAME_KEY, POD_UID_KEY, UNREADY_ACQUIRED_KEY,
     types::{
-        ContainerRecreateRequest, CrrContainerContext, CrrStrategy, FAILURE_POLICY_FAIL,
-        FAILURE_POLICY_IGNORE, ProbeHandler,
+        ContainerRecreateRequest, ContainerRecreateRequestContainerContext,
+        ContainerRecreateRequestStrategy, FAILURE_POLICY_FAIL, FAILURE_POLICY_IGNORE, ProbeHandler,
     },
 };
 
@@ -59,7 +59,10 @@ pub fn admit_create(
     if obj.spec.pod_name.is_empty() {
         return deny(400, "podName can not be empty".to_owned());
     }
-    let strategy = obj.spec.strategy.get_or_insert_with(CrrStrategy::default);
+    let strategy = obj
+        .spec
+        .strategy
+        .get_or_insert_with(ContainerRecreateRequestStrategy::default);
     obj.metadata
         .labels
         .get_or_insert_with(BTreeMap::new)
@@ -171,7 +174,10 @@ pub fn inject_pod_into_crr(
     if virtual_kubelet {
         labels.insert("type".to_owned(), "virtual-kubelet".to_owned());
     }
-    let strategy = obj.spec.strategy.get_or_insert_with(CrrStrategy::default);
+    let strategy = obj
+        .spec
+        .strategy
+        .get_or_insert_with(ContainerRecreateRequestStrategy::default);
     if strategy.termination_grace_period_seconds.is_none() {
         strategy.termination_grace_period_seconds = spec.termination_grace_period_seconds;
     }
@@ -221,7 +227,7 @@ pub fn inject_pod_into_crr(
                 c.name
             ));
         }
-        c.status_context = Some(CrrContainerContext {
+        c.status_context = Some(ContainerRecreateRequestContainerContext {
             container_id: id,
             restart_count: status.restart_count,
         });

@@ -7,7 +7,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::{
     ACTIVE_KEY, POD_UID_KEY, UNREADY_ACQUIRED_KEY,
-    types::{ContainerRecreateRequest, CrrStatus, CrrSyncContainerStatus, phase},
+    types::{
+        ContainerRecreateRequest, ContainerRecreateRequestStatus, CrrSyncContainerStatus, phase,
+    },
 };
 
 /// How long the manager waits for the daemon to pick a new CRR up.
@@ -43,7 +45,7 @@ impl Decision {
         &self,
         crr: &ContainerRecreateRequest,
         now: jiff::Timestamp,
-    ) -> Option<CrrStatus> {
+    ) -> Option<ContainerRecreateRequestStatus> {
         let message = self.complete.clone()?;
         let mut status = crr.status.clone().unwrap_or_default();
         status.phase = phase::COMPLETED.to_owned();

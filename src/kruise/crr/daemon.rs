@@ -4,7 +4,8 @@
 use std::cmp::Ordering;
 
 use super::types::{
-    ContainerRecreateRequest, CrrContainer, CrrContainerRecreateState, CrrStrategy,
+    ContainerRecreateRequest, ContainerRecreateRequestContainer,
+    ContainerRecreateRequestContainerRecreateState, ContainerRecreateRequestStrategy,
     CrrSyncContainerStatus, FAILURE_POLICY_IGNORE, phase,
 };
 
@@ -56,11 +57,11 @@ pub fn pick(crrs: &mut [ContainerRecreateRequest]) -> (Option<usize>, Vec<usize>
 /// Everything the state of one container depends on.
 #[derive(Debug, Clone, Copy)]
 pub struct ContainerInputs<'a> {
-    pub container: &'a CrrContainer,
-    pub previous: Option<&'a CrrContainerRecreateState>,
+    pub container: &'a ContainerRecreateRequestContainer,
+    pub previous: Option<&'a ContainerRecreateRequestContainerRecreateState>,
     pub runtime: Option<&'a RuntimeContainer>,
     pub sync: Option<&'a CrrSyncContainerStatus>,
-    pub strategy: &'a CrrStrategy,
+    pub strategy: &'a ContainerRecreateRequestStrategy,
     pub crr_created: jiff::Timestamp,
     pub now: jiff::Timestamp,
 }
@@ -68,14 +69,14 @@ pub struct ContainerInputs<'a> {
 /// One container's recreate state.
 ///
 /// Port of pkg/daemon/containerrecreate/crr_daemon_util.go::getCurrentCRRContainersRecreateStates (v1.8.4).
-pub fn container_state(i: ContainerInputs<'_>) -> CrrContainerRecreateState {
+pub fn container_state(i: ContainerInputs<'_>) -> ContainerRecreateRequestContainerRecreateState {
     if let Some(prev) = i.previous
         && (prev.phase == phase::SUCCEEDED || prev.phase == phase::FAILED)
     {
         return prev.clone();
     }
     let is_killed = i.previous.is_some_and(|p| p.is_killed);
-    let state = |p: &str, message: &str| CrrContainerRecreateState {
+    let state = |p: &str, message: &str| ContainerRecreateRequestContainerRecreateState {
         name: i.container.name.clone(),
         phase: p.to_owned(),
         message: message.to_owned(),
@@ -115,7 +116,7 @@ pub fn container_state(i: ContainerInputs<'_>) -> CrrContainerRecreateState {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SyncStep {
     /// The new per-container states (the killed container already marked Recreating).
-    pub states: Vec<CrrContainerRecreateState>,
+    pub states: Vec<ContainerRecreateRequestContainerRecreateState>,
     /// The container to kill now (with its preStop and the grace period).
     pub kill: Option<String>,
     /// Complete the CRR now (`phase=Completed`, `completionTime=now`, this message).
@@ -129,8 +130,8 @@ pub struct SyncStep {
 ///
 /// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync (v1.8.4).
 pub fn sync_step(
-    mut states: Vec<CrrContainerRecreateState>,
-    strategy: &CrrStrategy,
+    mut states: Vec<ContainerRecreateRequestContainerRecreateState>,
+    strategy: &ContainerRecreateRequestStrategy,
     on_node: &dyn Fn(&str) -> bool,
 ) -> SyncStep {
     let ignore_failures = strategy.failure_policy == FAILURE_POLICY_IGNORE;
@@ -170,7 +171,12 @@ pub fn sync_step(
 
 /// Records a failed kill: the container is Failed with the error; under policy Fail the CRR
 /// completes.
-pub fn kill_failed(step: &mut SyncStep, container: &str, error: &str, strategy: &CrrStrategy) {
+pub fn kill_failed(
+    step: &mut SyncStep,
+    container: &str,
+    error: &str,
+    strategy: &ContainerRecreateRequestStrategy,
+) {
     if let Some(s) = step.states.iter_mut().find(|s| s.name == container) {
         s.phase = phase::FAILED.to_owned();
         s.message = format!("kill container error: {error}");

@@ -9,7 +9,10 @@ use super::{
     admission::{Lookup, admit_create, admit_update},
     controller::reconcile,
     daemon::{kill_failed, sync_step},
-    types::{ContainerRecreateRequest, CrrContainerRecreateState, CrrStrategy, phase},
+    types::{
+        ContainerRecreateRequest, ContainerRecreateRequestContainerRecreateState,
+        ContainerRecreateRequestStrategy, phase,
+    },
 };
 use crate::kruise::{FeatureGates, admission::json_patch};
 
@@ -27,8 +30,8 @@ fn pod() -> Pod {
     .expect("valid pod")
 }
 
-fn state(name: &str, p: &str) -> CrrContainerRecreateState {
-    CrrContainerRecreateState {
+fn state(name: &str, p: &str) -> ContainerRecreateRequestContainerRecreateState {
+    ContainerRecreateRequestContainerRecreateState {
         name: name.to_owned(),
         phase: p.to_owned(),
         ..Default::default()
@@ -118,7 +121,7 @@ fn manager_removes_active_label_then_waits_for_ttl() {
 
 #[test]
 fn daemon_kills_one_at_a_time_and_honours_order() {
-    let plain = CrrStrategy::default();
+    let plain = ContainerRecreateRequestStrategy::default();
     let step = sync_step(
         vec![state("a", phase::PENDING), state("b", phase::PENDING)],
         &plain,
@@ -128,7 +131,7 @@ fn daemon_kills_one_at_a_time_and_honours_order() {
     assert!(step.states[0].is_killed);
     assert_eq!(step.states[1].phase, phase::PENDING);
 
-    let ordered = CrrStrategy {
+    let ordered = ContainerRecreateRequestStrategy {
         ordered_recreate: true,
         ..Default::default()
     };
@@ -155,7 +158,7 @@ fn daemon_kills_one_at_a_time_and_honours_order() {
 
 #[test]
 fn kill_errors_follow_the_failure_policy() {
-    let ignore = CrrStrategy {
+    let ignore = ContainerRecreateRequestStrategy {
         failure_policy: "Ignore".to_owned(),
         ..Default::default()
     };
@@ -164,7 +167,7 @@ fn kill_errors_follow_the_failure_policy() {
     assert_eq!(step.states[0].phase, phase::FAILED);
     assert_eq!(step.states[0].message, "kill container error: boom");
     assert_eq!(step.complete, None);
-    let fail = CrrStrategy::default();
+    let fail = ContainerRecreateRequestStrategy::default();
     let mut step = sync_step(vec![state("a", phase::PENDING)], &fail, &|_| true);
     kill_failed(&mut step, "a", "boom", &fail);
     assert!(step.complete.is_some());

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::{
-    PubSpec,
+    PodUnavailableBudgetSpec,
     pod::{is_pod_active, is_pod_ready, is_pod_state_consistent},
 };
 use crate::kruise::intstr::scaled_value_apimachinery;
@@ -71,7 +71,7 @@ pub struct PubStatusCalc {
 /// Port of pkg/controller/podunavailablebudget/pub_controller.go::getDesiredAvailableForPub
 /// (v1.8.4): maxUnavailable gives `max(0, total - ceil)`, an int minAvailable is taken as is (not
 /// capped at total), a percent minAvailable rounds up; neither set gives 0.
-pub fn desired_available(spec: &PubSpec, total: i32) -> Result<i32, String> {
+pub fn desired_available(spec: &PodUnavailableBudgetSpec, total: i32) -> Result<i32, String> {
     let scaled_value =
         |v, total| scaled_value_apimachinery(v, total, true).map_err(|e| e.to_string());
     if let Some(max) = &spec.max_unavailable {
@@ -91,7 +91,7 @@ pub fn desired_available(spec: &PubSpec, total: i32) -> Result<i32, String> {
 /// Entries of active pods are kept until they expire (disrupted after 20 s, unavailable after
 /// 10 s); pods listed in either map are not counted available.
 pub fn pub_status(
-    spec: &PubSpec,
+    spec: &PodUnavailableBudgetSpec,
     total_replicas: i32,
     pods: &[PubPod],
     prior: &PriorRecords,

@@ -1,6 +1,7 @@
 //! Tests of the PUB port: pod predicates, status pruning, admission bookkeeping and properties.
 
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -116,7 +117,7 @@ fn status_prunes_expired_records_and_reports_recheck() {
         disrupted: [("p0".to_owned(), 5), ("p1".to_owned(), 21)].into(),
         unavailable: [("p2".to_owned(), 10)].into(),
     };
-    let spec = PubSpec {
+    let spec = PodUnavailableBudgetSpec {
         max_unavailable: Some(IntOrString::Int(1)),
         ..Default::default()
     };
@@ -290,8 +291,8 @@ proptest! {
             .map(|(i, (a, r, c))| PubPod { name: format!("p{i}"), active: *a, ready: *r, consistent: *c })
             .collect();
         let spec = match max {
-            Some(m) => PubSpec { max_unavailable: Some(IntOrString::Int(m)), ..Default::default() },
-            None => PubSpec { min_available: Some(IntOrString::String(format!("{pct}%"))), ..Default::default() },
+            Some(m) => PodUnavailableBudgetSpec { max_unavailable: Some(IntOrString::Int(m)), ..Default::default() },
+            None => PodUnavailableBudgetSpec { min_available: Some(IntOrString::String(format!("{pct}%"))), ..Default::default() },
         };
         let st = pub_status(&spec, total, &pods, &PriorRecords::default());
         prop_assert!(st.is_ok());

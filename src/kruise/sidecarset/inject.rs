@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::kruise::selector;
@@ -15,7 +16,7 @@ use super::{
     control::hot_upgrade_twin_names,
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
-    pod_state::{SidecarSetUpgradeSpec, format_time, parse_upgrade_specs, sidecar_list},
+    pod_state::{SidecarSetUpgradeSpec, sidecar_list, sidecarset_upgrade_specs},
     types::{BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet},
 };
 
@@ -270,15 +271,17 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
             }
         })?;
     }
-    let stamp = serde_json::Value::String(format_time(ctx.now));
-    let mut hashes = annotations
-        .get(SIDECARSET_HASH_ANNOTATION)
-        .and_then(|r| parse_upgrade_specs(r))
-        .unwrap_or_default();
-    let mut without = annotations
-        .get(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION)
-        .and_then(|r| parse_upgrade_specs(r))
-        .unwrap_or_default();
+    let stamp = Some(Time(ctx.now));
+    let mut hashes = sidecarset_upgrade_specs(
+        annotations
+            .get(SIDECARSET_HASH_ANNOTATION)
+            .map(String::as_str),
+    );
+    let mut without = sidecarset_upgrade_specs(
+        annotations
+            .get(SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION)
+            .map(String::as_str),
+    );
     let mut working: BTreeMap<String, String> = BTreeMap::new();
     let mut init_sidecars = Vec::new();
     let mut sidecars = Vec::new();

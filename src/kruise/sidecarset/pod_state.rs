@@ -1,39 +1,27 @@
 //! What a pod carries about its SidecarSets: the per-set hash annotations (both the current
 //! object format and the legacy `{"set":"hash"}` format), the injected list and the in-place
-//! update state recorded before an upgrade.
+//! update state recorded before an upgrade. The annotation values and their encoding are the
+//! shared ones in [`crate::api::podstate`]; this module holds the upgrade logic around them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+pub use crate::api::podstate::{
+    InPlaceUpdateContainerStatus, InPlaceUpdateState, SidecarSetUpgradeSpec,
+    sidecarset_upgrade_specs,
+};
 
 use super::{
     SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
     SIDECARSET_INPLACE_UPDATE_STATE_KEY, types::SidecarSet,
 };
 
-/// One entry of the pod's `kruise.io/sidecarset-hash` map (`SidecarSetUpgradeSpec`); field
-/// order is Go's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SidecarSetUpgradeSpec {
-    #[serde(default)]
-    pub update_timestamp: Value,
-    #[serde(default)]
-    pub hash: String,
-    #[serde(default)]
-    pub sidecar_set_name: String,
-    #[serde(default)]
-    pub sidecar_list: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub controller_revision: String,
-}
-
 impl SidecarSetUpgradeSpec {
     /// The `kruise.io/sidecarset-hash` entry recording that a pod runs `set` as it is now
     /// (its hash, sidecar list and latest revision), stamped `update_timestamp`.
-    pub fn current(set: &SidecarSet, update_timestamp: Value) -> Self {
+    pub fn current(set: &SidecarSet, update_timestamp: Option<Time>) -> Self {
         Self {
             update_timestamp,
             hash: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
@@ -42,34 +30,6 @@ impl SidecarSetUpgradeSpec {
             controller_revision: set.latest_revision().to_owned(),
         }
     }
-}
-
-/// `InPlaceUpdateState` as recorded per set in `kruise.io/sidecarset-inplace-update-state`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateState {
-    #[serde(default)]
-    pub revision: String,
-    #[serde(default)]
-    pub update_timestamp: Value,
-    #[serde(default)]
-    pub last_container_statuses: Option<BTreeMap<String, InPlaceUpdateContainerStatus>>,
-    /// Fields this port does not interpret, kept as found.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, Value>,
-}
-
-/// `InPlaceUpdateContainerStatus`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InPlaceUpdateContainerStatus {
-    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
-    pub image_id: String,
-}
-
-/// Formats a time as `metav1.Time` marshals it (RFC 3339, seconds, UTC).
-pub fn format_time(now: jiff::Timestamp) -> String {
-    now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A pod annotation ("" when absent).
@@ -82,28 +42,6 @@ pub fn pod_annotation<'a>(pod: &'a Pod, key: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-/// Parses a hash annotation value: the object map, else the legacy string map (converted,
-/// with `sidecarSetName` filled in), else None.
-pub fn parse_upgrade_specs(raw: &str) -> Option<BTreeMap<String, SidecarSetUpgradeSpec>> {
-    if let Ok(map) = serde_json::from_str::<BTreeMap<String, SidecarSetUpgradeSpec>>(raw) {
-        return Some(map);
-    }
-    let legacy = serde_json::from_str::<BTreeMap<String, String>>(raw).ok()?;
-    Some(
-        legacy
-            .into_iter()
-            .map(|(name, hash)| {
-                let spec = SidecarSetUpgradeSpec {
-                    hash,
-                    sidecar_set_name: name.clone(),
-                    ..Default::default()
-                };
-                (name, spec)
-            })
-            .collect(),
-    )
-}
-
 /// The hash recorded on the pod for `set_name` under `key` ("" when absent or unparseable).
 ///
 /// Port of pkg/control/sidecarcontrol/util.go::GetPodSidecarSetUpgradeSpecInAnnotations (v1.8.4).
@@ -112,10 +50,8 @@ pub fn pod_upgrade_spec(
     key: &str,
     set_name: &str,
 ) -> SidecarSetUpgradeSpec {
-    annotations
-        .get(key)
-        .and_then(|raw| parse_upgrade_specs(raw))
-        .and_then(|mut m| m.remove(set_name))
+    sidecarset_upgrade_specs(annotations.get(key).map(String::as_str))
+        .remove(set_name)
         .unwrap_or_default()
 }
 
@@ -191,13 +127,14 @@ pub fn update_pod_sidecar_set_hash(
     set: &SidecarSet,
     now: jiff::Timestamp,
 ) {
-    let stamp = Value::String(format_time(now));
-    let mut hashes = annotations
-        .get(SIDECARSET_HASH_ANNOTATION)
-        .and_then(|raw| parse_upgrade_specs(raw))
-        .unwrap_or_default();
+    let stamp = Some(Time(now));
+    let mut hashes = sidecarset_upgrade_specs(
+        annotations
+            .get(SIDECARSET_HASH_ANNOTATION)
+            .map(String::as_str),
+    );
     for spec in hashes.values_mut() {
-        if spec.update_timestamp.is_null() {
+        if spec.update_timestamp.is_none() {
             spec.update_timestamp = stamp.clone();
         }
     }
@@ -281,9 +218,9 @@ pub fn record_inplace_update_state(
         .entry(set.name().to_owned())
         .or_insert_with(|| InPlaceUpdateState {
             revision: set.annotation(SIDECARSET_HASH_ANNOTATION).to_owned(),
-            update_timestamp: Value::String(format_time(now)),
+            update_timestamp: Some(Time(now)),
             last_container_statuses: Some(BTreeMap::new()),
-            extra: serde_json::Map::new(),
+            ..InPlaceUpdateState::default()
         });
     let last = state
         .last_container_statuses

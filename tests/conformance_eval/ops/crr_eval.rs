@@ -14,7 +14,8 @@ use kruise_tui::kruise::crr::{
     controller,
     daemon::{self, ContainerInputs, DaemonAction, RuntimeContainer},
     types::{
-        CrrContainer, CrrContainerRecreateState, CrrStatus, CrrStrategy, CrrSyncContainerStatus,
+        ContainerRecreateRequestContainer, ContainerRecreateRequestContainerRecreateState,
+        ContainerRecreateRequestStatus, ContainerRecreateRequestStrategy, CrrSyncContainerStatus,
         phase,
     },
 };
@@ -126,13 +127,13 @@ fn controller_reconcile(i: &Value, e: &Value) -> Result<(), String> {
             creation_timestamp: Some(Time(ago(c["ageSeconds"].as_i64().unwrap_or(0)))),
             ..Default::default()
         },
-        spec: crr::types::CrrSpec {
+        spec: crr::types::ContainerRecreateRequestSpec {
             pod_name: "pod".to_owned(),
             active_deadline_seconds: c["activeDeadlineSeconds"].as_i64(),
             ttl_seconds_after_finished: c["ttlSecondsAfterFinished"].as_i64().map(|v| v as i32),
             ..Default::default()
         },
-        status: Some(CrrStatus {
+        status: Some(ContainerRecreateRequestStatus {
             phase: c["phase"].as_str().unwrap_or_default().to_owned(),
             completion_time: c["completionTimeAgeSeconds"].as_i64().map(|s| Time(ago(s))),
             ..Default::default()
@@ -164,11 +165,12 @@ fn controller_reconcile(i: &Value, e: &Value) -> Result<(), String> {
 }
 
 fn container_state(i: &Value, e: &Value) -> Result<(), String> {
-    let container: CrrContainer = parse("container", &i["container"])?;
-    let previous: Option<CrrContainerRecreateState> = match &i["previousState"] {
+    let container: ContainerRecreateRequestContainer = parse("container", &i["container"])?;
+    let previous: Option<ContainerRecreateRequestContainerRecreateState> = match &i["previousState"]
+    {
         Value::Null => None,
         v => {
-            let mut s: CrrContainerRecreateState = parse(
+            let mut s: ContainerRecreateRequestContainerRecreateState = parse(
                 "previousState",
                 &json!({"name": container.name, "phase": v["phase"], "isKilled": v["isKilled"]}),
             )?;
@@ -194,7 +196,7 @@ fn container_state(i: &Value, e: &Value) -> Result<(), String> {
             container_id: s["containerID"].as_str().unwrap_or_default().to_owned(),
         }),
     };
-    let strategy: CrrStrategy = parse("strategy", &i["strategy"])?;
+    let strategy: ContainerRecreateRequestStrategy = parse("strategy", &i["strategy"])?;
     let state = daemon::container_state(ContainerInputs {
         container: &container,
         previous: previous.as_ref(),
@@ -222,7 +224,7 @@ fn pick_order(i: &Value, e: &Value) -> Result<(), String> {
                 creation_timestamp: Some(Time(ago(c["createdSecondsAgo"].as_i64().unwrap_or(0)))),
                 ..Default::default()
             },
-            status: Some(CrrStatus {
+            status: Some(ContainerRecreateRequestStatus {
                 phase: c["phase"].as_str().unwrap_or_default().to_owned(),
                 ..Default::default()
             }),
@@ -323,8 +325,9 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
         }
         let step = match daemon::daemon_sync(&obj, &runtime, t) {
             DaemonAction::StartRecreating => {
-                obj.status.get_or_insert_with(CrrStatus::default).phase =
-                    phase::RECREATING.to_owned();
+                obj.status
+                    .get_or_insert_with(ContainerRecreateRequestStatus::default)
+                    .phase = phase::RECREATING.to_owned();
                 continue;
             }
             DaemonAction::Idle | DaemonAction::Wait(_) => continue,
@@ -337,7 +340,9 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
             rc.id = format!("containerd://{name}-{}", rc.restart_count);
             rc.started_at = t;
         }
-        let status = obj.status.get_or_insert_with(CrrStatus::default);
+        let status = obj
+            .status
+            .get_or_insert_with(ContainerRecreateRequestStatus::default);
         status.container_recreate_states = step.states;
         if let Some(message) = step.complete {
             status.phase = phase::COMPLETED.to_owned();

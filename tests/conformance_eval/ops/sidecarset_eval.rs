@@ -198,9 +198,7 @@ fn namespaces(v: &Value) -> matching::NamespaceLabels {
 }
 
 fn hashes_of(raw: Option<&String>) -> Value {
-    let map = raw
-        .and_then(|r| pod_state::parse_upgrade_specs(r))
-        .unwrap_or_default();
+    let map = pod_state::sidecarset_upgrade_specs(raw.map(String::as_str));
     Value::Object(
         map.into_iter()
             .map(|(k, v)| (k, Value::String(v.hash)))
