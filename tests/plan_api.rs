@@ -1,11 +1,12 @@
 //! The plan API on hand-built CloneSets: forward, rollback (gate on/off), pause, undo, delete
-//! with protection, PUB budget, scaling first, and the kinds it does not plan.
+//! with protection, PUB budget, scaling first; the same pods planned as an Advanced DaemonSet.
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::kruise::{
     FeatureGates, KruiseVersion,
+    daemonset::{DsNode, DsSpec},
     plan::{
-        self, Action, Blocker, Change, Direction, Guards, PlanError, PlanInput, PlanPod,
+        self, Action, AdsInput, Blocker, Change, Direction, Guards, PlanError, PlanInput, PlanPod,
         PlanWorkload, Protection, WorkloadKind,
     },
 };
@@ -223,12 +224,67 @@ fn a_pending_scale_up_comes_first() {
     );
 }
 
-#[test]
-fn other_kinds_say_what_is_missing() {
-    let mut i = input(Change::Nothing);
+/// The same pods as an Advanced DaemonSet: one per node `node-pN`, every node should run one.
+fn ads_input(change: Change) -> PlanInput {
+    let mut i = input(change);
     i.workload.kind = WorkloadKind::AdvancedDaemonSet;
-    let err = plan::plan(&i).expect_err("not planned").to_string();
-    assert!(err.contains("Advanced DaemonSet planning needs"), "{err}");
+    i.workload.partition = Some(IntOrString::Int(5));
+    let nodes: Vec<DsNode> = i
+        .pods
+        .iter()
+        .map(|p| DsNode {
+            name: p.node_name.clone(),
+            ..DsNode::default()
+        })
+        .collect();
+    i.workload.ads = Some(AdsInput {
+        nodes_that_should_run: nodes.iter().map(|n| n.name.clone()).collect(),
+        nodes,
+        spec: DsSpec::default(),
+    });
+    i
+}
+
+#[test]
+fn advanced_daemonset_plans_by_node() {
+    let p = plan::plan(&ads_input(Change::Partition("0".to_owned()))).expect("plans");
+    assert_eq!(p.kind, WorkloadKind::AdvancedDaemonSet);
+    assert_eq!((p.partition, p.max_unavailable, p.max_surge), (0, 1, 0));
+    // Updated nodes (p4, p3) come first and need nothing; the rest in reverse node-name order.
+    assert_eq!(
+        order(&p),
+        vec![
+            ("p2", None),
+            ("p1", Some(Blocker::MaxUnavailable)),
+            ("p0", Some(Blocker::MaxUnavailable))
+        ]
+    );
+    assert_eq!(p.status.expected_updated_replicas, 5);
+    assert_eq!(p.status.updated_after_next_step, 3);
+    assert_eq!(p.current_revision, "cs-old");
+
+    let paused = plan::plan(&ads_input(Change::Pause)).expect("plans");
+    assert!(paused.moves.is_empty(), "partition 5 keeps every old pod");
+    assert_eq!(paused.skipped.len(), 3);
+    let mut resumed = ads_input(Change::Partition("2".to_owned()));
+    resumed.workload.paused = true;
+    let p = plan::plan(&resumed).expect("plans");
+    assert_eq!(order(&p), vec![("p2", Some(Blocker::Paused))]);
+    assert_eq!(
+        p.status.updated_at_convergence, 2,
+        "paused: nothing converges"
+    );
+
+    let err = plan::plan(&ads_input(Change::Undo { to: None })).expect_err("undo");
+    assert!(matches!(err, PlanError::Unsupported(_)), "{err}");
+    let err = plan::plan(&ads_input(Change::Partition("6".to_owned())))
+        .expect_err("too big")
+        .to_string();
+    assert!(err.contains("more than the 5"), "{err}");
+}
+
+#[test]
+fn kinds_parse() {
     assert_eq!(
         WorkloadKind::parse("ads"),
         Some(WorkloadKind::AdvancedDaemonSet)

@@ -1,12 +1,15 @@
-//! `kruise-tui plan`: mapping a served CloneSet and its pods (YAML fixtures) to the planner, and
-//! the printed plan.
+//! `kruise-tui plan`: mapping a served CloneSet, Advanced DaemonSet (with its nodes) and their pods
+//! (YAML fixtures) to the planner, and the printed plan.
 
 use std::path::Path;
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use kruise_tui::{
     kruise::plan::{self, Action, Blocker, Direction},
-    kube::plan_cmd::{parse_target, plan_input_from_objects, render_plan, selector_string},
+    kube::plan_cmd::{
+        ads::ads_plan_input_from_objects, parse_target, plan_input_from_objects, render_plan,
+        selector_string,
+    },
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -15,8 +18,8 @@ use serde_json::Value;
 const NOW: i64 = 1_767_268_800;
 
 #[derive(Deserialize)]
-struct List {
-    items: Vec<Pod>,
+struct List<T> {
+    items: Vec<T>,
 }
 
 fn fixture(name: &str) -> String {
@@ -31,7 +34,8 @@ fn cloneset(name: &str) -> Value {
 }
 
 fn pods() -> Vec<Pod> {
-    let list: List = serde_saphyr::from_str(&fixture("pods.yaml")).expect("pods fixture parses");
+    let list: List<Pod> =
+        serde_saphyr::from_str(&fixture("pods.yaml")).expect("pods fixture parses");
     list.items
 }
 
@@ -144,4 +148,116 @@ fn targets_and_selectors() {
     let cs: kruise_tui::api::CloneSet =
         serde_json::from_value(cloneset("cloneset.yaml")).expect("typed CloneSet");
     assert_eq!(selector_string(&cs.spec.selector), "app=web");
+}
+
+fn ads_objects() -> (Value, Vec<Node>, Vec<Pod>) {
+    let ads: Value = serde_saphyr::from_str(&fixture("ads.yaml")).expect("ADS fixture parses");
+    let nodes: List<Node> =
+        serde_saphyr::from_str(&fixture("ads-nodes.yaml")).expect("nodes fixture parses");
+    let pods: List<Pod> =
+        serde_saphyr::from_str(&fixture("ads-pods.yaml")).expect("pods fixture parses");
+    (ads, nodes.items, pods.items)
+}
+
+#[test]
+fn ads_partition_1_updates_nodes_in_reverse_name_order_under_max_unavailable() {
+    let (ads, nodes, pods) = ads_objects();
+    let input = ads_plan_input_from_objects(ads, &nodes, &pods, "1", NOW).expect("maps");
+    assert_eq!(input.pods.len(), 5, "the pod of another owner is left out");
+    assert_eq!(
+        input.workload.replicas, 5,
+        "node-f's taint is not tolerated"
+    );
+    let plan = plan::plan(&input).expect("plans");
+    assert_eq!(plan.direction, Direction::Forward);
+    assert_eq!(
+        (plan.partition, plan.max_unavailable, plan.max_surge),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        (
+            plan.current_revision.as_str(),
+            plan.update_revision.as_str()
+        ),
+        ("agent-old", "agent-new")
+    );
+    // node-e is updated already; then d, c, b (reverse name order) up to 5 - 1 nodes. log-b is
+    // unavailable, so it goes regardless of the budget; the budget of 1 takes log-d.
+    assert_eq!(
+        names(&plan),
+        vec![
+            ("log-d", None),
+            ("log-c", Some(&Blocker::MaxUnavailable)),
+            ("log-b", None),
+        ]
+    );
+    assert!(plan.moves.iter().all(|m| m.action == Action::Recreate));
+    assert_eq!(
+        plan.skipped,
+        vec![(
+            "log-a".to_owned(),
+            "on node node-a, kept on the old revision by the partition".to_owned()
+        )]
+    );
+    let s = plan.status;
+    assert_eq!(
+        (
+            s.replicas,
+            s.ready_replicas,
+            s.available_replicas,
+            s.updated_replicas
+        ),
+        (5, 4, 4, 1)
+    );
+    assert_eq!(s.expected_updated_replicas, 4);
+    assert_eq!(s.updated_after_next_step, 3);
+    assert_eq!(s.updated_at_convergence, 4);
+
+    let text = render_plan(&plan, &input, "1");
+    let expected = fixture("expected-ads-partition-1.txt");
+    assert_eq!(text, expected, "rendered:\n{text}");
+}
+
+#[test]
+fn ads_update_selector_holds_back_unmatched_nodes_and_surge_blocks_by_max_surge() {
+    let (mut ads, nodes, pods) = ads_objects();
+    let rolling = ads
+        .pointer_mut("/spec/updateStrategy/rollingUpdate")
+        .expect("rollingUpdate");
+    rolling["selector"] = serde_json::json!({"matchLabels": {"zone": "a"}});
+    rolling["maxUnavailable"] = serde_json::json!(0);
+    rolling["maxSurge"] = serde_json::json!(1);
+    let input = ads_plan_input_from_objects(ads, &nodes, &pods, "0", NOW).expect("maps");
+    let plan = plan::plan(&input).expect("plans");
+    assert_eq!((plan.max_unavailable, plan.max_surge), (0, 1));
+    // Only zone=a nodes update: node-e (done), then node-c and node-a in reverse name order;
+    // one surge pod at a time.
+    assert_eq!(
+        names(&plan),
+        vec![("log-c", None), ("log-a", Some(&Blocker::MaxSurge))]
+    );
+    let held: Vec<&str> = plan.skipped.iter().map(|(_, why)| why.as_str()).collect();
+    assert_eq!(
+        held,
+        vec![
+            "on node node-b, not matched by the update selector",
+            "on node node-d, not matched by the update selector"
+        ]
+    );
+    assert_eq!(plan.status.expected_updated_replicas, 3);
+}
+
+#[test]
+fn ads_bad_partitions_are_refused() {
+    for (text, needle) in [
+        ("abc", "not a number of pods"),
+        ("-1", "negative"),
+        ("6", "more than the 5 replicas"),
+        ("40%", "not a percent"),
+    ] {
+        let (ads, nodes, pods) = ads_objects();
+        let input = ads_plan_input_from_objects(ads, &nodes, &pods, text, NOW).expect("maps");
+        let err = plan::plan(&input).expect_err(text).to_string();
+        assert!(err.contains(needle), "{text}: {err}");
+    }
 }

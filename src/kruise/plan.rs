@@ -3,7 +3,8 @@
 //!
 //! Kind-aware: [`plan`] dispatches on [`WorkloadKind`]; CloneSet is planned by
 //! [`cloneset::plan_cloneset`], Advanced StatefulSet by [`statefulset::plan_statefulset`] (on
-//! `kruise::statefulset`). Another kind plugs in as one more module returning [`Plan`].
+//! `kruise::statefulset`), Advanced DaemonSet by [`daemonset::plan_daemonset`] (on
+//! `kruise::daemonset`). Another kind plugs in as one more module returning [`Plan`].
 
 use std::collections::BTreeMap;
 
@@ -18,7 +19,10 @@ use super::{
 };
 
 pub mod cloneset;
+pub mod daemonset;
 pub mod statefulset;
+
+pub use daemonset::AdsInput;
 
 /// The workload kinds the console knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +92,9 @@ pub struct PlanWorkload {
     /// Advanced StatefulSet only: its spec (ordinals, pod management, rolling update); the
     /// generic fields above override replicas, partition and paused.
     pub asts: Option<AstsSpec>,
+    /// Advanced DaemonSet only: its spec and the nodes; `update_revision` is its pod hash and
+    /// `replicas` is ignored (the desired nodes count).
+    pub ads: Option<AdsInput>,
 }
 
 impl Default for PlanWorkload {
@@ -113,6 +120,7 @@ impl Default for PlanWorkload {
             in_place_possible: true,
             lifecycle: None,
             asts: None,
+            ads: None,
         }
     }
 }
@@ -203,10 +211,6 @@ pub enum PlanError {
         "{0} has no previous revision to roll back to (current and update revision are both {1})"
     )]
     NothingToUndo(String, String),
-    #[error(
-        "planning is available for CloneSet and Advanced StatefulSet; {0} planning needs the {1} logic, which this build does not have"
-    )]
-    UnsupportedKind(&'static str, &'static str),
     #[error("{0}")]
     Unsupported(String),
 }
@@ -227,6 +231,8 @@ pub enum Action {
 pub enum Blocker {
     /// The maxUnavailable budget is used up; it moves once others are available again.
     MaxUnavailable,
+    /// The maxSurge budget is used up; it moves once a surge pod is available and its old pod is gone.
+    MaxSurge,
     /// The rollout is paused.
     Paused,
     /// The PodUnavailableBudget allows no more disruption now.
@@ -243,6 +249,7 @@ impl std::fmt::Display for Blocker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::MaxUnavailable => f.write_str("maxUnavailable budget used up"),
+            Self::MaxSurge => f.write_str("maxSurge budget used up"),
             Self::Paused => f.write_str("rollout paused"),
             Self::PodUnavailableBudget => f.write_str("PodUnavailableBudget allows no more"),
             Self::Protection(why) => write!(f, "deletion protection: {why}"),
@@ -325,9 +332,6 @@ pub fn plan(input: &PlanInput) -> Result<Plan, PlanError> {
     match input.workload.kind {
         WorkloadKind::CloneSet => cloneset::plan_cloneset(input),
         WorkloadKind::AdvancedStatefulSet => statefulset::plan_statefulset(input),
-        WorkloadKind::AdvancedDaemonSet => Err(PlanError::UnsupportedKind(
-            "Advanced DaemonSet",
-            "Advanced DaemonSet rolling-update",
-        )),
+        WorkloadKind::AdvancedDaemonSet => daemonset::plan_daemonset(input),
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! The IO is [`run_plan`]; mapping served objects to the planner's input
 //! ([`plan_input_from_objects`]) and printing ([`render_plan`]) are pure so they are tested on
-//! fixtures.
+//! fixtures. The Advanced DaemonSet mapping (it also reads the nodes) is in [`ads`].
+
+pub mod ads;
 
 use std::fmt::Write as _;
 
@@ -43,23 +45,6 @@ use crate::{
 /// `kruise-tui plan KIND/NAME --partition V`.
 pub fn run_plan(args: PlanArgs) -> Result<()> {
     let (kind, name) = parse_target(&args.target)?;
-    if kind == WorkloadKind::AdvancedDaemonSet {
-        // Fail before connecting: the planner says exactly what is missing.
-        let probe = PlanInput {
-            workload: PlanWorkload {
-                kind,
-                name: name.clone(),
-                ..PlanWorkload::default()
-            },
-            pods: Vec::new(),
-            change: Change::Nothing,
-            guards: Guards::default(),
-            gates: FeatureGates::new(),
-            version: KruiseVersion::V1_8,
-            now: 0,
-        };
-        plan::plan(&probe)?;
-    }
     intstr::parse_partition_input(&args.partition, None)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -94,7 +79,8 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
         .unwrap_or_else(|| conn.default_namespace.clone());
     let served_kind = match kind {
         WorkloadKind::AdvancedStatefulSet => "StatefulSet",
-        _ => "CloneSet",
+        WorkloadKind::AdvancedDaemonSet => "DaemonSet",
+        WorkloadKind::CloneSet => "CloneSet",
     };
     let shown = kind.display();
     let group = kube::discovery::group(&conn.client, "apps.kruise.io")
@@ -114,24 +100,28 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
         .ok_or_else(|| anyhow!("{shown} {namespace}/{name} not found"))?;
     let json =
         serde_json::to_value(&object).with_context(|| format!("cannot encode the {shown}"))?;
-    let selector: LabelSelector = json
-        .pointer("/spec/selector")
-        .map(|v| serde_json::from_value(v.clone()))
-        .transpose()
-        .with_context(|| format!("cannot read the selector of {shown} {namespace}/{name}"))?
-        .unwrap_or_default();
-    let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
-    let pods = pods_api
-        .list(&ListParams::default().labels(&selector_string(&selector)))
-        .await
-        .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
-        .items;
     let now = jiff::Timestamp::now().as_second();
-    let input = match kind {
-        WorkloadKind::AdvancedStatefulSet => {
+    let input = if kind == WorkloadKind::AdvancedDaemonSet {
+        let (nodes, pods) = ads::fetch_nodes_and_pods(&conn.client, &namespace, &json).await?;
+        ads::ads_plan_input_from_objects(json, &nodes, &pods, &args.partition, now)?
+    } else {
+        let selector: LabelSelector = json
+            .pointer("/spec/selector")
+            .map(|v| serde_json::from_value(v.clone()))
+            .transpose()
+            .with_context(|| format!("cannot read the selector of {shown} {namespace}/{name}"))?
+            .unwrap_or_default();
+        let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
+        let pods = pods_api
+            .list(&ListParams::default().labels(&selector_string(&selector)))
+            .await
+            .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
+            .items;
+        if kind == WorkloadKind::AdvancedStatefulSet {
             asts_plan_input_from_objects(json, &pods, &args.partition, now)?
+        } else {
+            plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?
         }
-        _ => plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?,
     };
     let planned = plan::plan(&input)?;
     Ok(render_plan(&planned, &input, &args.partition))
@@ -324,6 +314,7 @@ pub fn plan_input_from_objects(
             .transpose()
             .context("cannot read spec.lifecycle")?,
         asts: None,
+        ads: None,
     };
     let uid = meta.uid.clone().unwrap_or_default();
     let pods = pods
@@ -342,7 +333,7 @@ pub fn plan_input_from_objects(
     })
 }
 
-fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {
+pub(crate) fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {
     let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
     let owned =
         controller_uid(&pod.metadata).is_none_or(|u| owner_uid.is_empty() || u == owner_uid);
@@ -427,9 +418,16 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
     let w = &input.workload;
     let mut out = String::new();
     let _ = writeln!(out, "{} {}/{}", plan.kind.display(), w.namespace, plan.name);
+    // An Advanced DaemonSet counts nodes: one pod each, shown with its node.
+    let daemon = plan.kind == WorkloadKind::AdvancedDaemonSet;
+    let (replicas, unit) = if daemon {
+        ("desired nodes", "node(s)")
+    } else {
+        ("replicas", "pod(s)")
+    };
     let _ = writeln!(
         out,
-        "  replicas {}  partition {} -> {} ({} pod(s) stay on old revisions)",
+        "  {replicas} {}  partition {} -> {} ({} {unit} stay on old revisions)",
         w.replicas,
         or_default(w.partition.as_ref(), "0"),
         partition_text,
@@ -438,7 +436,10 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
     let _ = writeln!(
         out,
         "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
-        or_default(w.max_unavailable.as_ref(), "20%"),
+        or_default(
+            w.max_unavailable.as_ref(),
+            if daemon { "unset" } else { "20%" }
+        ),
         plan.max_unavailable,
         or_default(w.max_surge.as_ref(), "0"),
         plan.max_surge,
@@ -466,9 +467,33 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
     } else {
         let _ = writeln!(
             out,
-            "\n{} pod(s) {verb} {target}, in this order:",
+            "\n{} {unit} {verb} {target}, in this order:",
             plan.moves.len()
         );
+        let node_of = |pod: &str| {
+            input
+                .pods
+                .iter()
+                .find(|p| p.name == pod)
+                .map_or("", |p| p.node_name.as_str())
+        };
+        let node_width = if daemon {
+            plan.moves
+                .iter()
+                .map(|m| node_of(&m.name).len())
+                .max()
+                .unwrap_or(4)
+                .max(4)
+        } else {
+            0
+        };
+        let node_cell = |node: &str| {
+            if daemon {
+                format!("{node:<node_width$}  ")
+            } else {
+                String::new()
+            }
+        };
         let width = plan
             .moves
             .iter()
@@ -478,8 +503,12 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
             .max(3);
         let _ = writeln!(
             out,
-            "  {:>3}  {:<width$}  {:<9}  {:<24}  WHEN",
-            "#", "POD", "HOW", "FROM"
+            "  {:>3}  {}{:<width$}  {:<9}  {:<24}  WHEN",
+            "#",
+            node_cell("NODE"),
+            "POD",
+            "HOW",
+            "FROM"
         );
         for (i, m) in plan.moves.iter().enumerate() {
             let how = match m.action {
@@ -493,15 +522,17 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
                 .map_or_else(|| "next step".to_owned(), |b| format!("blocked: {b}"));
             let _ = writeln!(
                 out,
-                "  {:>3}  {:<width$}  {how:<9}  {:<24}  {when}",
+                "  {:>3}  {}{:<width$}  {how:<9}  {:<24}  {when}",
                 i + 1,
+                node_cell(node_of(&m.name)),
                 m.name,
                 m.from_revision
             );
         }
     }
+    let skipped = if daemon { "held back" } else { "skipped" };
     for (pod, why) in &plan.skipped {
-        let _ = writeln!(out, "  skipped {pod}: {why}");
+        let _ = writeln!(out, "  {skipped} {pod}: {why}");
     }
     let s = &plan.status;
     let _ = writeln!(out, "\nStatus:");

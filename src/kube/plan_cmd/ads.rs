@@ -1,0 +1,146 @@
+//! `kruise-tui plan ads/NAME`: reads an Advanced DaemonSet, the cluster's nodes and its pods,
+//! and maps them to the planner's input (the mapping is pure, tested on fixtures).
+
+use anyhow::{Context as _, Result, anyhow};
+use k8s_openapi::{
+    api::core::v1::{Node, Pod},
+    apimachinery::pkg::util::intstr::IntOrString,
+};
+use kube::{Api, Client, api::ListParams};
+use serde_json::Value;
+
+use super::{is_active_and_owned, plan_pod, selector_string};
+use crate::{
+    api::DaemonSet,
+    kruise::{
+        FeatureGates, KruiseVersion,
+        daemonset::{
+            DsNode, DsRollingUpdate, DsSpec, DsUpdateStrategyType, RollingUpdateType,
+            nodes_that_should_run,
+        },
+        plan::{AdsInput, Change, Guards, PlanInput, PlanWorkload, WorkloadKind},
+    },
+};
+
+/// The annotation holding the daemon's template generation.
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// Lists the cluster's nodes and the pods matching the Advanced DaemonSet's selector.
+pub async fn fetch_nodes_and_pods(
+    client: &Client,
+    namespace: &str,
+    json: &Value,
+) -> Result<(Vec<Node>, Vec<Pod>)> {
+    let ds: DaemonSet =
+        serde_json::from_value(json.clone()).context("cannot read the Advanced DaemonSet")?;
+    let nodes = Api::<Node>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+        .context("cannot list the nodes")?
+        .items;
+    let pods = Api::<Pod>::namespaced(client.clone(), namespace)
+        .list(&ListParams::default().labels(&selector_string(&ds.spec.selector)))
+        .await
+        .with_context(|| {
+            format!(
+                "cannot list the pods of Advanced DaemonSet {namespace}/{}",
+                ds.metadata.name.as_deref().unwrap_or_default()
+            )
+        })?
+        .items;
+    Ok((nodes, pods))
+}
+
+/// Maps a served Advanced DaemonSet (JSON), the cluster's nodes and the listed pods to the
+/// planner's input for `--partition partition`. Pods not owned by it, terminating or finished
+/// are left out.
+pub fn ads_plan_input_from_objects(
+    json: Value,
+    nodes: &[Node],
+    pods: &[Pod],
+    partition: &str,
+    now: i64,
+) -> Result<PlanInput> {
+    let ds: DaemonSet =
+        serde_json::from_value(json).context("cannot read the Advanced DaemonSet")?;
+    let meta = &ds.metadata;
+    let name = meta.name.clone().unwrap_or_default();
+    let hash = ds
+        .status
+        .as_ref()
+        .map(|s| s.daemon_set_hash.clone())
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| {
+            anyhow!("Advanced DaemonSet {name} has no status yet: its controller has not seen it")
+        })?;
+    let strategy = ds.spec.update_strategy.clone().unwrap_or_default();
+    let rolling = strategy.rolling_update.clone().unwrap_or_default();
+    let rolling_type = match rolling.rolling_update_type.as_deref() {
+        Some("InPlaceIfPossible") => RollingUpdateType::InPlaceIfPossible,
+        Some("Surging") => RollingUpdateType::Surging,
+        _ => RollingUpdateType::Standard,
+    };
+    let burst_replicas = match &ds.spec.burst_replicas {
+        Some(IntOrString::Int(n)) => Some(*n),
+        _ => None,
+    };
+    let spec = DsSpec {
+        update_strategy_type: if strategy.type_.as_deref() == Some("OnDelete") {
+            DsUpdateStrategyType::OnDelete
+        } else {
+            DsUpdateStrategyType::RollingUpdate
+        },
+        rolling_update: Some(DsRollingUpdate {
+            rolling_update_type: rolling_type,
+            partition: rolling.partition.unwrap_or(0),
+            selector: rolling.selector.clone(),
+            max_unavailable: rolling.max_unavailable.clone(),
+            max_surge: rolling.max_surge.clone(),
+            paused: rolling.paused,
+        }),
+        min_ready_seconds: ds.spec.min_ready_seconds.unwrap_or(0),
+        template_generation: meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+            .and_then(|g| g.parse().ok()),
+        burst_replicas,
+    };
+    let template = ds.spec.template.spec.clone().unwrap_or_default();
+    let should_run = nodes_that_should_run(&template, nodes);
+    let workload = PlanWorkload {
+        kind: WorkloadKind::AdvancedDaemonSet,
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        name,
+        replicas: i32::try_from(should_run.len()).unwrap_or(i32::MAX),
+        partition: Some(IntOrString::Int(rolling.partition.unwrap_or(0))),
+        max_unavailable: rolling.max_unavailable.clone(),
+        max_surge: rolling.max_surge.clone(),
+        paused: rolling.paused,
+        current_revision: hash.clone(),
+        update_revision: hash,
+        strategy_type: format!("{rolling_type:?}"),
+        min_ready_seconds: spec.min_ready_seconds,
+        ads: Some(AdsInput {
+            spec,
+            nodes: nodes.iter().map(DsNode::from_node).collect(),
+            nodes_that_should_run: should_run,
+        }),
+        ..PlanWorkload::default()
+    };
+    let uid = meta.uid.clone().unwrap_or_default();
+    let pods = pods
+        .iter()
+        .filter(|p| is_active_and_owned(p, &uid))
+        .map(plan_pod)
+        .collect();
+    Ok(PlanInput {
+        workload,
+        pods,
+        change: Change::Partition(partition.to_owned()),
+        guards: Guards::default(),
+        gates: FeatureGates::new(),
+        version: KruiseVersion::V1_8,
+        now,
+    })
+}
