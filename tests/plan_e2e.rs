@@ -1,12 +1,13 @@
-//! `kruise-tui plan` end to end: the fixture CloneSet and pods are created through the API of the
-//! embedded cluster, then the binary reads them with a kubeconfig and prints the plan.
+//! `kruise-tui plan` end to end: the fixture CloneSet, Advanced StatefulSet and Advanced DaemonSet
+//! (with its nodes) and their pods are created through the API of the embedded cluster, then the
+//! binary reads them with a kubeconfig and prints the plan.
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
 
 use std::{path::Path, process::Command};
 
-use k8s_openapi::api::core::v1::{Namespace, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use kruise_tui::cluster::server::{EmbeddedCluster, ServerOptions};
 use kube::{
     Api, Client,
@@ -258,5 +259,113 @@ async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
     let run = plan(kubeconfig, &["asts/db", "--partition", "40%"]).await;
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("not a percent"), "{}", run.stderr);
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_reads_an_advanced_daemonset_and_the_nodes_from_the_embedded_cluster() {
+    let (cluster, client) = shop_cluster().await;
+
+    let node_list: Value = serde_saphyr::from_str(&fixture("ads-nodes.yaml")).expect("fixture");
+    let nodes: Api<Node> = Api::all(client.clone());
+    for node in node_list["items"].as_array().expect("items") {
+        let node: Node = serde_json::from_value(node.clone()).expect("node");
+        nodes
+            .create(&PostParams::default(), &node)
+            .await
+            .expect("node created");
+    }
+    let mut ads: Value = serde_saphyr::from_str(&fixture("ads.yaml")).expect("fixture");
+    let status = take(&mut ads, "", "status");
+    take(&mut ads, "/metadata", "uid");
+    let sets = shop_api(&client, "v1alpha1", "DaemonSet", "daemonsets");
+    let uid = create_with_status(&sets, ads, status).await;
+    let pod_list: Value = serde_saphyr::from_str(&fixture("ads-pods.yaml")).expect("fixture");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    for pod in pod_list["items"].as_array().expect("items") {
+        let mut pod = pod.clone();
+        let status = take(&mut pod, "", "status");
+        let owner = pod
+            .pointer_mut("/metadata/ownerReferences/0/uid")
+            .expect("owner");
+        if owner == "ads-uid-1" {
+            *owner = json!(uid);
+        }
+        let name = pod["metadata"]["name"].as_str().expect("name").to_owned();
+        let pod: Pod = serde_json::from_value(pod).expect("pod");
+        pods.create(&PostParams::default(), &pod)
+            .await
+            .expect("pod created");
+        pods.patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": status })),
+        )
+        .await
+        .expect("pod status");
+    }
+    let config = Kubeconfig::write(&cluster, "shop");
+    let kubeconfig = &config.path;
+
+    let run = plan(kubeconfig, &["ads/log-agent", "--partition", "1"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0], "Advanced DaemonSet shop/log-agent",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("3 node(s) update to agent-new, in this order:"),
+        "{}",
+        run.stdout
+    );
+    let order: Vec<(&str, &str)> = lines
+        .iter()
+        .filter_map(|l| l.trim_start().strip_prefix(|c: char| c.is_ascii_digit()))
+        .filter_map(|rest| {
+            let mut words = rest.split_whitespace();
+            Some((words.next()?, words.next()?))
+        })
+        .filter(|(node, _)| node.starts_with("node-"))
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            ("node-d", "log-d"),
+            ("node-c", "log-c"),
+            ("node-b", "log-b")
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("blocked: maxUnavailable budget used up"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("held back log-a: on node node-a, kept on the old revision by the partition"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("stray-x"), "{}", run.stdout);
+    for numbers in [
+        "now:            replicas 5  ready 4  available 4  updated 1  updatedReady 1",
+        "expectedUpdatedReplicas 4",
+        "after next step: updated 3",
+        "at convergence:  updated 4",
+    ] {
+        assert!(run.stdout.contains(numbers), "{numbers}: {}", run.stdout);
+    }
+
+    for (partition, why) in [("6", "more than the 5"), ("40%", "not a percent")] {
+        let run = plan(kubeconfig, &["ads/log-agent", "--partition", partition]).await;
+        assert_eq!(run.code, Some(1), "{partition}: {}", run.stdout);
+        assert!(run.stderr.contains(why), "{partition}: {}", run.stderr);
+    }
     cluster.shutdown().await;
 }
