@@ -252,7 +252,7 @@ fn ads_bad_partitions_are_refused() {
     for (text, needle) in [
         ("abc", "not a number of pods"),
         ("-1", "negative"),
-        ("6", "more than the 5 replicas"),
+        ("6", "more than the 5 nodes that should run"),
         ("40%", "not a percent"),
     ] {
         let (ads, nodes, pods) = ads_objects();

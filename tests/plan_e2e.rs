@@ -362,7 +362,7 @@ async fn plan_reads_an_advanced_daemonset_and_the_nodes_from_the_embedded_cluste
         assert!(run.stdout.contains(numbers), "{numbers}: {}", run.stdout);
     }
 
-    for (partition, why) in [("6", "more than the 5"), ("40%", "not a percent")] {
+    for (partition, why) in [("6", "more than the 5 nodes"), ("40%", "not a percent")] {
         let run = plan(kubeconfig, &["ads/log-agent", "--partition", partition]).await;
         assert_eq!(run.code, Some(1), "{partition}: {}", run.stdout);
         assert!(run.stderr.contains(why), "{partition}: {}", run.stderr);

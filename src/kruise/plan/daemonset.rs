@@ -16,7 +16,8 @@ use crate::kruise::{
         DsNode, DsPod, DsSpec, NodeToPods, RollingUpdateType, TEMPLATE_GENERATION_LABEL,
         plan_partition,
     },
-    intstr, selector,
+    intstr::{self, PartitionInputError},
+    selector,
 };
 
 /// What only an Advanced DaemonSet plan reads: its spec, the cluster's nodes and which of them
@@ -62,7 +63,14 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
     let desired = i32::try_from(ads.nodes_that_should_run.len()).unwrap_or(i32::MAX);
     match &input.change {
         Change::Nothing => {}
-        Change::Partition(text) => match intstr::parse_partition_input(text, Some(desired))? {
+        Change::Partition(text) => match intstr::parse_partition_input(text, Some(desired))
+            .map_err(|e| match e {
+                // An Advanced DaemonSet counts nodes, not replicas.
+                PartitionInputError::MoreThanReplicas(p, n) => PlanError::Unsupported(format!(
+                    "partition {p} is more than the {n} nodes that should run the daemon pod"
+                )),
+                other => PlanError::BadPartition(other),
+            })? {
             IntOrString::Int(p) => rolling.partition = p,
             IntOrString::String(s) => {
                 return Err(PlanError::Unsupported(format!(
