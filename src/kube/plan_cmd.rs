@@ -196,21 +196,7 @@ pub fn asts_plan_input_from_objects(
         asts: Some(asts),
         ..PlanWorkload::default()
     };
-    let uid = meta.uid.clone().unwrap_or_default();
-    let pods = pods
-        .iter()
-        .filter(|p| is_active_and_owned(p, &uid))
-        .map(plan_pod)
-        .collect();
-    Ok(PlanInput {
-        workload,
-        pods,
-        change: Change::Partition(partition.to_owned()),
-        guards: Guards::default(),
-        gates: FeatureGates::new(),
-        version: KruiseVersion::V1_8,
-        now,
-    })
+    Ok(partition_input(workload, &meta, pods, partition, now))
 }
 
 /// Renders a label selector as `a=b,c in (d,e),!f`.
@@ -316,13 +302,24 @@ pub fn plan_input_from_objects(
         asts: None,
         ads: None,
     };
+    Ok(partition_input(workload, meta, pods, partition, now))
+}
+
+/// The planner's input for a partition change: the workload plus its active, owned pods.
+pub(crate) fn partition_input(
+    workload: PlanWorkload,
+    meta: &ObjectMeta,
+    pods: &[Pod],
+    partition: &str,
+    now: i64,
+) -> PlanInput {
     let uid = meta.uid.clone().unwrap_or_default();
     let pods = pods
         .iter()
         .filter(|p| is_active_and_owned(p, &uid))
         .map(plan_pod)
         .collect();
-    Ok(PlanInput {
+    PlanInput {
         workload,
         pods,
         change: Change::Partition(partition.to_owned()),
@@ -330,7 +327,7 @@ pub fn plan_input_from_objects(
         gates: FeatureGates::new(),
         version: KruiseVersion::V1_8,
         now,
-    })
+    }
 }
 
 pub(crate) fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {

@@ -9,16 +9,15 @@ use k8s_openapi::{
 use kube::{Api, Client, api::ListParams};
 use serde_json::Value;
 
-use super::{is_active_and_owned, plan_pod, selector_string};
+use super::{partition_input, selector_string};
 use crate::{
     api::DaemonSet,
     kruise::{
-        FeatureGates, KruiseVersion,
         daemonset::{
             DsNode, DsRollingUpdate, DsSpec, DsUpdateStrategyType, RollingUpdateType,
             nodes_that_should_run,
         },
-        plan::{AdsInput, Change, Guards, PlanInput, PlanWorkload, WorkloadKind},
+        plan::{AdsInput, PlanInput, PlanWorkload, WorkloadKind},
     },
 };
 
@@ -128,19 +127,5 @@ pub fn ads_plan_input_from_objects(
         }),
         ..PlanWorkload::default()
     };
-    let uid = meta.uid.clone().unwrap_or_default();
-    let pods = pods
-        .iter()
-        .filter(|p| is_active_and_owned(p, &uid))
-        .map(plan_pod)
-        .collect();
-    Ok(PlanInput {
-        workload,
-        pods,
-        change: Change::Partition(partition.to_owned()),
-        guards: Guards::default(),
-        gates: FeatureGates::new(),
-        version: KruiseVersion::V1_8,
-        now,
-    })
+    Ok(partition_input(workload, meta, pods, partition, now))
 }
