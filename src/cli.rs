@@ -61,6 +61,10 @@ pub struct ConsoleArgs {
     /// With --demo: about how many pods the seeded scenario holds in all.
     #[arg(long, value_name = "N", requires = "demo")]
     pub pods: Option<usize>,
+    /// Also run the embedded Kruise controllers against this cluster (for clusters with the
+    /// Kruise CRDs but no kruise-manager; refused when one is running).
+    #[arg(long, conflicts_with = "demo")]
+    pub controllers: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -69,6 +73,8 @@ pub enum Command {
     DemoServer(DemoServerArgs),
     /// Run simulated nodes and a simulated kubelet against any API server (like kwok).
     SimNodes(SimNodesArgs),
+    /// Run the embedded Kruise controllers (headless) against any cluster with the Kruise CRDs.
+    Controllers(ControllersArgs),
     /// What-if: which pods a partition change would update or roll back, in order.
     Plan(PlanArgs),
     /// Configuration helpers.
@@ -87,9 +93,12 @@ pub struct DemoServerArgs {
     /// About how many pods the seeded scenario holds in all.
     #[arg(long, value_name = "N")]
     pub pods: Option<usize>,
-    /// Do not run the simulated nodes' controllers (pods stay as created).
+    /// Do not run the embedded Kruise controllers (Kruise objects stay as written).
     #[arg(long)]
     pub no_controllers: bool,
+    /// Do not run the simulated nodes and kubelet (pods stay Pending).
+    #[arg(long)]
+    pub no_nodes: bool,
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,
@@ -102,6 +111,28 @@ pub struct SimNodesArgs {
     /// How many simulated nodes to register.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub nodes: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ControllersArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Kruise feature gates, e.g. `CloneSetPartitionRollback=true,PreparingUpdateAsUpdate=false`.
+    #[arg(long, value_name = "A=true,B=false", value_parser = parse_gates)]
+    pub feature_gates: Option<crate::kruise::FeatureGates>,
+    /// Run even when a kruise-manager appears to be running in the cluster.
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn parse_gates(spec: &str) -> Result<crate::kruise::FeatureGates, String> {
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let name = part.split_once('=').map_or(part, |(n, _)| n).trim();
+        if !crate::kruise::FeatureGates::is_known(name) {
+            return Err(format!("unrecognized feature gate: {name}"));
+        }
+    }
+    crate::kruise::FeatureGates::parse(spec)
 }
 
 #[derive(Debug, Clone, Args)]

@@ -5,6 +5,7 @@
 //! this module's own small structs (or k8s-openapi / `crate::api` types, which are plain data).
 
 pub mod admission;
+pub mod events;
 pub mod features;
 pub mod selector;
 pub mod validation;

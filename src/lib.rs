@@ -12,6 +12,7 @@ pub mod app;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod controllers;
 pub mod kruise;
 pub mod kube;
 pub mod runtime;

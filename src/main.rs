@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         None => kruise_tui::runtime::run_console(cli.console),
         Some(Command::DemoServer(args)) => kruise_tui::cluster::run_demo_server(args),
         Some(Command::SimNodes(args)) => kruise_tui::cluster::run_sim_nodes(args),
+        Some(Command::Controllers(args)) => kruise_tui::controllers::run_headless(args),
         Some(Command::Plan(args)) => kruise_tui::kube::run_plan(args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };

@@ -23,6 +23,7 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         kubeconfig_out: path.clone(),
         pods: None,
         seed: true,
+        nodes: true,
         controllers: true,
         remove_kubeconfig: true,
     })

@@ -141,7 +141,10 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
 fn no_seed_starts_an_empty_cluster() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("k");
-    let _server = start(&kubeconfig, &["--no-seed", "--no-controllers"]);
+    let _server = start(
+        &kubeconfig,
+        &["--no-seed", "--no-controllers", "--no-nodes"],
+    );
     let out = kubectl(&kubeconfig, &["get", "clonesets", "-A", "-o", "name"]);
     assert!(
         out.status.success(),
@@ -156,8 +159,5 @@ fn no_seed_starts_an_empty_cluster() {
     let out = kubectl(&kubeconfig, &["get", "namespace", "demo", "-o", "name"]);
     assert!(out.status.success(), "the kubeconfig's namespace exists");
     let out = kubectl(&kubeconfig, &["get", "nodes", "-o", "name"]);
-    assert!(
-        out.stdout.is_empty(),
-        "no simulated nodes without controllers"
-    );
+    assert!(out.stdout.is_empty(), "no simulated nodes with --no-nodes");
 }

@@ -32,7 +32,10 @@ pub fn run_demo_server(args: DemoServerArgs) -> Result<()> {
             kubeconfig_out,
             pods: args.pods,
             seed: !args.no_seed,
-            controllers: !args.no_controllers,
+            nodes: !args.no_nodes,
+            // The seeded scenario still writes what the controllers would have (its rewrite onto
+            // the controllers is the next step): they run only on an unseeded cluster for now.
+            controllers: !args.no_controllers && args.no_seed,
             remove_kubeconfig: false,
         })
         .await?;
@@ -61,7 +64,8 @@ pub async fn start_in_process(pods: Option<usize>, seed: bool) -> Result<DemoClu
         kubeconfig_out,
         pods,
         seed,
-        controllers: true,
+        nodes: true,
+        controllers: !seed,
         remove_kubeconfig: true,
     })
     .await

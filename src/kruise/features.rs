@@ -73,6 +73,11 @@ impl FeatureGates {
         })
     }
 
+    /// Whether upstream has a gate of this name that the port reads.
+    pub fn is_known(name: &str) -> bool {
+        DEFAULTS.iter().any(|(n, _)| *n == name)
+    }
+
     /// Parses `A=true,B=false` (the `--feature-gates` flag form).
     pub fn parse(spec: &str) -> Result<Self, String> {
         let mut gates = Self::default();

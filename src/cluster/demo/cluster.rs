@@ -32,6 +32,8 @@ pub struct DemoOptions {
     pub pods: Option<usize>,
     pub seed: bool,
     /// Run the simulated nodes (scheduler and kubelet).
+    pub nodes: bool,
+    /// Run the embedded Kruise controllers.
     pub controllers: bool,
     /// Delete the kubeconfig on shutdown (a private one for `--demo`).
     pub remove_kubeconfig: bool,
@@ -43,6 +45,7 @@ pub struct DemoCluster {
     kubeconfig: PathBuf,
     remove_kubeconfig: bool,
     sim: Option<(CancellationToken, JoinHandle<Result<()>>)>,
+    controllers: Option<(CancellationToken, JoinHandle<Result<()>>)>,
     seeded: usize,
 }
 
@@ -72,13 +75,8 @@ impl DemoCluster {
         // Kruise's webhooks guard everything written from now on (the seed is a snapshot of what
         // the controllers and webhooks would already have written). Deletion protection is on so
         // the demo's protected objects really are protected.
-        crate::cluster::install_kruise_webhooks(
-            &cluster,
-            crate::kruise::FeatureGates::new()
-                .with("ResourcesDeletionProtection", true)
-                .with("PodUnavailableBudgetUpdateGate", true),
-        );
-        let sim = opts.controllers.then(|| {
+        crate::cluster::install_kruise_webhooks(&cluster, demo_gates());
+        let sim = opts.nodes.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {
                 nodes: scenario::node_count(opts.pods),
@@ -87,11 +85,25 @@ impl DemoCluster {
             let task = tokio::spawn(sim::run(client.clone(), options, token.clone()));
             (token, task)
         });
+        let controllers = opts.controllers.then(|| {
+            let token = CancellationToken::new();
+            let options = crate::controllers::Options {
+                gates: demo_gates(),
+                ..crate::controllers::Options::default()
+            };
+            let task = tokio::spawn(crate::controllers::run(
+                client.clone(),
+                options,
+                token.clone(),
+            ));
+            (token, task)
+        });
         Ok(DemoCluster {
             cluster,
             kubeconfig: opts.kubeconfig_out,
             remove_kubeconfig: opts.remove_kubeconfig,
             sim,
+            controllers,
             seeded,
         })
     }
@@ -121,8 +133,14 @@ impl DemoCluster {
         &self.cluster
     }
 
-    /// Stops the simulated nodes and the server; removes a private kubeconfig.
+    /// Stops the controllers, the simulated nodes and the server; removes a private kubeconfig.
     pub async fn shutdown(self) {
+        if let Some((token, task)) = self.controllers {
+            token.cancel();
+            if let Ok(Err(err)) = task.await {
+                tracing::warn!("demo: the controllers stopped with an error: {err:#}");
+            }
+        }
         if let Some((token, task)) = self.sim {
             token.cancel();
             if let Ok(Err(err)) = task.await {
@@ -134,6 +152,16 @@ impl DemoCluster {
             let _ = std::fs::remove_file(&self.kubeconfig);
         }
     }
+}
+
+/// The Kruise feature gates the demo runs with: deletion protection and PUB gates on (so the
+/// demo's protected objects are protected) and partition rollback on (so raising a partition
+/// rolls pods back).
+pub fn demo_gates() -> crate::kruise::FeatureGates {
+    crate::kruise::FeatureGates::new()
+        .with("ResourcesDeletionProtection", true)
+        .with("PodUnavailableBudgetUpdateGate", true)
+        .with("CloneSetPartitionRollback", true)
 }
 
 /// Writes `contents` to `path` readable by the user only (it holds the token).

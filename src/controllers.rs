@@ -1,0 +1,197 @@
+//! The embedded Kruise controllers: reconcilers on kube-rs runtime, every decision made by the
+//! sans-IO port in `crate::kruise`.
+//!
+//! One [`cache::Cache`] (a watch and store per kind, shared) feeds every controller; each
+//! controller maps changes to keys on its own work queue ([`runner`]), waits for its
+//! [`expectations`], calls its pure reconcile and applies the writes conflict-safely
+//! ([`write`]), recording upstream's events ([`recorder`]). [`run`] starts them all, after
+//! winning the leader [`lease`]; [`detect`] finds a kruise-manager already running.
+
+pub mod cache;
+pub mod cloneset;
+pub mod detect;
+pub mod expectations;
+pub mod lease;
+pub mod recorder;
+pub mod runner;
+pub mod write;
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use k8s_openapi::api::core::v1::Pod;
+use kube::{Client, discovery::Discovery};
+use tokio_util::sync::CancellationToken;
+
+pub use cache::{Cache, Versions};
+pub use recorder::Recorder;
+
+use crate::kruise::{FeatureGates, KruiseVersion};
+
+/// How the controllers run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub gates: FeatureGates,
+    pub version: KruiseVersion,
+    /// Who this instance is in the leader Lease (hostname/pid by default).
+    pub identity: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            gates: FeatureGates::new(),
+            version: KruiseVersion::V1_8,
+            identity: lease::default_identity(),
+        }
+    }
+}
+
+/// What every controller shares.
+pub struct Shared {
+    pub client: Client,
+    pub cache: Arc<Cache>,
+    pub recorder: Recorder,
+    pub gates: FeatureGates,
+    pub version: KruiseVersion,
+    pub versions: Versions,
+}
+
+/// What the cache holds of a pod, for expectations.
+pub fn seen(pod: Option<&Pod>) -> Option<expectations::Seen> {
+    pod.map(|p| expectations::Seen {
+        uid: p.metadata.uid.clone().unwrap_or_default(),
+        resource_version: p.metadata.resource_version.clone().unwrap_or_default(),
+        terminating: p.metadata.deletion_timestamp.is_some(),
+    })
+}
+
+/// Randomness for new instance ids (the OS's generator).
+pub fn rng() -> impl FnMut() -> u64 {
+    || {
+        let mut bytes = [0u8; 8];
+        // A failing OS generator falls back to the clock's nanoseconds: ids only need to differ.
+        if getrandom::fill(&mut bytes).is_err() {
+            return u64::try_from(jiff::Timestamp::now().as_nanosecond()).unwrap_or(0);
+        }
+        u64::from_le_bytes(bytes)
+    }
+}
+
+/// The versions the server serves for kinds that may be served at more than one.
+pub async fn discover_versions(client: &Client) -> Versions {
+    let discovery = Discovery::new(client.clone())
+        .filter(&["apps.kruise.io"])
+        .run()
+        .await;
+    let mut versions = Versions::default();
+    if let Ok(discovery) = discovery {
+        let mut served: Vec<kube::core::ApiResource> = discovery
+            .groups()
+            .flat_map(|g| {
+                g.versions()
+                    .flat_map(|v| g.versioned_resources(v))
+                    .map(|(ar, _)| ar)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|ar| ar.kind == "CloneSet")
+            .collect();
+        // Newest version first (v1beta1 before v1alpha1).
+        served.sort_by(|a, b| b.version.cmp(&a.version));
+        if let Some(ar) = served.first().filter(|ar| ar.version != "v1alpha1") {
+            versions.cloneset = Some(ar.clone());
+        }
+    }
+    versions
+}
+
+/// Runs every controller against `client` until `shutdown`: waits to lead, starts the cache,
+/// reconciles. Returns an error if leadership is lost.
+pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
+    let leading = CancellationToken::new();
+    let lease = lease::LeaderLease::new(client.clone(), &opts.identity);
+    if !lease.acquire(&shutdown).await? {
+        return Ok(());
+    }
+    let renew = tokio::spawn({
+        let shutdown = shutdown.clone();
+        let leading = leading.clone();
+        async move { lease.hold(&shutdown, &leading).await }
+    });
+    let stop = CancellationToken::new();
+    {
+        let stop = stop.clone();
+        let shutdown = shutdown.clone();
+        let leading = leading.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = shutdown.cancelled() => {}
+                () = leading.cancelled() => {}
+            }
+            stop.cancel();
+        });
+    }
+    let versions = discover_versions(&client).await;
+    let cache = Cache::new();
+    let shared = Arc::new(Shared {
+        recorder: Recorder::start(client.clone(), stop.clone()),
+        client: client.clone(),
+        cache: cache.clone(),
+        gates: opts.gates,
+        version: opts.version,
+        versions: versions.clone(),
+    });
+    let mut tasks = tokio::task::JoinSet::new();
+    // Each controller registers its cache handlers when built, before the cache starts.
+    tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    cache.start(&client, &versions);
+    stop.cancelled().await;
+    tasks.shutdown().await;
+    cache.stop().await;
+    let lost = leading.is_cancelled() && !shutdown.is_cancelled();
+    // On shutdown the renewal loop releases the lease before it returns.
+    let _ = renew.await;
+    if lost {
+        anyhow::bail!("lost the controllers' leader lease; stopped reconciling");
+    }
+    Ok(())
+}
+
+/// Refuses (with how it was detected) when a kruise-manager appears to run in the cluster.
+pub async fn refuse_if_kruise_manager(client: &Client) -> Result<()> {
+    let signs = detect::kruise_manager_signs(client).await;
+    if signs.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "a kruise-manager appears to be running in this cluster: {}. Two controllers would fight \
+         over the same objects; use --force to run anyway",
+        signs.join("; ")
+    )
+}
+
+/// `kruise-tui controllers`: the controllers, headless, until Ctrl-C or SIGTERM.
+pub fn run_headless(args: crate::cli::ControllersArgs) -> Result<()> {
+    crate::cluster::sim::init_stderr_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let connection = crate::kube::connect::connect(&args.kube, None).await?;
+        if !args.force {
+            refuse_if_kruise_manager(&connection.client).await?;
+        }
+        let shutdown = CancellationToken::new();
+        tokio::spawn(crate::cluster::sim::cancel_on_signal(shutdown.clone()));
+        let opts = Options {
+            gates: args.feature_gates.unwrap_or_default(),
+            ..Options::default()
+        };
+        eprintln!(
+            "controllers: reconciling Kruise objects on {} as {}; Ctrl-C to stop",
+            connection.cluster_url, opts.identity
+        );
+        run(connection.client, opts, shutdown).await
+    })
+}

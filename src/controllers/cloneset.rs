@@ -1,0 +1,557 @@
+//! The CloneSet controller: the IO shell around `kruise::cloneset::reconcile`.
+//!
+//! It reads the CloneSet, its pods, claims and revisions from the shared cache, waits for its
+//! expectations, settles the update revision (creating or re-numbering it), runs the pure
+//! reconcile and applies what it returns: claims, pods (creations in slow-start batches of 1, 2,
+//! 4, ... stopping at the first failure, as upstream), status, `podsToDelete`, pruned revisions,
+//! with upstream's events.
+
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use k8s_openapi::api::{
+    apps::v1::ControllerRevision,
+    core::v1::{PersistentVolumeClaim, Pod},
+};
+use kube::{
+    Api, Resource as _,
+    api::{DynamicObject, Patch, PatchParams},
+    core::{ApiResource, Selector},
+    runtime::controller::Action,
+};
+
+use super::{
+    Shared,
+    cache::Change,
+    expectations::{Expect, Expectations},
+    recorder::Recorder,
+    runner::{self, Queue, ReconcileError},
+    write,
+};
+use crate::{
+    api::CloneSet,
+    kruise::cloneset::reconcile::{self, Input, PodOp, PodWrite, pods, revisions},
+};
+
+/// How often a CloneSet is looked at when nothing happens.
+const RESYNC: Duration = Duration::from_secs(300);
+/// How long to wait for unsatisfied expectations before looking again (a watch event usually
+/// comes first).
+const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
+
+pub struct Ctx {
+    shared: Arc<Shared>,
+    expectations: Expectations,
+    recorder: Recorder,
+}
+
+fn key(ns: &str, name: &str) -> String {
+    format!("{ns}/{name}")
+}
+
+/// Queues the CloneSet that controls `meta`, if any.
+fn enqueue_owner(
+    queue: &Queue<CloneSet>,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) {
+    if let Some(owner) = meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true) && r.kind == "CloneSet")
+    {
+        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), &owner.name);
+    }
+}
+
+/// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
+/// `shutdown`, once the cache has its first lists).
+pub fn controller(
+    shared: Arc<Shared>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let (queue, inbox) = runner::queue::<CloneSet>();
+    let cache = &shared.cache;
+    let ctx = Arc::new(Ctx {
+        recorder: shared.recorder.for_component("cloneset-controller"),
+        shared: shared.clone(),
+        expectations: Expectations::default(),
+    });
+    {
+        let q = queue.clone();
+        let ctx = ctx.clone();
+        cache.clonesets.on_change(move |change| match change {
+            Change::Applied { new, .. } => q.enqueue_obj(*new),
+            Change::Deleted(cs) => {
+                let meta = cs.meta();
+                ctx.expectations.forget(&key(
+                    meta.namespace.as_deref().unwrap_or_default(),
+                    meta.name.as_deref().unwrap_or_default(),
+                ));
+            }
+            Change::Resynced => {}
+        });
+    }
+    let all = |q: Queue<CloneSet>, store: kube::runtime::reflector::Store<CloneSet>| {
+        move || {
+            for cs in store.state() {
+                q.enqueue_obj(&cs);
+            }
+        }
+    };
+    {
+        let q = queue.clone();
+        let resync = all(queue.clone(), cache.clonesets.store());
+        cache.pods.on_change(move |change| match change {
+            Change::Applied { old, new } => {
+                enqueue_owner(&q, &new.metadata);
+                if let Some(old) = old {
+                    enqueue_owner(&q, &old.metadata);
+                }
+            }
+            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
+            Change::Resynced => resync(),
+        });
+    }
+    {
+        let q = queue.clone();
+        cache.revisions.on_change(move |change| match change {
+            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
+            Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
+            Change::Resynced => {}
+        });
+    }
+    {
+        let q = queue.clone();
+        let resync = all(queue.clone(), cache.clonesets.store());
+        cache.clonesets.on_change(move |change| {
+            if matches!(change, Change::Resynced) {
+                resync();
+            }
+        });
+        cache.pvcs.on_change(move |change| match change {
+            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
+            Change::Deleted(pvc) => enqueue_owner(&q, &pvc.metadata),
+            Change::Resynced => {}
+        });
+    }
+    async move {
+        shared.cache.ready().await;
+        runner::run(
+            "cloneset",
+            shared.cache.clonesets.store(),
+            inbox,
+            ctx,
+            8,
+            reconcile_one,
+            shutdown,
+        )
+        .await;
+    }
+}
+
+fn controlled_by(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    uid: &str,
+) -> bool {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.uid == uid)
+}
+
+async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
+    let shared = &ctx.shared;
+    let cache = &shared.cache;
+    let ns = cs.metadata.namespace.clone().unwrap_or_default();
+    let name = cs.metadata.name.clone().unwrap_or_default();
+    let uid = cs.metadata.uid.clone().unwrap_or_default();
+    let owner_key = key(&ns, &name);
+    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
+    if !ctx.expectations.satisfied(&owner_key, lookup) {
+        return Ok(Action::requeue(EXPECTATION_RECHECK));
+    }
+    let owned: Vec<Arc<Pod>> = cache.pods.filter(&ns, |p| controlled_by(&p.metadata, &uid));
+    let all_pod_names: Vec<String> = owned
+        .iter()
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    let active: Vec<Pod> = owned
+        .iter()
+        .filter(|p| pods::is_active(p))
+        .map(|p| (**p).clone())
+        .collect();
+    let pvcs: Vec<PersistentVolumeClaim> = cache
+        .pvcs
+        .filter(&ns, |c| controlled_by(&c.metadata, &uid))
+        .iter()
+        .map(|c| (**c).clone())
+        .collect();
+    let mut revs: Vec<ControllerRevision> = cache
+        .revisions
+        .filter(&ns, |r| controlled_by(&r.metadata, &uid))
+        .iter()
+        .map(|r| (**r).clone())
+        .collect();
+
+    let active_revs = revisions::active_revisions(&cs, &revs);
+    let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
+    let mut update = active_revs.update.clone();
+    if active_revs.create {
+        match rev_api
+            .create(&kube::api::PostParams::default(), &update)
+            .await
+        {
+            Ok(created) => update = created,
+            Err(err) if write::code(&err) == Some(409) => {
+                let rev_name = update.metadata.name.clone().unwrap_or_default();
+                let existing = rev_api.get(&rev_name).await?;
+                if !revisions::equal_revision(&existing, &update) {
+                    // A hash collision: count it and let the next reconcile hash again.
+                    bump_collision_count(shared, &cs).await?;
+                    return Ok(Action::requeue(Duration::from_millis(100)));
+                }
+                update = existing;
+            }
+            Err(err) => return Err(err.into()),
+        }
+        revs.push(update.clone());
+    } else if active_revs.renumber {
+        update = rev_api
+            .replace(
+                update.metadata.name.as_deref().unwrap_or_default(),
+                &kube::api::PostParams::default(),
+                &update,
+            )
+            .await?;
+        if let Some(r) = revs
+            .iter_mut()
+            .find(|r| r.metadata.name == update.metadata.name)
+        {
+            *r = update.clone();
+        }
+    }
+    let current = if active_revs.current.metadata.name == update.metadata.name {
+        update.clone()
+    } else {
+        active_revs.current.clone()
+    };
+    let label_selector = Selector::try_from(cs.spec.selector.clone())
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let nodes: Vec<(String, BTreeMap<String, String>)> = cache
+        .nodes
+        .all()
+        .iter()
+        .map(|n| {
+            (
+                n.metadata.name.clone().unwrap_or_default(),
+                n.metadata.labels.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let input = Input {
+        cs: &cs,
+        pods: &active,
+        all_pod_names: &all_pod_names,
+        pvcs: &pvcs,
+        revisions: &revs,
+        current: &current,
+        update: &update,
+        collision_count: active_revs.collision_count,
+        label_selector,
+        nodes: &nodes,
+        gates: &shared.gates,
+        version: shared.version,
+        now: jiff::Timestamp::now().as_second(),
+    };
+    let mut rng = super::rng();
+    let outcome = reconcile::reconcile(&input, &mut rng);
+    for e in &outcome.errors {
+        tracing::warn!(cloneset = %owner_key, "{e}");
+    }
+    ctx.recorder.record_all(&*cs, outcome.events.clone());
+
+    // Claims first, so the pods that mount them can start.
+    let pvc_api: Api<PersistentVolumeClaim> = Api::namespaced(shared.client.clone(), &ns);
+    for claim in &outcome.pvcs {
+        match write::create(&pvc_api, claim).await {
+            Ok(_) => {}
+            Err(err) if write::code(&err) == Some(409) => {}
+            Err(err) => {
+                ctx.recorder.record(
+                    &*cs,
+                    crate::kruise::events::EventRecord::warning(
+                        "FailedCreate",
+                        format!(
+                            "failed to create pvc: {}, pvc: {}",
+                            write::describe(&err),
+                            claim.metadata.name.as_deref().unwrap_or_default()
+                        ),
+                    ),
+                );
+                return Err(err.into());
+            }
+        }
+    }
+    let write_result = apply_pod_writes(&ctx, &cs, &owner_key, &ns, &active, &outcome.pods).await;
+
+    // Status, then podsToDelete, then history; a failed pod write still updates the status, as
+    // upstream does.
+    if outcome.status_changed {
+        let mut updated = (*cs).clone();
+        updated.status = Some(outcome.status.clone());
+        write_status(shared, &updated).await?;
+    }
+    if let Some(kept) = &outcome.pods_to_delete {
+        let old = cs
+            .spec
+            .scale_strategy
+            .as_ref()
+            .map(|s| s.pods_to_delete.clone())
+            .unwrap_or_default();
+        // Upstream writes nil for an empty list: the field goes.
+        let change = if kept.is_empty() {
+            serde_json::json!({"op": "remove", "path": "/spec/scaleStrategy/podsToDelete"})
+        } else {
+            serde_json::json!({"op": "replace", "path": "/spec/scaleStrategy/podsToDelete", "value": kept})
+        };
+        let patch: json_patch::Patch = serde_json::from_value(serde_json::json!([
+            {"op": "test", "path": "/spec/scaleStrategy/podsToDelete", "value": old},
+            change,
+        ]))
+        .map_err(|e| ReconcileError::new(e.to_string()))?;
+        patch_cloneset(shared, &ns, &name, &patch).await?;
+    }
+    for rev_name in &outcome.delete_revisions {
+        if let Some(rev) = revs
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
+        {
+            write::delete(
+                &rev_api,
+                rev_name,
+                rev.metadata.uid.as_deref().unwrap_or_default(),
+            )
+            .await?;
+        }
+    }
+    write_result?;
+    Ok(Action::requeue(
+        outcome
+            .requeue_after
+            .and_then(|s| u64::try_from(s).ok())
+            .map_or(RESYNC, Duration::from_secs),
+    ))
+}
+
+/// Applies the pod writes in order; creations go in slow-start batches. Stops at the first
+/// failure (its event recorded) and returns it.
+async fn apply_pod_writes(
+    ctx: &Ctx,
+    cs: &CloneSet,
+    owner_key: &str,
+    ns: &str,
+    bases: &[Pod],
+    writes: &[PodWrite],
+) -> Result<(), ReconcileError> {
+    let api: Api<Pod> = Api::namespaced(ctx.shared.client.clone(), ns);
+    let mut i = 0;
+    let mut batch = 1;
+    while i < writes.len() {
+        if let PodOp::Create(_) = writes[i].op {
+            // A slow-start batch of consecutive creations.
+            let end = (i..writes.len())
+                .take(batch)
+                .take_while(|&j| matches!(writes[j].op, PodOp::Create(_)))
+                .last()
+                .map_or(i + 1, |j| j + 1);
+            let creates: Vec<(&PodWrite, &Pod)> = writes[i..end]
+                .iter()
+                .filter_map(|w| match &w.op {
+                    PodOp::Create(pod) => Some((w, &**pod)),
+                    _ => None,
+                })
+                .collect();
+            let results =
+                futures::future::join_all(creates.iter().map(|(_, pod)| write::create(&api, pod)))
+                    .await;
+            let mut failed = None;
+            for ((w, _), result) in creates.iter().zip(results) {
+                match result {
+                    Ok(_) => {
+                        ctx.expectations.expect(
+                            owner_key,
+                            [Expect::Created {
+                                name: w.name.clone(),
+                            }],
+                        );
+                        ctx.recorder.record_all(cs, w.success_event());
+                    }
+                    Err(err) => {
+                        ctx.recorder
+                            .record_all(cs, w.failure_event(&write::describe(&err)));
+                        failed.get_or_insert(err);
+                    }
+                }
+            }
+            if let Some(err) = failed {
+                return Err(err.into());
+            }
+            i = end;
+            batch *= 2;
+            continue;
+        }
+        let w = &writes[i];
+        let base = bases
+            .iter()
+            .find(|p| p.metadata.name.as_deref() == Some(w.name.as_str()));
+        let result = apply_one(&api, base, w).await;
+        match result {
+            Ok(expect) => {
+                ctx.expectations.expect(owner_key, expect);
+                ctx.recorder.record_all(cs, w.success_event());
+            }
+            Err(err) => {
+                ctx.recorder
+                    .record_all(cs, w.failure_event(&write::describe(&err)));
+                return Err(err.into());
+            }
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+async fn apply_one(
+    api: &Api<Pod>,
+    base: Option<&Pod>,
+    w: &PodWrite,
+) -> Result<Vec<Expect>, kube::Error> {
+    match &w.op {
+        PodOp::Create(pod) => write::create(api, pod).await.map(|_| {
+            vec![Expect::Created {
+                name: w.name.clone(),
+            }]
+        }),
+        PodOp::Delete { uid } => write::delete(api, &w.name, uid).await.map(|()| {
+            vec![Expect::Deleted {
+                name: w.name.clone(),
+                uid: uid.clone(),
+            }]
+        }),
+        PodOp::Update { status, pod } => {
+            let mut rv = None;
+            if let Some(status) = status {
+                let written = with_rebase(api, base, status, None, |api, p| async move {
+                    write::replace_status(&api, &p).await
+                })
+                .await?;
+                rv = Some(written.resource_version);
+            }
+            if let Some(pod) = pod {
+                let written = with_rebase(api, base, pod, rv.take(), |api, p| async move {
+                    write::replace(&api, &p).await
+                })
+                .await?;
+                rv = Some(written.resource_version);
+            }
+            Ok(rv
+                .map(|resource_version| Expect::Updated {
+                    name: w.name.clone(),
+                    resource_version,
+                })
+                .into_iter()
+                .collect())
+        }
+    }
+}
+
+/// How often a pod write is re-applied to a freshly read pod after a conflict.
+const CONFLICT_RETRIES: usize = 3;
+
+/// Writes `desired` (computed from `base`); on a conflict re-reads the pod and re-applies the
+/// same change to it (upstream's RetryOnConflict), a bounded number of times. `rv` overrides
+/// the first attempt's resourceVersion (the one a status write just returned).
+async fn with_rebase<F, Fut>(
+    api: &Api<Pod>,
+    base: Option<&Pod>,
+    desired: &Pod,
+    rv: Option<String>,
+    write_fn: F,
+) -> Result<write::Written, kube::Error>
+where
+    F: Fn(Api<Pod>, Pod) -> Fut,
+    Fut: std::future::Future<Output = Result<write::Written, kube::Error>>,
+{
+    let mut attempt = desired.clone();
+    if let Some(rv) = rv {
+        attempt.metadata.resource_version = Some(rv);
+    }
+    let mut tries = 0;
+    loop {
+        match write_fn(api.clone(), attempt.clone()).await {
+            Err(err) if write::code(&err) == Some(409) && tries < CONFLICT_RETRIES => {
+                tries += 1;
+                let Some(base) = base else { return Err(err) };
+                let name = desired.metadata.name.as_deref().unwrap_or_default();
+                let fresh = api.get(name).await?;
+                attempt = pods::rebase(base, desired, &fresh);
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The served resource of CloneSets when it is not the Rust type's v1alpha1.
+fn mapped(shared: &Shared) -> Option<&ApiResource> {
+    shared.versions.cloneset.as_ref()
+}
+
+/// Writes the CloneSet's status at the served version; returns the new resourceVersion.
+async fn write_status(shared: &Shared, cs: &CloneSet) -> Result<String, ReconcileError> {
+    let ns = cs.metadata.namespace.clone().unwrap_or_default();
+    let written = match mapped(shared) {
+        None => {
+            let api: Api<CloneSet> = Api::namespaced(shared.client.clone(), &ns);
+            write::replace_status(&api, cs).await?
+        }
+        Some(ar) => {
+            let value = crate::api::cloneset::to_served_json(&ar.version, cs)
+                .map_err(|e| ReconcileError::new(e.to_string()))?;
+            let obj: DynamicObject =
+                serde_json::from_value(value).map_err(|e| ReconcileError::new(e.to_string()))?;
+            let api: Api<DynamicObject> = Api::namespaced_with(shared.client.clone(), &ns, ar);
+            write::replace_status(&api, &obj).await?
+        }
+    };
+    Ok(written.resource_version)
+}
+
+async fn patch_cloneset(
+    shared: &Shared,
+    ns: &str,
+    name: &str,
+    patch: &json_patch::Patch,
+) -> Result<(), ReconcileError> {
+    let params = PatchParams::default();
+    match mapped(shared) {
+        None => {
+            let api: Api<CloneSet> = Api::namespaced(shared.client.clone(), ns);
+            api.patch(name, &params, &Patch::<()>::Json(patch.clone()))
+                .await?;
+        }
+        Some(ar) => {
+            let api: Api<DynamicObject> = Api::namespaced_with(shared.client.clone(), ns, ar);
+            api.patch(name, &params, &Patch::<()>::Json(patch.clone()))
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+async fn bump_collision_count(shared: &Shared, cs: &CloneSet) -> Result<(), ReconcileError> {
+    let mut updated = cs.clone();
+    let status = updated.status.get_or_insert_with(Default::default);
+    status.collision_count = Some(status.collision_count.unwrap_or(0) + 1);
+    write_status(shared, &updated).await.map(|_| ())
+}

@@ -1,0 +1,194 @@
+//! The work queue and reconcile loop of one controller, on kube-rs runtime's `applier`: keys are
+//! queued by the trigger mappers (deduplicated while waiting, never reconciled twice at once),
+//! each reconcile returns when to look again, and a failed one is retried with a per-key
+//! exponential back-off.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    fmt::Debug,
+    future::Future,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use futures::{FutureExt as _, StreamExt as _, channel::mpsc};
+use kube::{
+    Resource,
+    runtime::{
+        controller::{self, Action, ReconcileReason, ReconcileRequest},
+        reflector::{ObjectRef, Store},
+    },
+};
+use tokio_util::sync::CancellationToken;
+
+/// Why a reconcile failed, and when to try again.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ReconcileError {
+    pub message: String,
+    /// A conflict (409) or stale cache: retry soon, without growing the back-off.
+    pub transient: bool,
+}
+
+impl ReconcileError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            transient: false,
+        }
+    }
+
+    pub fn transient(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            transient: true,
+        }
+    }
+}
+
+impl From<kube::Error> for ReconcileError {
+    fn from(err: kube::Error) -> Self {
+        let transient = matches!(&err, kube::Error::Api(s) if s.code == 409);
+        Self {
+            message: super::write::describe(&err),
+            transient,
+        }
+    }
+}
+
+/// The sending side of a controller's work queue (cheap to clone, usable from handlers).
+pub struct Queue<K: Resource<DynamicType = ()>> {
+    tx: mpsc::UnboundedSender<ReconcileRequest<K>>,
+}
+
+impl<K: Resource<DynamicType = ()>> Clone for Queue<K> {
+    fn clone(&self) -> Self {
+        Self {
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+impl<K: Resource<DynamicType = ()>> Queue<K> {
+    /// Queues `namespace/name` (namespace `""` for cluster-scoped kinds).
+    pub fn enqueue(&self, namespace: &str, name: &str) {
+        let mut obj_ref = ObjectRef::<K>::new(name);
+        if !namespace.is_empty() {
+            obj_ref = obj_ref.within(namespace);
+        }
+        let _ = self.tx.unbounded_send(ReconcileRequest {
+            obj_ref,
+            reason: ReconcileReason::Unknown,
+        });
+    }
+
+    /// Queues the object itself.
+    pub fn enqueue_obj(&self, obj: &K) {
+        let meta = obj.meta();
+        self.enqueue(
+            meta.namespace.as_deref().unwrap_or_default(),
+            meta.name.as_deref().unwrap_or_default(),
+        );
+    }
+}
+
+/// The receiving side, handed to [`run`].
+pub struct Inbox<K: Resource<DynamicType = ()>> {
+    rx: mpsc::UnboundedReceiver<ReconcileRequest<K>>,
+}
+
+/// A new work queue.
+pub fn queue<K: Resource<DynamicType = ()>>() -> (Queue<K>, Inbox<K>) {
+    let (tx, rx) = mpsc::unbounded();
+    (Queue { tx }, Inbox { rx })
+}
+
+const BACKOFF_BASE: Duration = Duration::from_millis(500);
+const BACKOFF_MAX: Duration = Duration::from_secs(60);
+const TRANSIENT_RETRY: Duration = Duration::from_millis(200);
+
+/// Runs the reconcile loop of controller `name` over `store` until `shutdown`.
+pub async fn run<K, Ctx, F, Fut>(
+    name: &'static str,
+    store: Store<K>,
+    inbox: Inbox<K>,
+    ctx: Arc<Ctx>,
+    concurrency: u16,
+    reconcile: F,
+    shutdown: CancellationToken,
+) where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+    Ctx: Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Ctx>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, ReconcileError>> + Send + 'static,
+{
+    let failures: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
+    let on_success = failures.clone();
+    let reconcile = Arc::new(reconcile);
+    let reconciler = move |obj: Arc<K>, ctx: Arc<Ctx>| {
+        let reconcile = reconcile.clone();
+        let failures = on_success.clone();
+        async move {
+            let key = key_of(&*obj);
+            let result = reconcile(obj, ctx).await;
+            if result.is_ok()
+                && let Ok(mut f) = failures.lock()
+            {
+                f.remove(&key);
+            }
+            result
+        }
+        .boxed()
+    };
+    let error_policy = move |obj: Arc<K>, err: &ReconcileError, _ctx: Arc<Ctx>| {
+        let key = key_of(&*obj);
+        if err.transient {
+            tracing::debug!(controller = name, %key, "retrying: {err}");
+            return Action::requeue(TRANSIENT_RETRY);
+        }
+        let attempts = failures
+            .lock()
+            .map(|mut f| {
+                let n = f.entry(key.clone()).or_insert(0);
+                *n = n.saturating_add(1);
+                *n
+            })
+            .unwrap_or(1);
+        let delay = BACKOFF_BASE
+            .saturating_mul(1u32 << attempts.min(8))
+            .min(BACKOFF_MAX);
+        tracing::warn!(controller = name, %key, attempts, "reconcile failed, retrying in {delay:?}: {err}");
+        Action::requeue(delay)
+    };
+    let queue = inbox.rx.map(Ok::<_, Infallible>);
+    let config = controller::Config::default().concurrency(concurrency);
+    let mut results = std::pin::pin!(controller::applier(
+        reconciler,
+        error_policy,
+        ctx,
+        store,
+        queue,
+        config
+    ));
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            item = results.next() => match item {
+                None => break,
+                Some(Ok(_)) => {}
+                Some(Err(controller::Error::ObjectNotFound(_))) => {}
+                Some(Err(err)) => tracing::debug!(controller = name, "{err}"),
+            }
+        }
+    }
+}
+
+fn key_of<K: Resource>(obj: &K) -> String {
+    let meta = obj.meta();
+    format!(
+        "{}/{}",
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default()
+    )
+}
