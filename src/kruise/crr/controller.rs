@@ -147,7 +147,8 @@ pub fn reconcile(
     d
 }
 
-/// The CRR's containers that are running and started after the CRR was created.
+/// The CRR's containers that are running and started when or after the CRR was created (Go's
+/// `StartedAt.Before(CreationTimestamp)` skips only earlier starts: both are whole seconds).
 ///
 /// Port of pkg/controller/containerrecreaterequest/crr_controller.go::syncContainerStatuses (v1.8.4).
 pub fn sync_container_statuses(
@@ -167,7 +168,7 @@ pub fn sync_container_statuses(
         .filter_map(|c| {
             let s = statuses.get(c.name.as_str())?;
             let started = s.state.as_ref()?.running.as_ref()?.started_at.as_ref()?.0;
-            if created.is_some_and(|t| started <= t) {
+            if created.is_some_and(|t| started < t) {
                 return None;
             }
             Some(CrrSyncContainerStatus {
