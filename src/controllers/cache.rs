@@ -43,6 +43,9 @@ pub struct Informer<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     writer: Mutex<Option<Writer<K>>>,
     handlers: Arc<Mutex<Vec<Handler<K>>>>,
+    /// Set once the first list is in the store. (kube's `Store::wait_until_ready` wakes only
+    /// the last task that polled it, so several controllers cannot all wait on it.)
+    listed: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl<K> Informer<K>
@@ -55,6 +58,7 @@ where
             store,
             writer: Mutex::new(Some(writer)),
             handlers: Arc::new(Mutex::new(Vec::new())),
+            listed: Arc::new(tokio::sync::watch::Sender::new(false)),
         }
     }
 
@@ -91,9 +95,10 @@ where
         }
     }
 
-    /// Waits until the first list is in the store.
+    /// Waits until the first list is in the store (any number of tasks may wait).
     pub async fn ready(&self) {
-        let _ = self.store.wait_until_ready().await;
+        let mut listed = self.listed.subscribe();
+        let _ = listed.wait_for(|listed| *listed).await;
     }
 
     /// Starts watching with `stream`; the store fills and handlers are called for each change.
@@ -106,6 +111,7 @@ where
         };
         let store = self.store.clone();
         let handlers = self.handlers.clone();
+        let listed = self.listed.clone();
         tasks.spawn(async move {
             let mut stream = std::pin::pin!(stream);
             let mut relisting = false;
@@ -123,6 +129,9 @@ where
                     _ => None,
                 };
                 writer.apply_watcher_event(&event);
+                if matches!(event, Event::InitDone) {
+                    listed.send_replace(true);
+                }
                 let Ok(handlers) = handlers.lock() else {
                     continue;
                 };
