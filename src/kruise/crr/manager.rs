@@ -18,16 +18,17 @@ use super::{
     types::{ContainerRecreateRequest, ContainerRecreateRequestStatus, phase},
 };
 
-/// The writes of one reconcile, to be applied in field order; any failure stops the rest (the
+/// The writes of one reconcile, applied in field order (upstream's: the finalizer before the
+/// pod is held, the pod released before the finalizer goes); any failure stops the rest (the
 /// next reconcile plans again from what it reads).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {
-    /// The pod status to write first (the not-ready holder released or added).
-    pub pod_status: Option<PodStatus>,
-    /// Remove the `crr.apps.kruise.io/unready-acquired` finalizer (after releasing the pod).
-    pub remove_finalizer: bool,
-    /// Add that finalizer (before holding the pod not-ready).
+    /// Add the `crr.apps.kruise.io/unready-acquired` finalizer (before holding the pod).
     pub add_finalizer: bool,
+    /// The pod status to write (the not-ready holder added or released).
+    pub pod_status: Option<PodStatus>,
+    /// Remove that finalizer (after releasing the pod).
+    pub remove_finalizer: bool,
     /// Merge-patch these annotations (`None`: remove).
     pub annotations: BTreeMap<String, Option<String>>,
     /// Merge-patch the `crr.apps.kruise.io/active` label away.
