@@ -9,9 +9,13 @@
 
 pub mod cache;
 pub mod cloneset;
+pub mod crr;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
+pub mod node_probe;
+pub mod pod_write;
+pub mod probe_marker;
 pub mod recorder;
 pub mod runner;
 pub mod write;
@@ -144,6 +148,16 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    // Upstream adds these only behind their gates (KruiseDaemon, PodProbeMarkerGate).
+    if shared.gates.enabled("KruiseDaemon") {
+        tasks.spawn(crr::controller(shared.clone(), stop.clone()));
+    }
+    if shared.gates.enabled("PodProbeMarkerGate") {
+        tasks.spawn(probe_marker::controller(shared.clone(), stop.clone()));
+        if shared.gates.enabled("KruiseDaemon") {
+            tasks.spawn(node_probe::controller(shared.clone(), stop.clone()));
+        }
+    }
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

@@ -80,7 +80,7 @@ pub fn plan_marker(
     let current = ppm.status.clone().unwrap_or_default();
     let status = (current.observed_generation != generation
         || current.matched_pods != sync.matched_pods)
-        .then(|| PodProbeMarkerStatus {
+        .then_some(PodProbeMarkerStatus {
             observed_generation: generation,
             matched_pods: sync.matched_pods,
         });
