@@ -281,6 +281,42 @@ async fn active_deadline_completes_an_unfinished_crr_and_ttl_deletes_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crr_whose_pod_goes_completes_as_failure() {
+    let c = e2e::start().await;
+    c.ready_pod(two_container_pod("doomed", "nginx:1.25")).await;
+    let kubectl = Kubectl::new(c.demo.cluster());
+    // minStartedSeconds keeps it Recreating long after the kill.
+    kubectl
+        .apply(
+            &[],
+            &crr_yaml(
+                "orphan",
+                "doomed",
+                &["a"],
+                "  strategy:\n    minStartedSeconds: 600\n",
+            ),
+        )
+        .await;
+    let api = crrs(&c);
+    wait_for("the container killed", || async {
+        let crr = api.get("orphan").await.ok()?;
+        crr.status
+            .as_ref()?
+            .container_recreate_states
+            .iter()
+            .any(|s| s.is_killed)
+            .then_some(())
+    })
+    .await;
+    kubectl
+        .ok(&["delete", "pod", "doomed", "-n", NS, "--wait=false"])
+        .await;
+    let crr = completed(&c, "orphan").await;
+    assert_eq!(crr.status.unwrap().message, "pod has gone");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unready_grace_holds_the_pod_not_ready_before_the_restart_and_releases_it() {
     let c = e2e::start().await;
     let mut pod = two_container_pod("gated", "nginx:1.25");

@@ -17,7 +17,10 @@ use super::{
     events::{PodEvent, event_object},
     nodes,
 };
-use crate::api::{ContainerRecreateRequest, NodePodProbe};
+use crate::api::{
+    ContainerRecreateRequest, NodePodProbe,
+    containerrecreaterequest::ContainerRecreateRequestContainerRecreateState,
+};
 
 /// The outcome of one pod request, for the driver's bookkeeping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +227,28 @@ pub async fn write_crr_status(client: &Client, crr: &ContainerRecreateRequest) -
         Err(err) => stale_or(
             err,
             &format!("cannot write the status of ContainerRecreateRequest {ns}/{name}"),
+        ),
+    }
+}
+
+/// Merge-patches a CRR's `status.containerRecreateStates` (as kruise-daemon does: no
+/// resourceVersion precondition, the states are the daemon's alone).
+pub async fn patch_crr_states(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    states: &[ContainerRecreateRequestContainerRecreateState],
+) -> Result<Outcome> {
+    let api: Api<ContainerRecreateRequest> = Api::namespaced(client.clone(), namespace);
+    let patch = serde_json::json!({"status": {"containerRecreateStates": states}});
+    match api
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(
+            err,
+            &format!("cannot patch the states of ContainerRecreateRequest {namespace}/{name}"),
         ),
     }
 }

@@ -32,7 +32,7 @@ use super::{events::PodEvent, ids};
 use crate::kruise::crr::{
     ContainerRecreateRequest, POD_UID_KEY,
     daemon::{DaemonAction, RuntimeContainer, daemon_sync, kill_failed, pick},
-    types::phase,
+    types::{ContainerRecreateRequestContainerRecreateState, phase},
 };
 
 /// Pod annotation prefix: `sim.kruise-tui.io/kill-<container>: "fail"` makes killing that
@@ -57,8 +57,13 @@ pub struct Plan {
     pub phases: Vec<ContainerRecreateRequest>,
     /// The container to kill, if any.
     pub kill: Option<Kill>,
-    /// The picked CRR with its new states (or completed), written after the kill.
-    pub status: Option<ContainerRecreateRequest>,
+    /// The picked CRR's new container states, written after the kill as upstream writes them:
+    /// a merge patch of the status (no resourceVersion, so the manager's concurrent annotation
+    /// patches cannot make it fail after the kill happened).
+    pub states: Option<(String, Vec<ContainerRecreateRequestContainerRecreateState>)>,
+    /// The picked CRR completed (phase, completion time, states), written with its
+    /// resourceVersion after the kill.
+    pub complete: Option<ContainerRecreateRequest>,
     /// When to look at the pod's CRRs again (besides watch events).
     pub wake_at: Option<Timestamp>,
 }
@@ -222,19 +227,30 @@ pub fn plan(crrs: &[ContainerRecreateRequest], pod: Option<&Pod>, now: Timestamp
                     },
                 }
             }
-            let next = with_status(crr, |s| {
-                s.container_recreate_states = step.states.clone();
-                if let Some(message) = &step.complete {
-                    s.phase = phase::COMPLETED.to_owned();
-                    s.completion_time = Some(Time(whole_seconds(now)));
-                    s.message = message.clone();
+            let current = crr
+                .status
+                .as_ref()
+                .map(|s| s.container_recreate_states.as_slice())
+                .unwrap_or_default();
+            match &step.complete {
+                Some(message) => {
+                    out.complete = Some(with_status(crr, |s| {
+                        s.container_recreate_states = step.states.clone();
+                        s.phase = phase::COMPLETED.to_owned();
+                        s.completion_time = Some(Time(whole_seconds(now)));
+                        s.message = message.clone();
+                    }));
                 }
-            });
-            if step.complete.is_none() {
-                out.wake_at = min_started_wake(crr, &step.states, &runtime).filter(|t| *t > now);
-            }
-            if next.status != crr.status {
-                out.status = Some(next);
+                None => {
+                    out.wake_at =
+                        min_started_wake(crr, &step.states, &runtime).filter(|t| *t > now);
+                    if step.states != current {
+                        out.states = Some((
+                            crr.metadata.name.clone().unwrap_or_default(),
+                            step.states.clone(),
+                        ));
+                    }
+                }
             }
         }
     }
@@ -244,7 +260,7 @@ pub fn plan(crrs: &[ContainerRecreateRequest], pod: Option<&Pod>, now: Timestamp
 /// When a recreated container that is running has been up past `minStartedSeconds`.
 fn min_started_wake(
     crr: &ContainerRecreateRequest,
-    states: &[crate::kruise::crr::types::ContainerRecreateRequestContainerRecreateState],
+    states: &[ContainerRecreateRequestContainerRecreateState],
     runtime: &BTreeMap<String, RuntimeContainer>,
 ) -> Option<Timestamp> {
     let min = i64::from(

@@ -156,10 +156,15 @@ impl Sim {
         let pod = self.pods.get(key).cloned();
         let plan = recreate::plan(&crrs, pod.as_ref(), now);
         self.deadlines.set(&work, plan.wake_at);
-        if plan.phases.is_empty() && plan.kill.is_none() && plan.status.is_none() {
+        if plan.phases.is_empty()
+            && plan.kill.is_none()
+            && plan.states.is_none()
+            && plan.complete.is_none()
+        {
             return None;
         }
         let client = self.client.clone();
+        let ns = crrs[0].metadata.namespace.clone().unwrap_or_default();
         let node = crrs[0]
             .metadata
             .labels
@@ -184,7 +189,12 @@ impl Sim {
                 )
                 .await;
             }
-            match &plan.status {
+            if let Some((name, states)) = &plan.states {
+                if io::patch_crr_states(&client, &ns, name, states).await? == Outcome::Stale {
+                    return Ok(Outcome::Stale);
+                }
+            }
+            match &plan.complete {
                 Some(crr) => io::write_crr_status(&client, crr).await,
                 None => Ok(Outcome::Done),
             }

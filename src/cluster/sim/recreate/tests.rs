@@ -106,7 +106,12 @@ fn run(
             kills.push((s, kill.container.clone()));
             pod.status = Some(kill.status);
         }
-        if let Some(next) = d.status {
+        if let Some((_, states)) = d.states {
+            c.status
+                .get_or_insert_with(Default::default)
+                .container_recreate_states = states;
+        }
+        if let Some(next) = d.complete {
             c.status = next.status;
         }
         if c.phase() == phase::COMPLETED {
@@ -263,4 +268,27 @@ fn other_crrs_of_the_pod_wait_pending_and_completed_ones_are_left_alone() {
         ..Default::default()
     });
     assert_eq!(plan(&[done], Some(&p), t(8)), Plan::default());
+}
+
+#[test]
+fn a_container_restarted_while_its_states_write_was_lost_still_counts_as_killed() {
+    let mut p = pod(&["a"]);
+    for s in 0..4 {
+        kubelet_step(&mut p, t(s));
+    }
+    let mut c = crr(&p, &["a"], json!({}), t(5));
+    c.status = Some(crate::kruise::crr::types::ContainerRecreateRequestStatus {
+        phase: phase::RECREATING.into(),
+        ..Default::default()
+    });
+    // The kill happened but the states that said so were never written.
+    p.status = restart(&p, "a", t(6));
+    let out = plan(std::slice::from_ref(&c), Some(&p), t(6));
+    assert!(out.kill.is_none(), "no second kill: {out:?}");
+    let (_, states) = out.states.expect("states written");
+    assert_eq!(states[0].phase, phase::RECREATING);
+    assert!(
+        states[0].is_killed,
+        "a Recreating container is marked killed"
+    );
 }
