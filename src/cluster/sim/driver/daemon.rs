@@ -189,10 +189,10 @@ impl Sim {
                 )
                 .await;
             }
-            if let Some((name, states)) = &plan.states {
-                if io::patch_crr_states(&client, &ns, name, states).await? == Outcome::Stale {
-                    return Ok(Outcome::Stale);
-                }
+            if let Some((name, states)) = &plan.states
+                && io::patch_crr_states(&client, &ns, name, states).await? == Outcome::Stale
+            {
+                return Ok(Outcome::Stale);
             }
             match &plan.complete {
                 Some(crr) => io::write_crr_status(&client, crr).await,
