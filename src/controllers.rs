@@ -78,36 +78,51 @@ pub fn rng() -> impl FnMut() -> u64 {
     }
 }
 
-/// The versions the server serves for kinds that may be served at more than one.
-pub async fn discover_versions(client: &Client) -> Versions {
+/// Which Kruise kinds the server serves, and at which version CloneSets are read.
+pub async fn discover_versions(client: &Client) -> Result<Versions> {
     let discovery = Discovery::new(client.clone())
-        .filter(&["apps.kruise.io"])
+        .filter(&["apps.kruise.io", "policy.kruise.io"])
         .run()
-        .await;
-    let mut versions = Versions::default();
-    if let Ok(discovery) = discovery {
-        let mut served: Vec<kube::core::ApiResource> = discovery
-            .groups()
-            .flat_map(|g| {
-                g.versions()
-                    .flat_map(|v| g.versioned_resources(v))
-                    .map(|(ar, _)| ar)
-                    .collect::<Vec<_>>()
-            })
-            .filter(|ar| ar.kind == "CloneSet")
-            .collect();
-        // Newest version first (v1beta1 before v1alpha1).
-        served.sort_by(|a, b| b.version.cmp(&a.version));
-        if let Some(ar) = served.first().filter(|ar| ar.version != "v1alpha1") {
-            versions.cloneset = Some(ar.clone());
-        }
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot discover the Kruise APIs: {e}"))?;
+    let served: Vec<kube::core::ApiResource> = discovery
+        .groups()
+        .flat_map(|g| {
+            g.versions()
+                .flat_map(|v| g.versioned_resources(v))
+                .map(|(ar, _)| ar)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut versions = Versions {
+        served: served
+            .iter()
+            .map(|ar| ar.kind.clone())
+            .filter(|k| cache::KRUISE_KINDS.contains(&k.as_str()))
+            .collect(),
+        ..Versions::default()
+    };
+    // CloneSets are read at the newest version served (v1beta1 before v1alpha1); v1alpha1 is the
+    // Rust type's own.
+    let mut clonesets: Vec<&kube::core::ApiResource> =
+        served.iter().filter(|ar| ar.kind == "CloneSet").collect();
+    clonesets.sort_by(|a, b| b.version.cmp(&a.version));
+    if let Some(ar) = clonesets.first().filter(|ar| ar.version != "v1alpha1") {
+        versions.cloneset = Some((*ar).clone());
     }
-    versions
+    if versions.served.is_empty() {
+        anyhow::bail!(
+            "this cluster serves none of the Kruise APIs (apps.kruise.io, policy.kruise.io): \
+             install the Kruise CRDs first"
+        );
+    }
+    Ok(versions)
 }
 
 /// Runs every controller against `client` until `shutdown`: waits to lead, starts the cache,
 /// reconciles. Returns an error if leadership is lost.
 pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
+    let versions = discover_versions(&client).await?;
     let leading = CancellationToken::new();
     let lease = lease::LeaderLease::new(client.clone(), &opts.identity);
     if !lease.acquire(&shutdown).await? {
@@ -131,7 +146,6 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
             stop.cancel();
         });
     }
-    let versions = discover_versions(&client).await;
     let cache = Cache::new();
     let shared = Arc::new(Shared {
         recorder: Recorder::start(client.clone(), stop.clone()),

@@ -175,11 +175,14 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
         .iter()
         .filter_map(|p| p.metadata.name.clone())
         .collect();
-    let active: Vec<Pod> = owned
+    let mut active: Vec<Pod> = owned
         .iter()
         .filter(|p| pods::is_active(p))
         .map(|p| (**p).clone())
         .collect();
+    // Ties in upstream's orders fall to list order: name order keeps this controller and the
+    // plan API (which sorts the same way) in agreement.
+    active.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let pvcs: Vec<PersistentVolumeClaim> = cache
         .pvcs
         .filter(&ns, |c| controlled_by(&c.metadata, &uid))
