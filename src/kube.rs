@@ -2,6 +2,7 @@
 //!
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
+pub mod act;
 pub mod connect;
 pub mod discovery;
 pub mod exec;

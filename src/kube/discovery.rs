@@ -76,7 +76,7 @@ pub enum WatchedVersion {
 }
 
 /// Orders Kubernetes versions: v1 > v1beta2 > v1beta1 > v1alpha1.
-fn version_rank(version: &str) -> (u32, u32, u32) {
+pub fn version_rank(version: &str) -> (u32, u32, u32) {
     let rest = version.trim_start_matches('v');
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let major = digits.parse().unwrap_or(0);
