@@ -122,6 +122,7 @@ where
         context: None,
         namespace: args.kube.namespace.clone(),
         all_namespaces: args.kube.all_namespaces,
+        readonly: args.kube.readonly,
     };
     let result = console_on(kube_args, args, paths, make).await;
     demo.shutdown().await;
