@@ -1,6 +1,6 @@
 //! Writes: create (generateName, dryRun, fieldValidation), update (PUT, 409 on a stale
 //! resourceVersion), patch (merge, JSON, strategic, server-side apply; retried internally on
-//! concurrent changes), the status and scale subresources, and SelfSubjectAccessReview. Each write
+//! concurrent changes), the status and scale subresources; the auth kinds are answered by `auth` and `authz`. Each write
 //! runs mutating admission, schema validation, then validating admission, like the real server.
 
 use std::sync::Arc;
@@ -205,8 +205,8 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     shared.admission.validate(&areq).map_err(denied)?;
     if dry {
         let m = meta_mut(&mut obj).ok_or_else(|| ApiError::bad_request("bad metadata"))?;
-        let name =
-            meta::resolve_name(m).map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
+        let name = meta::resolve_name_for(&res.group, m)
+            .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
         m.insert("name".into(), json!(name));
         m.insert("uid".into(), json!(meta::new_uid()));
         m.insert("creationTimestamp".into(), json!(meta::now()));
@@ -228,26 +228,25 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     if t.sub.as_deref() == Some("binding") {
         return bind(shared, req, t);
     }
+    if t.sub.as_deref() == Some("token") {
+        return super::auth::token_request(shared, req, t);
+    }
     if t.sub.is_some() {
         return Err(ApiError::method_not_allowed(
             "create is not supported on this subresource",
         ));
     }
-    if t.res.kind == "SelfSubjectAccessReview" {
-        // The body may be protobuf (kubectl auth can-i); every answer is "allowed" anyway.
-        let spec = patch::parse_body(&req.body)
-            .map(|b| b["spec"].clone())
-            .unwrap_or(Value::Null);
-        return Ok(json_response(
-            201,
-            &json!({
-                "kind": "SelfSubjectAccessReview",
-                "apiVersion": "authorization.k8s.io/v1",
-                "metadata": {"creationTimestamp": null},
-                "spec": spec,
-                "status": {"allowed": true, "reason": "the kruise-tui embedded cluster allows every request"},
-            }),
-        ));
+    match (t.res.group.as_str(), t.res.kind.as_str()) {
+        ("authorization.k8s.io", "SelfSubjectAccessReview") => {
+            return super::authz::reviews::access_review(shared, req);
+        }
+        ("authorization.k8s.io", "SelfSubjectRulesReview") => {
+            return super::authz::reviews::rules_review(shared, req);
+        }
+        ("authentication.k8s.io", "SelfSubjectReview") => {
+            return Ok(super::auth::self_subject_review(req));
+        }
+        _ => {}
     }
     let obj = body_json(req)?;
     create_object(shared, req, t, obj)

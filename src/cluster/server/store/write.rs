@@ -79,7 +79,7 @@ impl Store {
     pub fn insert(&self, res: &ResourceInfo, ns: &str, mut v: Value) -> Result<Arc<Obj>, ApiError> {
         let meta = meta_mut(&mut v)
             .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
-        let name = meta::resolve_name(meta)
+        let name = meta::resolve_name_for(&res.group, meta)
             .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
         let nsk = Self::nskey(res, ns);
         meta.insert("name".into(), json!(name));
