@@ -4,6 +4,7 @@
 
 pub mod connect;
 pub mod discovery;
+pub mod errors;
 pub mod exec;
 pub mod health;
 pub mod plan_cmd;

@@ -97,6 +97,12 @@ fn empty_state(app: &App, list: &ListView, what: &str, where_: &str) -> Vec<Line
         Scope::WorkloadKind(k) => &[k][..],
         _ => &[Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet][..],
     };
+    if kinds.iter().all(|k| app.forbidden.contains_key(k)) {
+        return vec![
+            Line::from(format!("You may not list {what} in {where_} (see above).")),
+            Line::from("Pods: :pods"),
+        ];
+    }
     if kinds.iter().any(|k| app.failed.contains_key(k)) {
         return vec![Line::from(format!(
             "Cannot list {what} yet: the watch is failing (see above)"

@@ -186,7 +186,8 @@ impl Store {
         meta.remove("managedFields");
         meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
-            o.insert("apiVersion".into(), old.head["apiVersion"].clone());
+            // Stored at the version written through (the HTTP layer passes the storage version).
+            o.insert("apiVersion".into(), json!(res.api_version()));
             o.insert("kind".into(), json!(res.kind));
         }
         let old_full = old.value();
