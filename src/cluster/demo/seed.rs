@@ -16,7 +16,7 @@ use kube::{
 use serde_json::{Value, json};
 
 use super::scenario::{SeedObject, SeedStatus, seeded_pod_status};
-use crate::cluster::server::Store;
+use crate::{cluster::server::Store, kube::errors::Plain as _};
 
 /// Requests in flight while seeding.
 const PARALLEL: usize = 32;
@@ -108,10 +108,15 @@ async fn apply_one(
         Err(kube::Error::Api(status)) if status.code == 409 => (
             api.get(&name)
                 .await
+                .plain()
                 .with_context(|| format!("cannot read the existing {kind} {name}"))?,
             false,
         ),
-        Err(err) => return Err(err).with_context(|| format!("cannot create {kind} {name}")),
+        Err(err) => {
+            return Err(err)
+                .plain()
+                .with_context(|| format!("cannot create {kind} {name}"));
+        }
     };
     let uid = stored.metadata.uid.clone().unwrap_or_default();
     if was_created {
@@ -123,6 +128,7 @@ async fn apply_one(
                 &Patch::Merge(&json!({ "status": status })),
             )
             .await
+            .plain()
             .with_context(|| format!("cannot write the status of {kind} {name}"))?;
         }
     }
