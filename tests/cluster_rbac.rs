@@ -348,3 +348,63 @@ async fn requests_are_authorized_with_the_real_servers_messages() {
     let gone = v.run(&["get", "pods"]).await;
     assert!(gone.stderr.contains("Unauthorized"), "{}", gone.stderr);
 }
+
+/// The action layer asks with kube-rs (a JSON body) before every mutating action: the admin is
+/// allowed everything, a ServiceAccount what its bindings give, each with the real reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_reviews_over_json_answer_for_the_admin_and_a_service_account() {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    use kube::{Api, api::PostParams};
+
+    let c = common::start().await;
+    let k = Kubectl::new(&c);
+    let v = viewer(&k).await;
+    let review = |verb: &str, resource: &str, group: &str| SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                namespace: Some("default".into()),
+                verb: Some(verb.into()),
+                group: Some(group.into()),
+                resource: Some(resource.into()),
+                ..ResourceAttributes::default()
+            }),
+            ..SelfSubjectAccessReviewSpec::default()
+        },
+        ..SelfSubjectAccessReview::default()
+    };
+    let ask = |client: kube::Client, r: SelfSubjectAccessReview| async move {
+        let api: Api<SelfSubjectAccessReview> = Api::all(client);
+        let answer = api
+            .create(&PostParams::default(), &r)
+            .await
+            .expect("answered");
+        answer.status.expect("a status")
+    };
+    let admin = c.client().await.unwrap();
+    let status = ask(
+        admin.clone(),
+        review("patch", "clonesets", "apps.kruise.io"),
+    )
+    .await;
+    assert!(status.allowed);
+    let status = ask(admin, review("delete", "nodes", "")).await;
+    assert!(status.allowed);
+
+    let mut config = kube::Config::new(c.url().parse().unwrap());
+    config.auth_info.token = Some(v.token.clone().into());
+    let sa = kube::Client::try_from(config).unwrap();
+    let status = ask(sa.clone(), review("list", "pods", "")).await;
+    assert!(status.allowed);
+    assert_eq!(
+        status.reason.as_deref(),
+        Some(
+            "RBAC: allowed by RoleBinding \"read-pods/default\" of Role \"pod-reader\" to \
+             ServiceAccount \"viewer/default\""
+        )
+    );
+    let status = ask(sa, review("patch", "clonesets", "apps.kruise.io")).await;
+    assert!(!status.allowed);
+    assert_eq!(status.reason, None);
+}
