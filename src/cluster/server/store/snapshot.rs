@@ -35,7 +35,9 @@ impl Store {
         let ns_key = ns.filter(|_| res.namespaced).map(str::to_string);
         // The state at `at` of every object of this resource changed after it.
         let mut then: HashMap<(String, String), Option<Arc<Obj>>> = HashMap::new();
-        for ev in g.window.iter().filter(|e| e.rv > at && e.key == res.key) {
+        // The window is in resourceVersion order: skip what came before `at` at once.
+        let later = g.window.partition_point(|e| e.rv <= at);
+        for ev in g.window.range(later..).filter(|e| e.key == res.key) {
             let name = ev.obj.head["metadata"]["name"].as_str().unwrap_or("");
             let key = (ev.namespace.clone(), name.to_string());
             then.entry(key).or_insert_with(|| match ev.etype {
