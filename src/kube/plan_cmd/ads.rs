@@ -10,6 +10,7 @@ use kube::{Api, Client, api::ListParams};
 use serde_json::Value;
 
 use super::{partition_input, selector_string};
+use crate::kube::errors::Plain;
 use crate::{
     api::DaemonSet,
     kruise::{
@@ -35,11 +36,13 @@ pub async fn fetch_nodes_and_pods(
     let nodes = Api::<Node>::all(client.clone())
         .list(&ListParams::default())
         .await
+        .plain()
         .context("cannot list the nodes")?
         .items;
     let pods = Api::<Pod>::namespaced(client.clone(), namespace)
         .list(&ListParams::default().labels(&selector_string(&ds.spec.selector)))
         .await
+        .plain()
         .with_context(|| {
             format!(
                 "cannot list the pods of Advanced DaemonSet {namespace}/{}",
