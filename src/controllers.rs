@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod cloneset;
+pub mod daemonset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
@@ -147,6 +148,7 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
     tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

@@ -11,7 +11,7 @@
 use crate::kruise::{
     FeatureGates, KruiseVersion,
     cloneset::{
-        inplace::{self, Condition, PodModel, RevisionTemplate},
+        inplace::{self, Condition, PodModel, RevisionTemplate, UpdateSpec},
         lifecycle::{self, Lifecycle, RefreshFacts},
         reconcile::create::LIFECYCLE_TIMESTAMP,
         state,
@@ -163,31 +163,59 @@ pub fn update_in_place(
             ));
         }
     }
+    let delay = start_update(pod, &spec, !before.is_empty(), now);
+    Ok(InPlace::Updated(delay))
+}
+
+/// The shared in-place mechanics (`inplaceupdate.Update`) as the Advanced StatefulSet and
+/// Advanced DaemonSet run them: the revision label is `spec.revision` as is (no
+/// `pod-template-hash`), and the lifecycle state moves to `Updating` only when `to_updating`.
+/// Returns the requeue delay of a grace period.
+pub fn start_update(
+    pod: &mut PodModel,
+    spec: &UpdateSpec,
+    to_updating: bool,
+    now: i64,
+) -> Option<i64> {
     let template_hash = pod.labels.get(revision::POD_TEMPLATE_HASH_LABEL).cloned();
+    let state_label = pod.labels.get(revision::LIFECYCLE_STATE_LABEL).cloned();
     let stamp = pod.annotations.get(LIFECYCLE_TIMESTAMP).cloned();
-    // The shared mechanics write the full revision name (no short-hash gate applies here).
-    let delay = inplace::start_update(pod, &spec, &FeatureGates::new(), now);
-    match template_hash {
-        Some(h) => {
-            pod.labels
-                .insert(revision::POD_TEMPLATE_HASH_LABEL.to_owned(), h);
+    // No short-hash gate applies: the label is the revision as given.
+    let delay = inplace::start_update(pod, spec, &FeatureGates::new(), now);
+    restore(
+        &mut pod.labels,
+        revision::POD_TEMPLATE_HASH_LABEL,
+        template_hash,
+    );
+    if !to_updating {
+        restore(
+            &mut pod.labels,
+            revision::LIFECYCLE_STATE_LABEL,
+            state_label,
+        );
+        restore(&mut pod.annotations, LIFECYCLE_TIMESTAMP, stamp);
+    }
+    delay
+}
+
+/// [`start_update`] for an Advanced DaemonSet pod: its lifecycle state is left as it is.
+pub fn start_update_keeping_lifecycle(
+    pod: &mut PodModel,
+    spec: &UpdateSpec,
+    now: i64,
+) -> Option<i64> {
+    start_update(pod, spec, false, now)
+}
+
+fn restore(map: &mut std::collections::BTreeMap<String, String>, key: &str, value: Option<String>) {
+    match value {
+        Some(v) => {
+            map.insert(key.to_owned(), v);
         }
         None => {
-            pod.labels.remove(revision::POD_TEMPLATE_HASH_LABEL);
+            map.remove(key);
         }
     }
-    if before.is_empty() {
-        pod.labels.remove(revision::LIFECYCLE_STATE_LABEL);
-        match stamp {
-            Some(s) => {
-                pod.annotations.insert(LIFECYCLE_TIMESTAMP.to_owned(), s);
-            }
-            None => {
-                pod.annotations.remove(LIFECYCLE_TIMESTAMP);
-            }
-        }
-    }
-    Ok(InPlace::Updated(delay))
 }
 
 /// Port of `deletePod`'s hook check: with a PreDelete hook on the pod, it moves to
