@@ -12,23 +12,34 @@
 
 pub mod history;
 pub mod pods;
+mod spec;
 pub mod status;
 #[cfg(test)]
 mod tests;
+mod writes;
 
 use std::collections::BTreeMap;
+
+use self::spec::lifecycle_of;
+pub use self::{
+    spec::{
+        PROGRESSIVE_CREATE_POD, TEMPLATE_GENERATION_ANNOTATION, burst_replicas, spec_of,
+        template_generation,
+    },
+    writes::{Op, PodWrite, Why},
+};
 
 use k8s_openapi::{
     api::{
         apps::v1::ControllerRevision,
         core::v1::{Node, Pod},
     },
-    apimachinery::pkg::{apis::meta::v1::OwnerReference, util::intstr::IntOrString},
+    apimachinery::pkg::apis::meta::v1::OwnerReference,
     jiff::Timestamp,
 };
 
 use super::{
-    DsNode, DsPod, DsRollingUpdate, DsSpec, DsUpdateStrategyType, NodeToPods, RollingUpdateType,
+    DsNode, DsPod, DsSpec, DsUpdateStrategyType, NodeToPods, RollingUpdateType,
     find_updated_pods_on_node, node_should_run_daemon_pod, nodes_that_should_run,
     rolling_update_step,
 };
@@ -50,12 +61,6 @@ use crate::{
     },
 };
 
-/// The annotation holding the deprecated template generation (nobody sets it on an Advanced
-/// DaemonSet in v1.8.4, but pods matching it count as updated).
-pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-/// With `"true"`, pods for new nodes are created only up to the partition.
-pub const PROGRESSIVE_CREATE_POD: &str = "daemonset.kruise.io/progressive-create-pod";
-
 /// The controller ownerReference an Advanced DaemonSet puts on its pods and revisions.
 pub fn owner_reference(ds: &DaemonSet) -> Option<OwnerReference> {
     Some(OwnerReference {
@@ -66,73 +71,6 @@ pub fn owner_reference(ds: &DaemonSet) -> Option<OwnerReference> {
         controller: Some(true),
         block_owner_deletion: Some(true),
     })
-}
-
-/// The set's spec as the ported algorithms read it, with upstream's defaults
-/// (`SetDefaultsDaemonSet`): RollingUpdate, Standard; the deprecated Surging becomes Standard
-/// with maxSurge 1 and maxUnavailable 0 when unset; both unset means maxUnavailable 1.
-pub fn spec_of(ds: &DaemonSet) -> DsSpec {
-    let strategy = ds.spec.update_strategy.clone().unwrap_or_default();
-    let on_delete = strategy.type_.as_deref() == Some("OnDelete");
-    let r = strategy.rolling_update.unwrap_or_default();
-    let (mut max_unavailable, mut max_surge) = (r.max_unavailable, r.max_surge);
-    let rolling_update_type = match r.rolling_update_type.as_deref() {
-        Some("InPlaceIfPossible") => RollingUpdateType::InPlaceIfPossible,
-        Some("Surging") => {
-            max_surge.get_or_insert(IntOrString::Int(1));
-            max_unavailable.get_or_insert(IntOrString::Int(0));
-            RollingUpdateType::Standard
-        }
-        _ => RollingUpdateType::Standard,
-    };
-    if max_unavailable.is_none() && max_surge.is_none() {
-        max_unavailable = Some(IntOrString::Int(1));
-        max_surge = Some(IntOrString::Int(0));
-    }
-    DsSpec {
-        update_strategy_type: if on_delete {
-            DsUpdateStrategyType::OnDelete
-        } else {
-            DsUpdateStrategyType::RollingUpdate
-        },
-        rolling_update: Some(DsRollingUpdate {
-            rolling_update_type,
-            partition: r.partition.unwrap_or(0),
-            selector: r.selector,
-            max_unavailable,
-            max_surge,
-            paused: r.paused,
-        }),
-        min_ready_seconds: ds.spec.min_ready_seconds.unwrap_or(0),
-        template_generation: template_generation(ds),
-        burst_replicas: Some(burst_replicas(ds)),
-    }
-}
-
-/// `GetTemplateGeneration`.
-pub fn template_generation(ds: &DaemonSet) -> Option<i64> {
-    ds.metadata
-        .annotations
-        .as_ref()?
-        .get(TEMPLATE_GENERATION_ANNOTATION)?
-        .parse()
-        .ok()
-}
-
-/// `getBurstReplicas`: `spec.burstReplicas` (default 250) against the desired node count.
-pub fn burst_replicas(ds: &DaemonSet) -> i32 {
-    let value = ds
-        .spec
-        .burst_replicas
-        .clone()
-        .unwrap_or(IntOrString::Int(250));
-    let desired = ds.status.as_ref().map_or(0, |s| s.desired_number_scheduled);
-    intstr::scaled_value_apimachinery(&value, desired, false).unwrap_or(250)
-}
-
-fn lifecycle_of(ds: &DaemonSet) -> Option<Lifecycle> {
-    let value = serde_json::to_value(ds.spec.lifecycle.as_ref()?).ok()?;
-    serde_json::from_value(value).ok()
 }
 
 /// Everything one reconcile reads.
@@ -146,76 +84,6 @@ pub struct Input<'a> {
     pub old: &'a [ControllerRevision],
     /// The clock, unix seconds.
     pub now: i64,
-}
-
-/// One pod write.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Op {
-    /// Create a daemon pod for `node` (the server names it).
-    Create {
-        node: String,
-        pod: Box<Pod>,
-    },
-    Update {
-        status: Option<Box<Pod>>,
-        pod: Option<Box<Pod>>,
-    },
-    Delete {
-        uid: String,
-    },
-}
-
-/// Why a pod write happens: decides its events.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Why {
-    Create,
-    Delete,
-    /// In place to the current revision (named for the failure event).
-    InPlaceUpdate {
-        revision: String,
-    },
-    /// Lifecycle state, in-place readiness: no event.
-    Refresh,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PodWrite {
-    /// The pod's name (empty for a creation).
-    pub name: String,
-    pub op: Op,
-    pub why: Why,
-}
-
-impl PodWrite {
-    /// The event upstream records when the write of pod `pod` succeeds (k8s `RealPodControl`,
-    /// the in-place update).
-    pub fn success_event(&self, pod: &str) -> Option<EventRecord> {
-        Some(match &self.why {
-            Why::Create => EventRecord::normal("SuccessfulCreate", format!("Created pod: {pod}")),
-            Why::Delete => EventRecord::normal("SuccessfulDelete", format!("Deleted pod: {pod}")),
-            Why::InPlaceUpdate { .. } => EventRecord::normal(
-                "SuccessfulUpdatePodInPlace",
-                format!("successfully update pod {pod} in-place"),
-            ),
-            Why::Refresh => return None,
-        })
-    }
-
-    /// The event upstream records when the write fails with `err`.
-    pub fn failure_event(&self, err: &str) -> Option<EventRecord> {
-        Some(match &self.why {
-            Why::Create => EventRecord::warning("FailedCreate", format!("Error creating: {err}")),
-            Why::Delete => EventRecord::warning("FailedDelete", format!("Error deleting: {err}")),
-            Why::InPlaceUpdate { revision } => EventRecord::warning(
-                "FailedUpdatePodInPlace",
-                format!(
-                    "failed to update pod {} in-place(revision {revision}): {err}",
-                    self.name
-                ),
-            ),
-            Why::Refresh => return None,
-        })
-    }
 }
 
 /// What one reconcile writes: pods (creations first), the status, pruned revisions.

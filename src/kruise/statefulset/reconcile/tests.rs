@@ -5,6 +5,7 @@ use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::Time};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::kruise::cloneset::reconcile::revisions::template_of;
 
 fn set(extra: Value) -> StatefulSet {
     let mut v = json!({
