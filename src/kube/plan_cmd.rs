@@ -413,7 +413,12 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
         "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
         or_default(
             w.max_unavailable.as_ref(),
-            if daemon { "unset" } else { "20%" }
+            // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
+            match plan.kind {
+                WorkloadKind::AdvancedDaemonSet => "unset",
+                WorkloadKind::AdvancedStatefulSet => "1",
+                WorkloadKind::CloneSet => "20%",
+            }
         ),
         plan.max_unavailable,
         or_default(w.max_surge.as_ref(), "0"),
