@@ -11,6 +11,7 @@ mod workloads;
 
 use std::{collections::BTreeSet, time::Duration};
 
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kruise_tui::{
     api::StatefulSet, cluster::demo::NAMESPACE, kruise::plan,
     kube::plan_cmd::asts_plan_input_from_objects,
@@ -97,7 +98,13 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
     let c = Cluster::start().await;
     create(
         &c,
-        &asts("db", json!({"replicas": 3, "reserveOrdinals": [1]})),
+        &asts(
+            "db",
+            json!({"replicas": 3, "reserveOrdinals": [1],
+                   "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                                             "spec": {"accessModes": ["ReadWriteOnce"],
+                                                      "resources": {"requests": {"storage": "1Gi"}}}}]}),
+        ),
     )
     .await;
     // Sample the pods while they come: each pod appears only once every lower one is Ready,
@@ -167,6 +174,18 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
                 && m == "create Pod db-2 in StatefulSet db successful"),
         "{events:?}"
     );
+    // Each pod got its claim from the volumeClaimTemplate, bound by name.
+    let claims: Api<PersistentVolumeClaim> = Api::namespaced(c.client.clone(), NAMESPACE);
+    let mut names: Vec<String> = claims
+        .list(&Default::default())
+        .await
+        .expect("claims")
+        .items
+        .into_iter()
+        .filter_map(|c| c.metadata.name)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["data-db-0", "data-db-2", "data-db-3"]);
     // kubectl reads the same status.
     let k = kubectl::Kubectl::new(c.demo.cluster());
     k.assert_jsonpath(
@@ -175,6 +194,22 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
         "3",
     )
     .await;
+    // Settled, the controller writes nothing more: the set and its pods stay as they are.
+    let versions = |set: &StatefulSet, pods: &[k8s_openapi::api::core::v1::Pod]| {
+        let mut v = vec![set.metadata.resource_version.clone()];
+        v.extend(pods.iter().map(|p| p.metadata.resource_version.clone()));
+        v
+    };
+    let before = versions(
+        &sets(&c).get("db").await.expect("set"),
+        &c.pods_of("db").await,
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after = versions(
+        &sets(&c).get("db").await.expect("set"),
+        &c.pods_of("db").await,
+    );
+    assert_eq!(before, after, "a settled set is left alone");
     c.shutdown().await;
 }
 

@@ -297,3 +297,14 @@ fn status_counts_per_node() {
     assert_eq!(st.daemon_set_hash, history::hash_of(&w.cur));
     assert_eq!(st.observed_generation, 3);
 }
+
+#[test]
+fn a_settled_set_gets_no_writes() {
+    let mut w = world(json!({}), &["node-a", "node-b", "node-c"]);
+    let first = w.run();
+    assert!(first.pods.is_empty(), "{:?}", first.pods);
+    w.ds.status = first.status.clone();
+    let again = w.run();
+    assert!(again.pods.is_empty());
+    assert!(again.status.is_none(), "nothing to write");
+}

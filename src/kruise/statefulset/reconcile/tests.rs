@@ -327,3 +327,54 @@ fn a_failed_create_sets_the_condition() {
     );
     let _ = Time(Timestamp::UNIX_EPOCH);
 }
+
+#[test]
+fn a_settled_set_gets_no_writes() {
+    let mut w = world(json!({}), &[0, 1, 2, 3], &[0, 1, 2, 3]);
+    let first = w.run();
+    assert!(first.pods.is_empty(), "{:?}", first.pods);
+    assert!(status::should_write(w.set.status.as_ref(), &first.status));
+    w.set.status = Some(first.status.clone());
+    let again = w.run();
+    assert!(again.pods.is_empty());
+    assert!(!status::should_write(w.set.status.as_ref(), &again.status));
+}
+
+#[test]
+fn ordinals_start_behind_its_gate() {
+    let w = world(
+        json!({"spec": {"replicas": 2, "podManagementPolicy": "Parallel", "ordinals": {"start": 5}}}),
+        &[],
+        &[],
+    );
+    // Gate off: from 0.
+    assert_eq!(names(&w.run(), &Why::Create), ["web-0", "web-1"]);
+    let gates = FeatureGates::new().with("StatefulSetStartOrdinal", true);
+    let out = reconcile(&Input {
+        set: &w.set,
+        pods: &w.pods,
+        claims: &[],
+        revisions: &w.revisions,
+        current: &w.current,
+        update: &w.update,
+        collision_count: 0,
+        label_selector: String::new(),
+        gates: &gates,
+        version: KruiseVersion::V1_8,
+        now: 100,
+    });
+    assert_eq!(names(&out, &Why::Create), ["web-5", "web-6"]);
+}
+
+#[test]
+fn specified_delete_goes_regardless_of_the_partition() {
+    let extra = json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 4}}}});
+    let mut w = world(extra, &[0, 1, 2, 3], &[0, 1, 2, 3]);
+    if let Some(l) = w.pods[0].metadata.labels.as_mut() {
+        l.insert(
+            "apps.kruise.io/specified-delete".to_owned(),
+            "true".to_owned(),
+        );
+    }
+    assert_eq!(names(&w.run(), &Why::Delete), ["web-0"]);
+}
