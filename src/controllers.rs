@@ -9,11 +9,14 @@
 
 pub mod cache;
 pub mod cloneset;
+pub mod daemonset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
+pub mod podwrite;
 pub mod recorder;
 pub mod runner;
+pub mod statefulset;
 pub mod write;
 
 use std::sync::Arc;
@@ -143,6 +146,8 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

@@ -43,6 +43,10 @@ pub struct Informer<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     writer: Mutex<Option<Writer<K>>>,
     handlers: Arc<Mutex<Vec<Handler<K>>>>,
+    /// True once the first list is in the store. Waiters wait on this, not on
+    /// `Store::wait_until_ready`: kube-runtime's one-shot behind it keeps a single waker, so of
+    /// several tasks waiting at once only the last would ever wake.
+    listed: tokio::sync::watch::Sender<bool>,
 }
 
 impl<K> Informer<K>
@@ -55,6 +59,7 @@ where
             store,
             writer: Mutex::new(Some(writer)),
             handlers: Arc::new(Mutex::new(Vec::new())),
+            listed: tokio::sync::watch::channel(false).0,
         }
     }
 
@@ -91,9 +96,10 @@ where
         }
     }
 
-    /// Waits until the first list is in the store.
+    /// Waits until the first list is in the store (any number of tasks may wait at once).
     pub async fn ready(&self) {
-        let _ = self.store.wait_until_ready().await;
+        let mut rx = self.listed.subscribe();
+        let _ = rx.wait_for(|listed| *listed).await;
     }
 
     /// The kind is not served: its store is ready, empty, and never changes.
@@ -114,6 +120,7 @@ where
         };
         let store = self.store.clone();
         let handlers = self.handlers.clone();
+        let listed = self.listed.clone();
         tasks.spawn(async move {
             let mut stream = std::pin::pin!(stream);
             let mut relisting = false;
@@ -131,6 +138,9 @@ where
                     _ => None,
                 };
                 writer.apply_watcher_event(&event);
+                if matches!(event, Event::InitDone) {
+                    listed.send_replace(true);
+                }
                 let Ok(handlers) = handlers.lock() else {
                     continue;
                 };

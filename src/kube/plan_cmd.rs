@@ -43,7 +43,7 @@ use crate::{
             WorkloadKind,
         },
         revision,
-        statefulset::{AstsSpec, RollingUpdate},
+        statefulset::RollingUpdate,
     },
 };
 
@@ -161,38 +161,16 @@ pub fn asts_plan_input_from_objects(
         .context("cannot read the metadata")?
         .unwrap_or_default();
     let name = meta.name.clone().unwrap_or_default();
-    let spec = json.get("spec").cloned().unwrap_or(Value::Null);
     let field = |pointer: &str| json.pointer(pointer).filter(|v| !v.is_null()).cloned();
     let rolling: Option<RollingUpdate> = field("/spec/updateStrategy/rollingUpdate")
         .map(serde_json::from_value)
         .transpose()
         .context("cannot read updateStrategy.rollingUpdate")?;
-    let asts = AstsSpec {
-        replicas: spec
-            .get("replicas")
-            .and_then(Value::as_i64)
-            .and_then(|r| i32::try_from(r).ok())
-            .unwrap_or(1),
-        reserve_ordinals: field("/spec/reserveOrdinals")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.reserveOrdinals")?
-            .unwrap_or_default(),
-        ordinals_start: field("/spec/ordinals/start")
-            .and_then(|v| v.as_i64())
-            .and_then(|v| i32::try_from(v).ok()),
-        pod_management_policy: field("/spec/podManagementPolicy")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.podManagementPolicy")?
-            .unwrap_or_default(),
-        update_strategy_type: field("/spec/updateStrategy/type")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.updateStrategy.type")?
-            .unwrap_or_default(),
-        rolling_update: rolling.clone(),
-    };
+    // The controller's reading of the spec (upstream's defaults included), so the plan predicts
+    // what the embedded controller does. v1alpha1 and v1beta1 read alike.
+    let set = crate::api::statefulset::from_served_json("v1beta1", json.clone())
+        .context("cannot read the Advanced StatefulSet")?;
+    let asts = crate::kruise::statefulset::reconcile::spec_of(&set);
     let revision_of =
         |key: &str| field(&format!("/status/{key}")).and_then(|v| v.as_str().map(str::to_owned));
     let update_revision = revision_of("updateRevision").ok_or_else(|| {
@@ -454,7 +432,12 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
         "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
         or_default(
             w.max_unavailable.as_ref(),
-            if daemon { "unset" } else { "20%" }
+            // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
+            match plan.kind {
+                WorkloadKind::AdvancedDaemonSet => "unset",
+                WorkloadKind::AdvancedStatefulSet => "1",
+                WorkloadKind::CloneSet => "20%",
+            }
         ),
         plan.max_unavailable,
         or_default(w.max_surge.as_ref(), "0"),
