@@ -42,6 +42,9 @@ pub struct KubeArgs {
     /// Show all namespaces.
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
+    /// Send no mutating request: actions say "read-only" and do nothing.
+    #[arg(long, global = true)]
+    pub readonly: bool,
 }
 
 /// Flags of the console itself (no subcommand).

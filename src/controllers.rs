@@ -10,21 +10,23 @@
 pub mod cache;
 pub mod cloneset;
 pub mod crr;
+pub mod daemonset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
 pub mod node_probe;
-pub mod pod_write;
+pub mod podwrite;
 pub mod probe_marker;
 pub mod recorder;
 pub mod runner;
+pub mod statefulset;
 pub mod write;
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::Pod;
-use kube::{Client, discovery::Discovery};
+use kube::Client;
 use tokio_util::sync::CancellationToken;
 
 pub use cache::{Cache, Versions};
@@ -82,36 +84,36 @@ pub fn rng() -> impl FnMut() -> u64 {
     }
 }
 
-/// The versions the server serves for kinds that may be served at more than one.
-pub async fn discover_versions(client: &Client) -> Versions {
-    let discovery = Discovery::new(client.clone())
-        .filter(&["apps.kruise.io"])
-        .run()
-        .await;
-    let mut versions = Versions::default();
-    if let Ok(discovery) = discovery {
-        let mut served: Vec<kube::core::ApiResource> = discovery
-            .groups()
-            .flat_map(|g| {
-                g.versions()
-                    .flat_map(|v| g.versioned_resources(v))
-                    .map(|(ar, _)| ar)
-                    .collect::<Vec<_>>()
-            })
-            .filter(|ar| ar.kind == "CloneSet")
-            .collect();
-        // Newest version first (v1beta1 before v1alpha1).
-        served.sort_by(|a, b| b.version.cmp(&a.version));
-        if let Some(ar) = served.first().filter(|ar| ar.version != "v1alpha1") {
-            versions.cloneset = Some(ar.clone());
-        }
+/// Which Kruise kinds the server serves, and at which version CloneSets are read (the one the
+/// console reads: the version the CRD stores, else the newest served).
+pub async fn discover_versions(client: &Client) -> Result<Versions> {
+    let apis = crate::kube::discovery::discover_kruise(client)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot discover the Kruise APIs: {}", write::describe(&e)))?;
+    let versions = Versions {
+        served: apis
+            .served
+            .iter()
+            .map(|s| s.kind.clone())
+            .filter(|k| cache::KRUISE_KINDS.contains(&k.as_str()))
+            .collect(),
+        cloneset: crate::kube::discovery::preferred_cloneset_version(&apis)
+            .filter(|ar| ar.version != "v1alpha1")
+            .cloned(),
+    };
+    if versions.served.is_empty() {
+        anyhow::bail!(
+            "this cluster serves none of the Kruise APIs (apps.kruise.io, policy.kruise.io): \
+             install the Kruise CRDs first"
+        );
     }
-    versions
+    Ok(versions)
 }
 
 /// Runs every controller against `client` until `shutdown`: waits to lead, starts the cache,
 /// reconciles. Returns an error if leadership is lost.
 pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
+    let versions = discover_versions(&client).await?;
     let leading = CancellationToken::new();
     let lease = lease::LeaderLease::new(client.clone(), &opts.identity);
     if !lease.acquire(&shutdown).await? {
@@ -135,7 +137,6 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
             stop.cancel();
         });
     }
-    let versions = discover_versions(&client).await;
     let cache = Cache::new();
     let shared = Arc::new(Shared {
         recorder: Recorder::start(client.clone(), stop.clone()),
@@ -148,6 +149,8 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
     // Upstream adds these only behind their gates (KruiseDaemon, PodProbeMarkerGate).
     if shared.gates.enabled("KruiseDaemon") {
         tasks.spawn(crr::controller(shared.clone(), stop.clone()));

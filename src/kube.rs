@@ -2,8 +2,10 @@
 //!
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
+pub mod act;
 pub mod connect;
 pub mod discovery;
+pub mod errors;
 pub mod exec;
 pub mod health;
 pub mod plan_cmd;

@@ -7,12 +7,14 @@
 //! types, plain serde structs shared by all of them).
 #![forbid(unsafe_code)]
 
+pub mod actions;
 pub mod api;
 pub mod app;
 pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod controllers;
+pub mod journal;
 pub mod kruise;
 pub mod kube;
 pub mod runtime;

@@ -93,7 +93,24 @@ where
 {
     if !args.demo {
         let kube_args = args.kube.clone();
-        return console_on(kube_args, args, paths, make).await;
+        if !args.controllers {
+            return console_on(kube_args, args, paths, make).await;
+        }
+        // The embedded controllers beside the console, against the same cluster.
+        let connection = crate::kube::connect::connect(&kube_args, None).await?;
+        crate::controllers::refuse_if_kruise_manager(&connection.client).await?;
+        let stop = tokio_util::sync::CancellationToken::new();
+        let controllers = tokio::spawn(crate::controllers::run(
+            connection.client,
+            crate::controllers::Options::default(),
+            stop.clone(),
+        ));
+        let result = console_on(kube_args, args, paths, make).await;
+        stop.cancel();
+        if let Ok(Err(err)) = controllers.await {
+            tracing::warn!("the embedded controllers stopped: {err:#}");
+        }
+        return result;
     }
     eprintln!("kruise-tui: starting the demo cluster…");
     let demo = crate::cluster::demo::start_in_process(args.pods, true)
@@ -105,6 +122,7 @@ where
         context: None,
         namespace: args.kube.namespace.clone(),
         all_namespaces: args.kube.all_namespaces,
+        readonly: args.kube.readonly,
     };
     let result = console_on(kube_args, args, paths, make).await;
     demo.shutdown().await;

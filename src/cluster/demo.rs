@@ -1,11 +1,11 @@
 //! `kruise-tui demo-server`, `--demo`'s in-process cluster, and the seeded demo scenario.
 //!
-//! `scenario` is the pure scenario, `seed` writes it into a server, `cluster` runs the embedded
-//! server with the scenario and the simulated nodes.
+//! `story` is the scenario as a user would have made it (written through the API; the
+//! controllers do the rest), `cluster` runs the embedded server with the simulated nodes, the
+//! controllers and the story.
 
 pub mod cluster;
-pub mod scenario;
-pub mod seed;
+pub mod story;
 
 use anyhow::{Context as _, Result};
 use tokio_util::sync::CancellationToken;
@@ -33,9 +33,7 @@ pub fn run_demo_server(args: DemoServerArgs) -> Result<()> {
             pods: args.pods,
             seed: !args.no_seed,
             nodes: !args.no_nodes,
-            // The seeded scenario still writes what the controllers would have (its rewrite onto
-            // the controllers is the next step): they run only on an unseeded cluster for now.
-            controllers: !args.no_controllers && args.no_seed,
+            controllers: !args.no_controllers,
             remove_kubeconfig: false,
         })
         .await?;
@@ -65,7 +63,7 @@ pub async fn start_in_process(pods: Option<usize>, seed: bool) -> Result<DemoClu
         pods,
         seed,
         nodes: true,
-        controllers: !seed,
+        controllers: true,
         remove_kubeconfig: true,
     })
     .await

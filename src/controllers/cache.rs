@@ -43,9 +43,10 @@ pub struct Informer<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     writer: Mutex<Option<Writer<K>>>,
     handlers: Arc<Mutex<Vec<Handler<K>>>>,
-    /// Set once the first list is in the store. (kube's `Store::wait_until_ready` wakes only
-    /// the last task that polled it, so several controllers cannot all wait on it.)
-    listed: Arc<tokio::sync::watch::Sender<bool>>,
+    /// True once the first list is in the store. Waiters wait on this, not on
+    /// `Store::wait_until_ready`: kube-runtime's one-shot behind it keeps a single waker, so of
+    /// several tasks waiting at once only the last would ever wake.
+    listed: tokio::sync::watch::Sender<bool>,
 }
 
 impl<K> Informer<K>
@@ -58,7 +59,7 @@ where
             store,
             writer: Mutex::new(Some(writer)),
             handlers: Arc::new(Mutex::new(Vec::new())),
-            listed: Arc::new(tokio::sync::watch::Sender::new(false)),
+            listed: tokio::sync::watch::channel(false).0,
         }
     }
 
@@ -95,10 +96,20 @@ where
         }
     }
 
-    /// Waits until the first list is in the store (any number of tasks may wait).
+    /// Waits until the first list is in the store (any number of tasks may wait at once).
     pub async fn ready(&self) {
-        let mut listed = self.listed.subscribe();
-        let _ = listed.wait_for(|listed| *listed).await;
+        let mut rx = self.listed.subscribe();
+        let _ = rx.wait_for(|listed| *listed).await;
+    }
+
+    /// The kind is not served: its store is ready, empty, and never changes.
+    fn run_empty(&self) {
+        if let Some(mut writer) = self.writer.lock().ok().and_then(|mut w| w.take()) {
+            writer.apply_watcher_event(&Event::Init);
+            writer.apply_watcher_event(&Event::InitDone);
+        }
+        // Its (empty) list is complete: waiters must not wait for a watch that never starts.
+        self.listed.send_replace(true);
     }
 
     /// Starts watching with `stream`; the store fills and handlers are called for each change.
@@ -233,7 +244,36 @@ pub struct Cache {
 pub struct Versions {
     /// Set when CloneSets are served only (or preferably) at a version other than v1alpha1.
     pub cloneset: Option<ApiResource>,
+    /// The Kruise kinds the server serves (`CloneSet`, `SidecarSet`, ...): a kind it lacks is
+    /// not watched, its store stays empty and its controller idle.
+    pub served: std::collections::BTreeSet<String>,
 }
+
+impl Versions {
+    /// Every Kruise kind served (for tests and in-process clusters that serve them all).
+    pub fn all_served() -> Self {
+        Self {
+            cloneset: None,
+            served: KRUISE_KINDS.iter().map(|k| (*k).to_owned()).collect(),
+        }
+    }
+
+    fn serves(&self, kind: &str) -> bool {
+        self.served.contains(kind)
+    }
+}
+
+/// The Kruise kinds the controllers watch.
+pub const KRUISE_KINDS: [&str; 8] = [
+    "CloneSet",
+    "StatefulSet",
+    "DaemonSet",
+    "SidecarSet",
+    "ContainerRecreateRequest",
+    "PodProbeMarker",
+    "NodePodProbe",
+    "PodUnavailableBudget",
+];
 
 impl Cache {
     pub fn new() -> Arc<Self> {
@@ -267,24 +307,31 @@ impl Cache {
             .run(t, "PersistentVolumeClaim", watch_typed(client));
         self.revisions
             .run(t, "ControllerRevision", watch_typed(client));
-        match &versions.cloneset {
-            Some(ar) => self.clonesets.run(
+        match (&versions.cloneset, versions.serves("CloneSet")) {
+            (_, false) => self.clonesets.run_empty(),
+            (Some(ar), true) => self.clonesets.run(
                 t,
                 "CloneSet",
                 watch_mapped(client, ar, crate::api::cloneset::from_served_json),
             ),
-            None => self.clonesets.run(t, "CloneSet", watch_typed(client)),
+            (None, true) => self.clonesets.run(t, "CloneSet", watch_typed(client)),
         }
-        self.statefulsets.run(t, "StatefulSet", watch_typed(client));
-        self.daemonsets.run(t, "DaemonSet", watch_typed(client));
-        self.sidecarsets.run(t, "SidecarSet", watch_typed(client));
-        self.crrs
-            .run(t, "ContainerRecreateRequest", watch_typed(client));
-        self.probe_markers
-            .run(t, "PodProbeMarker", watch_typed(client));
-        self.node_probes.run(t, "NodePodProbe", watch_typed(client));
-        self.pubs
-            .run(t, "PodUnavailableBudget", watch_typed(client));
+        macro_rules! kruise {
+            ($informer:ident, $kind:literal) => {
+                if versions.serves($kind) {
+                    self.$informer.run(t, $kind, watch_typed(client));
+                } else {
+                    self.$informer.run_empty();
+                }
+            };
+        }
+        kruise!(statefulsets, "StatefulSet");
+        kruise!(daemonsets, "DaemonSet");
+        kruise!(sidecarsets, "SidecarSet");
+        kruise!(crrs, "ContainerRecreateRequest");
+        kruise!(probe_markers, "PodProbeMarker");
+        kruise!(node_probes, "NodePodProbe");
+        kruise!(pubs, "PodUnavailableBudget");
     }
 
     /// Waits until every store has its first list.

@@ -17,16 +17,13 @@ use super::{
     Shared,
     cache::Change,
     expectations::{Expect, Expectations, Seen},
-    pod_write::update_pod,
+    podwrite,
     runner::{self, Queue, ReconcileError},
     write,
 };
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
-    kruise::probe_marker::{
-        apply::apply_probe_states,
-        reconcile::{plan_node_probe, wants_node_pod_probe},
-    },
+    kruise::probe_marker::reconcile::{plan_node_probe, wants_node_pod_probe},
 };
 
 /// How often a NodePodProbe is looked at when nothing happens.
@@ -246,41 +243,59 @@ async fn reconcile_one(npp: Arc<NodePodProbe>, ctx: Arc<Ctx>) -> Result<Action, 
         write::replace(&api, &next).await?;
         tracing::debug!(nodepodprobe = %name, "pruned the probes of pods that are gone");
     }
-    for (i, _) in &plan.pods {
+    for (i, desired) in &plan.pods {
         let pod = &pods[*i];
         let ns = pod.metadata.namespace.clone().unwrap_or_default();
         let pod_name = pod.metadata.name.clone().unwrap_or_default();
-        let uid = pod.metadata.uid.clone().unwrap_or_default();
-        let states = npp
-            .status
-            .iter()
-            .flat_map(|s| s.pod_probe_statuses.iter())
-            .find(|s| s.uid == uid)
-            .map(|s| s.probe_states.clone())
-            .unwrap_or_default();
-        let markers = markers.clone();
-        let pod_api: Api<Pod> = Api::namespaced(shared.client.clone(), &ns);
-        let written = update_pod(&pod_api, pod, &move |p| {
-            // A same-named successor is not the probed pod.
-            p.metadata.uid.as_deref() == Some(uid.as_str())
-                && apply_probe_states(p, &markers, &states)
-        })
-        .await
-        .inspect_err(|err| {
-            tracing::warn!(nodepodprobe = %name, pod = %format!("{ns}/{pod_name}"),
+        let pod_key = format!("{ns}/{pod_name}");
+        let expects = write_pod_change(shared, pod, desired)
+            .await
+            .inspect_err(|err| {
+                tracing::warn!(nodepodprobe = %name, pod = %pod_key,
                 "writing probe results to the pod failed: {}", write::describe(err));
-        })?;
-        if let Some(resource_version) = written {
-            ctx.expectations.expect(
-                &name,
-                [Expect::Updated {
-                    name: format!("{ns}/{pod_name}"),
-                    resource_version,
-                }],
-            );
-            tracing::debug!(nodepodprobe = %name, pod = %format!("{ns}/{pod_name}"),
-                "wrote probe results to the pod");
+            })?;
+        for expect in expects {
+            if let Expect::Updated {
+                resource_version, ..
+            } = expect
+            {
+                ctx.expectations.expect(
+                    &name,
+                    [Expect::Updated {
+                        name: pod_key.clone(),
+                        resource_version,
+                    }],
+                );
+            }
         }
+        tracing::debug!(nodepodprobe = %name, pod = %pod_key, "wrote probe results to the pod");
     }
     Ok(Action::requeue(RESYNC))
+}
+
+/// Writes the change from `base` to `desired` (conditions through pods/status, labels and
+/// annotations through the pod), re-applied to the fresh pod on a conflict (`podwrite`).
+pub(super) async fn write_pod_change(
+    shared: &Shared,
+    base: &Pod,
+    desired: &Pod,
+) -> Result<Vec<Expect>, kube::Error> {
+    let conditions = |p: &Pod| p.status.as_ref().and_then(|s| s.conditions.clone());
+    let status = (conditions(desired) != conditions(base)).then(|| {
+        let mut p = base.clone();
+        p.status.get_or_insert_with(Default::default).conditions = conditions(desired);
+        p
+    });
+    let metadata = (desired.metadata.labels != base.metadata.labels
+        || desired.metadata.annotations != base.metadata.annotations)
+        .then(|| {
+            let mut p = base.clone();
+            p.metadata.labels = desired.metadata.labels.clone();
+            p.metadata.annotations = desired.metadata.annotations.clone();
+            p
+        });
+    let ns = base.metadata.namespace.as_deref().unwrap_or_default();
+    let name = base.metadata.name.as_deref().unwrap_or_default();
+    let api: Api<Pod> = Api::namespaced(shared.client.clone(), ns);
+    podwrite::update(&api, name, Some(base), status.as_ref(), metadata.as_ref()).await
 }

@@ -15,7 +15,6 @@ use super::{
     Shared,
     cache::Change,
     expectations::{Expect, Expectations, Seen},
-    pod_write::update_pod,
     runner::{self, Queue, ReconcileError},
     write,
 };
@@ -24,7 +23,6 @@ use crate::{
     kruise::{
         probe_marker::{
             CLEANUP_FINALIZER,
-            apply::mark_serverless_pod,
             reconcile::{is_virtual_node, plan_marker},
         },
         selector,
@@ -250,13 +248,8 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
         );
         tracing::debug!(podprobemarker = %owner, nodepodprobe = %node, "updated NodePodProbe");
     }
-    let pod_api: Api<Pod> = Api::namespaced(shared.client.clone(), &ns);
-    for (i, _) in &plan.sync.pod_updates {
-        let marker = (*ppm).clone();
-        update_pod(&pod_api, &pods[*i], &move |p| {
-            mark_serverless_pod(p, &marker)
-        })
-        .await?;
+    for (i, desired) in &plan.sync.pod_updates {
+        super::node_probe::write_pod_change(shared, &pods[*i], desired).await?;
     }
     if let Some(status) = &plan.status {
         let mut next = current.clone();

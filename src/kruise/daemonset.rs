@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod convert;
 pub mod plan;
+pub mod reconcile;
 pub mod scheduling;
 pub mod update;
 

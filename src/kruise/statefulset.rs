@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod convert;
 pub mod ordinals;
 pub mod plan;
+pub mod reconcile;
 pub mod status;
 pub mod update;
 

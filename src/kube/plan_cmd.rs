@@ -9,7 +9,7 @@ pub mod ads;
 
 use std::fmt::Write as _;
 
-use anyhow::{Context as _, Result, anyhow};
+use anyhow::{Context as _, Result, anyhow, bail};
 use k8s_openapi::{
     api::core::v1::Pod,
     apimachinery::pkg::{
@@ -23,8 +23,13 @@ use kube::{
 };
 use serde_json::Value;
 
+use super::{
+    discovery::{discover_kruise, preferred_version, readable_versions},
+    errors::Plain,
+};
 use crate::{
     api::cloneset::from_served_json,
+    app::msg::Kind,
     cli::PlanArgs,
     kruise::{
         FeatureGates, KruiseVersion,
@@ -38,7 +43,7 @@ use crate::{
             WorkloadKind,
         },
         revision,
-        statefulset::{AstsSpec, RollingUpdate},
+        statefulset::RollingUpdate,
     },
 };
 
@@ -77,25 +82,38 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
         .namespace
         .clone()
         .unwrap_or_else(|| conn.default_namespace.clone());
-    let served_kind = match kind {
-        WorkloadKind::AdvancedStatefulSet => "StatefulSet",
-        WorkloadKind::AdvancedDaemonSet => "DaemonSet",
-        WorkloadKind::CloneSet => "CloneSet",
+    let (served_kind, console_kind) = match kind {
+        WorkloadKind::AdvancedStatefulSet => ("StatefulSet", Kind::StatefulSet),
+        WorkloadKind::AdvancedDaemonSet => ("DaemonSet", Kind::DaemonSet),
+        WorkloadKind::CloneSet => ("CloneSet", Kind::CloneSet),
     };
     let shown = kind.display();
-    let group = kube::discovery::group(&conn.client, "apps.kruise.io")
+    let apis = discover_kruise(&conn.client)
         .await
-        .context("the cluster does not serve apps.kruise.io (is OpenKruise installed?)")?;
-    // Not `recommended_kind`: the group's preferred version may not serve this kind at all.
-    let (resource, _) = group
-        .resources_by_stability()
-        .into_iter()
-        .find(|(r, _)| r.kind == served_kind)
-        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
+        .plain()
+        .context("cannot discover the Kruise APIs")?;
+    if !apis
+        .served
+        .iter()
+        .any(|s| s.resource.group == "apps.kruise.io")
+    {
+        bail!("the cluster does not serve apps.kruise.io (is OpenKruise installed?)");
+    }
+    // The version the CRD stores (or the newest served) among those the planner reads: another
+    // served version may be a pruned view (a bare multi-version CRD has no conversion).
+    let served = preferred_version(
+        &apis.served,
+        "apps.kruise.io",
+        served_kind,
+        readable_versions(console_kind),
+    )
+    .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
+    let resource = served.resource.clone();
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
     let object = api
         .get_opt(name)
         .await
+        .plain()
         .with_context(|| format!("cannot read {shown} {namespace}/{name}"))?
         .ok_or_else(|| anyhow!("{shown} {namespace}/{name} not found"))?;
     let json =
@@ -115,6 +133,7 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
         let pods = pods_api
             .list(&ListParams::default().labels(&selector_string(&selector)))
             .await
+            .plain()
             .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
             .items;
         if kind == WorkloadKind::AdvancedStatefulSet {
@@ -142,38 +161,16 @@ pub fn asts_plan_input_from_objects(
         .context("cannot read the metadata")?
         .unwrap_or_default();
     let name = meta.name.clone().unwrap_or_default();
-    let spec = json.get("spec").cloned().unwrap_or(Value::Null);
     let field = |pointer: &str| json.pointer(pointer).filter(|v| !v.is_null()).cloned();
     let rolling: Option<RollingUpdate> = field("/spec/updateStrategy/rollingUpdate")
         .map(serde_json::from_value)
         .transpose()
         .context("cannot read updateStrategy.rollingUpdate")?;
-    let asts = AstsSpec {
-        replicas: spec
-            .get("replicas")
-            .and_then(Value::as_i64)
-            .and_then(|r| i32::try_from(r).ok())
-            .unwrap_or(1),
-        reserve_ordinals: field("/spec/reserveOrdinals")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.reserveOrdinals")?
-            .unwrap_or_default(),
-        ordinals_start: field("/spec/ordinals/start")
-            .and_then(|v| v.as_i64())
-            .and_then(|v| i32::try_from(v).ok()),
-        pod_management_policy: field("/spec/podManagementPolicy")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.podManagementPolicy")?
-            .unwrap_or_default(),
-        update_strategy_type: field("/spec/updateStrategy/type")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.updateStrategy.type")?
-            .unwrap_or_default(),
-        rolling_update: rolling.clone(),
-    };
+    // The controller's reading of the spec (upstream's defaults included), so the plan predicts
+    // what the embedded controller does. v1alpha1 and v1beta1 read alike.
+    let set = crate::api::statefulset::from_served_json("v1beta1", json.clone())
+        .context("cannot read the Advanced StatefulSet")?;
+    let asts = crate::kruise::statefulset::reconcile::spec_of(&set);
     let revision_of =
         |key: &str| field(&format!("/status/{key}")).and_then(|v| v.as_str().map(str::to_owned));
     let update_revision = revision_of("updateRevision").ok_or_else(|| {
@@ -435,7 +432,12 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
         "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
         or_default(
             w.max_unavailable.as_ref(),
-            if daemon { "unset" } else { "20%" }
+            // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
+            match plan.kind {
+                WorkloadKind::AdvancedDaemonSet => "unset",
+                WorkloadKind::AdvancedStatefulSet => "1",
+                WorkloadKind::CloneSet => "20%",
+            }
         ),
         plan.max_unavailable,
         or_default(w.max_surge.as_ref(), "0"),

@@ -7,11 +7,10 @@ use std::{
 };
 
 use anyhow::{Context as _, Result};
-use jiff::Timestamp;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::{scenario, seed};
+use super::story::{self, StoryOptions};
 use crate::cluster::{
     server::{EmbeddedCluster, ServerOptions},
     sim::{self, SimOptions},
@@ -46,6 +45,7 @@ pub struct DemoCluster {
     remove_kubeconfig: bool,
     sim: Option<(CancellationToken, JoinHandle<Result<()>>)>,
     controllers: Option<(CancellationToken, JoinHandle<Result<()>>)>,
+    epilogue: Option<JoinHandle<()>>,
     seeded: usize,
 }
 
@@ -63,23 +63,13 @@ impl DemoCluster {
             &cluster.kubeconfig_yaml(CONTEXT, NAMESPACE),
         )?;
         let client = cluster.client().await?;
-        let now = Timestamp::now();
-        let objects = if opts.seed {
-            scenario::scenario(NAMESPACE, opts.pods, now)
-        } else {
-            // Empty, but the kubeconfig's namespace exists.
-            vec![scenario::namespace_seed(NAMESPACE, &[])]
-        };
-        let seeded = seed::apply_to_store(&cluster.store(), objects, now)
-            .context("cannot seed the demo scenario")?;
-        // Kruise's webhooks guard everything written from now on (the seed is a snapshot of what
-        // the controllers and webhooks would already have written). Deletion protection is on so
-        // the demo's protected objects really are protected.
+        // Kruise's webhooks guard every write, the story's included. Deletion protection is on
+        // so the demo's protected objects really are protected.
         crate::cluster::install_kruise_webhooks(&cluster, demo_gates());
         let sim = opts.nodes.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {
-                nodes: scenario::node_count(opts.pods),
+                nodes: story::node_count(opts.pods),
                 ..SimOptions::default()
             };
             let task = tokio::spawn(sim::run(client.clone(), options, token.clone()));
@@ -98,12 +88,30 @@ impl DemoCluster {
             ));
             (token, task)
         });
+        let story_opts = StoryOptions {
+            namespace: NAMESPACE.to_owned(),
+            pods: opts.pods,
+            controllers: opts.controllers,
+        };
+        let (seeded, epilogue) = if opts.seed {
+            let seeded = story::play(&client, &story_opts)
+                .await
+                .context("cannot play the demo scenario")?;
+            let client = client.clone();
+            let epilogue = tokio::spawn(async move { story::epilogue(&client, &story_opts).await });
+            (seeded, Some(epilogue))
+        } else {
+            // Empty, but the kubeconfig's namespace exists.
+            let ns = story::namespace_obj(NAMESPACE);
+            (usize::from(story::create(&client, &ns).await?), None)
+        };
         Ok(DemoCluster {
             cluster,
             kubeconfig: opts.kubeconfig_out,
             remove_kubeconfig: opts.remove_kubeconfig,
             sim,
             controllers,
+            epilogue,
             seeded,
         })
     }
@@ -118,7 +126,7 @@ impl DemoCluster {
         self.cluster.https_url()
     }
 
-    /// How many objects the seeder created.
+    /// How many objects the story created (namespaces included).
     pub fn seeded_objects(&self) -> usize {
         self.seeded
     }
@@ -135,6 +143,9 @@ impl DemoCluster {
 
     /// Stops the controllers, the simulated nodes and the server; removes a private kubeconfig.
     pub async fn shutdown(self) {
+        if let Some(epilogue) = self.epilogue {
+            epilogue.abort();
+        }
         if let Some((token, task)) = self.controllers {
             token.cancel();
             if let Ok(Err(err)) = task.await {

@@ -266,20 +266,32 @@ impl Sim {
         match item {
             StreamItem::Pod(event) => match *event {
                 Ok(event) => self.on_pod_event(event),
-                Err(err) => tracing::warn!("sim-nodes: pod watch error (retrying): {err}"),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: pod watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
             },
             StreamItem::Node(event) => match *event {
                 Ok(event) => self.on_node_event(event),
-                Err(err) => tracing::warn!("sim-nodes: node watch error (retrying): {err}"),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: node watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
             },
             StreamItem::Crr(event) => match *event {
                 Ok(event) => self.on_crr_event(event),
-                Err(err) => tracing::warn!("sim-nodes: CRR watch error (retrying): {err}"),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: CRR watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
             },
             StreamItem::NodeProbe(event) => match *event {
                 Ok(event) => self.on_node_probe_event(event),
                 Err(err) => {
-                    tracing::warn!("sim-nodes: NodePodProbe watch error (retrying): {err}");
+                    tracing::warn!(
+                        "sim-nodes: NodePodProbe watch error (retrying): {}",
+                        crate::kube::errors::watcher_text(&err)
+                    );
                 }
             },
         }

@@ -640,3 +640,6 @@ fn run_update(
         push_changes(pod, model, why, out);
     }
 }
+
+#[cfg(test)]
+mod tests;

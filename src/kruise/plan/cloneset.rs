@@ -105,7 +105,10 @@ pub fn plan_cloneset(input: &PlanInput) -> Result<Plan, PlanError> {
     let mut w = input.workload.clone();
     let mut notes = apply_change(input, &mut w)?;
     let cs = params(&w);
-    let pods: Vec<PodInfo> = input.pods.iter().map(pod_info).collect();
+    // Upstream breaks ties in its orders by list order; name order makes the plan and the
+    // embedded controller (which reconciles pods in name order too) agree.
+    let mut pods: Vec<PodInfo> = input.pods.iter().map(pod_info).collect();
+    pods.sort_by(|a, b| a.name.cmp(&b.name));
     let gates = &input.gates;
     let now = input.now;
     let numbers = strategy_numbers(&cs);

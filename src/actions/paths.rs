@@ -1,0 +1,67 @@
+//! Where each field an action changes lives, per kind and served version.
+//!
+//! CloneSet v1alpha1 keeps `partition`, `paused`, `maxUnavailable` under `updateStrategy`;
+//! CloneSet v1beta1 (upstream HEAD) and Advanced StatefulSet / DaemonSet keep them under
+//! `updateStrategy.rollingUpdate`. An Advanced StatefulSet's and DaemonSet's partition is an
+//! integer; a CloneSet's may be a percent.
+
+/// The JSON pointers of the fields actions touch on one kind at one version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paths {
+    pub partition: &'static str,
+    pub paused: &'static str,
+    /// `None`: the kind has no replica count (DaemonSet).
+    pub replicas: Option<&'static str>,
+    /// `None`: the kind cannot name pods to delete.
+    pub pods_to_delete: Option<&'static str>,
+    /// Whether the partition may be a percent.
+    pub partition_percent: bool,
+    pub template: &'static str,
+}
+
+const TEMPLATE: &str = "/spec/template";
+
+impl Paths {
+    /// The paths for `kind` (`CloneSet`, `StatefulSet`, `DaemonSet` of apps.kruise.io) served at
+    /// `version`; `None` for kinds without a rollout.
+    pub fn of(kind: &str, group: &str, version: &str) -> Option<Paths> {
+        if group != "apps.kruise.io" {
+            return None;
+        }
+        match (kind, version) {
+            ("CloneSet", "v1alpha1") => Some(Paths {
+                partition: "/spec/updateStrategy/partition",
+                paused: "/spec/updateStrategy/paused",
+                replicas: Some("/spec/replicas"),
+                pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
+                partition_percent: true,
+                template: TEMPLATE,
+            }),
+            ("CloneSet", _) => Some(Paths {
+                partition: "/spec/updateStrategy/rollingUpdate/partition",
+                paused: "/spec/updateStrategy/rollingUpdate/paused",
+                replicas: Some("/spec/replicas"),
+                pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
+                partition_percent: true,
+                template: TEMPLATE,
+            }),
+            ("StatefulSet", _) => Some(Paths {
+                partition: "/spec/updateStrategy/rollingUpdate/partition",
+                paused: "/spec/updateStrategy/rollingUpdate/paused",
+                replicas: Some("/spec/replicas"),
+                pods_to_delete: None,
+                partition_percent: false,
+                template: TEMPLATE,
+            }),
+            ("DaemonSet", _) => Some(Paths {
+                partition: "/spec/updateStrategy/rollingUpdate/partition",
+                paused: "/spec/updateStrategy/rollingUpdate/paused",
+                replicas: None,
+                pods_to_delete: None,
+                partition_percent: false,
+                template: TEMPLATE,
+            }),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The action journal: every mutating request this tool sends, appended as one JSON line to
+//! `journal.jsonl` in the state dir (`kruise-tui config paths` prints where), with its result
+//! and, where one exists, the action that reverts it. The console's `:journal` view reads it.
+
+use std::{
+    io::{BufRead as _, Write as _},
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context as _, Result};
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::actions::{Action, ApiRequest, Target};
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub time: Timestamp,
+    pub context: Option<String>,
+    /// The API server URL.
+    pub cluster: String,
+    pub target: Target,
+    pub action: Action,
+    pub request: ApiRequest,
+    pub result: Outcome,
+    /// The action that undoes this one (sent against the object as it is then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inverse: Option<Action>,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub ok: bool,
+    /// HTTP status, when the server answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<u16>,
+    /// The server's message (or what went wrong before the server answered).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// The journal file.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    path: PathBuf,
+}
+
+impl Journal {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one entry (creating the file and its directory, readable by the user only).
+    pub fn append(&self, entry: &Entry) -> Result<()> {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let mut file = options
+            .open(&self.path)
+            .with_context(|| format!("cannot open the journal {}", self.path.display()))?;
+        let mut line = serde_json::to_string(entry).context("cannot encode a journal entry")?;
+        line.push('\n');
+        file.write_all(line.as_bytes())
+            .with_context(|| format!("cannot write the journal {}", self.path.display()))
+    }
+
+    /// Every entry, oldest first. A line that does not parse (a newer or hand-edited file) is
+    /// skipped and counted.
+    pub fn read(&self) -> Result<(Vec<Entry>, usize)> {
+        let file = match std::fs::File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot read the journal {}", self.path.display()));
+            }
+        };
+        let mut entries = Vec::new();
+        let mut bad = 0;
+        for line in std::io::BufReader::new(file).lines() {
+            let line =
+                line.with_context(|| format!("cannot read the journal {}", self.path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(&line) {
+                Ok(entry) => entries.push(entry),
+                Err(_) => bad += 1,
+            }
+        }
+        Ok((entries, bad))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_a_bad_line_is_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let journal = Journal::new(dir.path().join("state").join("journal.jsonl"));
+        assert_eq!(journal.read().expect("empty").0.len(), 0);
+        let entry = Entry {
+            time: Timestamp::from_second(1_700_000_000).expect("time"),
+            context: Some("demo".into()),
+            cluster: "https://127.0.0.1:6443".into(),
+            target: Target {
+                kind: "CloneSet".into(),
+                group: "apps.kruise.io".into(),
+                namespace: Some("demo".into()),
+                name: "web".into(),
+            },
+            action: Action::Partition {
+                value: IntOrString::Int(3),
+            },
+            request: ApiRequest {
+                verb: "PATCH".into(),
+                path: "/apis/apps.kruise.io/v1alpha1/namespaces/demo/clonesets/web".into(),
+                content_type: "application/json-patch+json".into(),
+                body: serde_json::json!([]),
+            },
+            result: Outcome {
+                ok: true,
+                code: Some(200),
+                message: String::new(),
+            },
+            inverse: Some(Action::Partition {
+                value: IntOrString::Int(6),
+            }),
+        };
+        journal.append(&entry).expect("append");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(journal.path())
+            .and_then(|mut f| f.write_all(b"{not json\n"))
+            .expect("garbage");
+        journal.append(&entry).expect("append");
+        let (entries, bad) = journal.read().expect("read");
+        assert_eq!(entries, vec![entry.clone(), entry]);
+        assert_eq!(bad, 1);
+    }
+}
