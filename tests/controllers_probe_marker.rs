@@ -214,9 +214,10 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
 async fn sim_nodes_and_controllers_beside_a_bare_server_mark_pods() {
     let c = e2e::start_beside().await;
     c.nodes().await;
-    c.ready_pod(pod("game-0", "game")).await;
+    // The marker first: the pod is listed in its NodePodProbe before it has an IP.
     let kubectl = Kubectl::new(c.demo.cluster());
     kubectl.apply(&[], MARKER).await;
+    c.ready_pod(pod("game-0", "game")).await;
     marked(&c, "game-0", true).await;
     kubectl
         .ok(&[

@@ -40,12 +40,13 @@ pub struct NodePodProbeSpec {
 pub struct PodProbe {
     #[serde(default)]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    // namespace, uid and IP are required by the CRD schema and never omitted (Go writes "").
+    #[serde(default)]
     pub namespace: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub uid: String,
     /// The pod IP ("" when unknown).
-    #[serde(default, rename = "IP", skip_serializing_if = "String::is_empty")]
+    #[serde(default, rename = "IP")]
     pub ip: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<ContainerProbe>,

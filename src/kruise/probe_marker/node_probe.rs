@@ -66,22 +66,29 @@ pub fn merge_node_pod_probe(
     let before = spec.clone();
     let name = pod.metadata.name.clone().unwrap_or_default();
     let uid = pod.metadata.uid.clone().unwrap_or_default();
+    let pod_ip = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.pod_ip.clone())
+        .unwrap_or_default();
     let idx = match spec
         .pod_probes
         .iter()
         .position(|p| p.name == name && p.uid == uid)
     {
-        Some(i) => i,
+        Some(i) => {
+            // Upstream fills in an IP the pod did not have yet when the entry was made.
+            if spec.pod_probes[i].ip.is_empty() {
+                spec.pod_probes[i].ip = pod_ip;
+            }
+            i
+        }
         None => {
             spec.pod_probes.push(PodProbe {
                 name,
                 namespace: pod.metadata.namespace.clone().unwrap_or_default(),
                 uid,
-                ip: pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.pod_ip.clone())
-                    .unwrap_or_default(),
+                ip: pod_ip,
                 probes: Vec::new(),
             });
             spec.pod_probes.len() - 1

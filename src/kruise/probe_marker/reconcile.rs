@@ -201,6 +201,37 @@ mod tests {
     }
 
     #[test]
+    fn a_pod_listed_before_it_had_an_ip_gets_it_later() {
+        let mut ppm = marker();
+        ppm.metadata.finalizers = Some(vec![CLEANUP_FINALIZER.to_owned()]);
+        let mut p = pod("a", "n1");
+        let mut specs = BTreeMap::from([("n1".to_owned(), NodePodProbeSpec::default())]);
+        plan_marker(
+            &ppm,
+            std::slice::from_ref(&p),
+            &|_| false,
+            &mut specs,
+            false,
+        );
+        assert_eq!(specs["n1"].pod_probes[0].ip, "");
+        let written = serde_json::to_value(&specs["n1"]).unwrap();
+        assert_eq!(
+            written["podProbes"][0]["IP"], "",
+            "IP is required: written even empty"
+        );
+        p.status.as_mut().unwrap().pod_ip = Some("10.0.0.7".into());
+        let out = plan_marker(
+            &ppm,
+            std::slice::from_ref(&p),
+            &|_| false,
+            &mut specs,
+            false,
+        );
+        assert!(out.sync.changed_nodes.contains("n1"));
+        assert_eq!(specs["n1"].pod_probes[0].ip, "10.0.0.7");
+    }
+
+    #[test]
     fn a_node_probe_goes_with_its_node_and_only_ready_real_nodes_get_one() {
         let npp: NodePodProbe =
             serde_json::from_value(json!({"metadata": {"name": "n1"}})).unwrap();
