@@ -463,19 +463,39 @@ pub fn scale(op: Option<&str>, case: &Value) -> Result<(), String> {
     match op {
         Some("scaleReconcile") => {
             let d = diff_input(inp)?;
+            let lc: Option<Lifecycle> = match field(inp, "lifecycle") {
+                Value::Null => None,
+                v => Some(parse("lifecycle", v)?),
+            };
             let outcome = scale::scale(&scale::ScaleInput {
                 cs: &d.cs,
                 pods: &d.pods,
                 current_revision: &d.current,
                 update_revision: &d.update,
                 gates: &d.gates,
-                lifecycle: None,
+                lifecycle: lc.as_ref(),
                 spread_constraints: &[],
                 nodes: &[],
                 now: NOW,
             });
             let deleted = outcome.deleted().len();
+            let pod_names = |pick: fn(&scale::ScaleAction) -> Option<usize>| -> Vec<String> {
+                outcome
+                    .actions
+                    .iter()
+                    .filter_map(pick)
+                    .map(|i| d.pods[i].name.clone())
+                    .collect()
+            };
             let actual = json!({
+                "revertedToPreparingNormal": pod_names(|a| match a {
+                    scale::ScaleAction::RevertPreparingDelete(i) => Some(*i),
+                    _ => None,
+                }),
+                "movedToPreparingDelete": pod_names(|a| match a {
+                    scale::ScaleAction::PrepareDelete(i) => Some(*i),
+                    _ => None,
+                }),
                 "modified": outcome.modified(),
                 "activePodsAfter": d.pods.len() - deleted,
                 "deletedCount": deleted,
