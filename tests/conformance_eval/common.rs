@@ -45,6 +45,20 @@ pub fn expect_assertions(expected: &Value, actual: &Value, required: &[&str]) ->
     expect_subset(expected, actual)
 }
 
+/// Compares a validation result with `expected`: `errorCount` (the upstream test's assertion)
+/// and, when given, `errors`, the field paths one for one and in order.
+pub fn expect_field_errors(
+    expected: &Value,
+    errors: &[kruise_tui::kruise::validation::FieldError],
+) -> Result<(), String> {
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    let actual = serde_json::json!({ "errorCount": errors.len(), "errors": fields });
+    if expected.get("errorCount").is_none() {
+        return Err("expected has no errorCount".to_owned());
+    }
+    expect_subset(expected, &actual).map_err(|d| format!("{d}\nerrors: {errors:?}"))
+}
+
 fn finish(diffs: Vec<String>) -> Result<(), String> {
     if diffs.is_empty() {
         Ok(())
