@@ -30,11 +30,14 @@ pub struct OwnedPod {
     pub controller_uid: Option<String>,
 }
 
-/// Port of pkg/controller/util/pod_controller_finder.go::GetExpectedScaleForPods (v1.8.4).
+/// Port of pkg/util/controllerfinder/controller_finder.go::GetExpectedScaleForPods (v1.8.4).
 ///
 /// Sums the replicas of the distinct top-level workloads controlling `pods` (a ReplicaSet
 /// controlled by a Deployment counts as the Deployment), skipping workloads being deleted and
-/// pods without a controller. A controller that is not in `workloads` is an error.
+/// pods without a controller. As upstream's finders answer "not found" with nothing, a
+/// controller missing from `workloads` is skipped; a ReplicaSet whose Deployment is missing is
+/// only found by the last finder (`getRefUID`), which reports [`REPLICAS_UNKNOWN`] and no
+/// deletion time. The `Result` is kept for the lister errors upstream can return.
 pub fn expected_scale_for_pods(
     pods: &[OwnedPod],
     workloads: &[WorkloadFact],
@@ -47,18 +50,24 @@ pub fn expected_scale_for_pods(
         if !seen_refs.insert(uid) {
             continue;
         }
-        let workload = by_uid
-            .get(uid)
-            .ok_or_else(|| format!("controller {uid} of a selected pod was not found"))?;
-        let top = workload
-            .controller_uid
-            .as_deref()
-            .and_then(|parent| by_uid.get(parent))
-            .unwrap_or(workload);
-        if top.deleting {
+        let Some(workload) = by_uid.get(uid) else {
             continue;
+        };
+        match workload.controller_uid.as_deref() {
+            Some(parent) => match by_uid.get(parent) {
+                Some(top) if !top.deleting => {
+                    tops.insert(top.uid.as_str(), top.replicas);
+                }
+                Some(_) => {}
+                None => {
+                    tops.insert(workload.uid.as_str(), REPLICAS_UNKNOWN);
+                }
+            },
+            None if workload.deleting => {}
+            None => {
+                tops.insert(workload.uid.as_str(), workload.replicas);
+            }
         }
-        tops.insert(top.uid.as_str(), top.replicas);
     }
     Ok(tops.values().fold(0i32, |acc, r| acc.saturating_add(*r)))
 }
@@ -126,7 +135,12 @@ mod tests {
         ];
         let pods = [p("a", Some("rs1")), p("b", Some("sts"))];
         assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(3));
-        assert!(expected_scale_for_pods(&[p("x", Some("ghost"))], &[]).is_err());
+        // A controller that is gone adds nothing; a ReplicaSet whose Deployment is gone is
+        // found only as an unknown-scale controller.
+        assert_eq!(expected_scale_for_pods(&[p("x", Some("ghost"))], &[]), Ok(0));
+        let workloads = [w("rs1", 4, false, Some("gone")), w("sts", 3, false, None)];
+        let pods = [p("a", Some("rs1")), p("b", Some("sts"))];
+        assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(2));
     }
 
     #[test]
