@@ -68,7 +68,7 @@ pub fn protected_kind(api_version: &str, kind: &str) -> Option<ProtectedKind> {
 #[serde(rename_all = "camelCase")]
 pub struct PodFact {
     /// `status.phase`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]
@@ -80,7 +80,7 @@ pub struct PodFact {
 #[serde(rename_all = "camelCase")]
 pub struct PvcFact {
     /// `status.phase`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]
@@ -92,10 +92,10 @@ pub struct PvcFact {
 #[serde(rename_all = "camelCase")]
 pub struct CrFact {
     /// Namespace (empty for cluster-scoped).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub namespace: String,
     /// Name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]

@@ -138,10 +138,16 @@ pub fn label_selector_errors(sel: &LabelSelector, path: &str) -> Vec<FieldError>
     let labels_path = format!("{path}.matchLabels");
     for (k, v) in sel.match_labels.iter().flatten() {
         for msg in qualified_name_errors(k) {
-            errs.push(field_error(&labels_path, format!("Invalid value: {k:?}: {msg}")));
+            errs.push(field_error(
+                &labels_path,
+                format!("Invalid value: {k:?}: {msg}"),
+            ));
         }
         for msg in label_value_errors(v) {
-            errs.push(field_error(&labels_path, format!("Invalid value: {v:?}: {msg}")));
+            errs.push(field_error(
+                &labels_path,
+                format!("Invalid value: {v:?}: {msg}"),
+            ));
         }
     }
     for (i, req) in sel.match_expressions.iter().flatten().enumerate() {

@@ -36,7 +36,11 @@ pub fn expect_subset(expected: &Value, actual: &Value) -> Result<(), String> {
 
 /// Compares the keys present in `expected`, which must include every key of `required` (the
 /// upstream test's own assertions; the other keys are derived values a case may leave out).
-pub fn expect_assertions(expected: &Value, actual: &Value, required: &[&str]) -> Result<(), String> {
+pub fn expect_assertions(
+    expected: &Value,
+    actual: &Value,
+    required: &[&str],
+) -> Result<(), String> {
     for key in required {
         if expected.get(*key).is_none() {
             return Err(format!("expected has no {key}"));

@@ -335,7 +335,10 @@ pub fn plan_pod_creations(input: &CreationInput<'_>) -> CreationPlan {
 /// the gates already hold it.
 pub fn inject_readiness_gate(gates: &[String]) -> Vec<String> {
     let mut out = gates.to_vec();
-    if !out.iter().any(|g| g == super::inplace::IN_PLACE_UPDATE_READY) {
+    if !out
+        .iter()
+        .any(|g| g == super::inplace::IN_PLACE_UPDATE_READY)
+    {
         out.push(super::inplace::IN_PLACE_UPDATE_READY.to_owned());
     }
     out

@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(3));
         // A controller that is gone adds nothing; a ReplicaSet whose Deployment is gone is
         // found only as an unknown-scale controller.
-        assert_eq!(expected_scale_for_pods(&[p("x", Some("ghost"))], &[]), Ok(0));
+        assert_eq!(
+            expected_scale_for_pods(&[p("x", Some("ghost"))], &[]),
+            Ok(0)
+        );
         let workloads = [w("rs1", 4, false, Some("gone")), w("sts", 3, false, None)];
         let pods = [p("a", Some("rs1")), p("b", Some("sts"))];
         assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(2));

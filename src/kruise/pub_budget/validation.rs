@@ -117,7 +117,9 @@ pub fn validate_pub(
             if !matches!(op, "UPDATE" | "DELETE" | "EVICT") {
                 errors.push(field_error(
                     "metadata",
-                    format!("Internal error: annotation[{PROTECT_OPERATIONS_ANNOTATION}] is invalid"),
+                    format!(
+                        "Internal error: annotation[{PROTECT_OPERATIONS_ANNOTATION}] is invalid"
+                    ),
                 ));
             }
         }
@@ -148,7 +150,10 @@ pub fn validate_pub(
                 ));
             }
             if let Err(e) = parse_group(&target.api_version) {
-                errors.push(field_error("spec.TargetReference", format!("Invalid value: {e}")));
+                errors.push(field_error(
+                    "spec.TargetReference",
+                    format!("Invalid value: {e}"),
+                ));
             }
         }
         (Some(sel), None) => validate_selector(sel, &mut errors),

@@ -13,7 +13,7 @@ use kruise_tui::kruise::{FeatureGates, KruiseVersion, intstr};
 use serde_json::{Value, json};
 
 use super::sidecarset_flows as flows;
-use crate::eval::common::{expect_eq, expected, input, parse};
+use crate::eval::common::{expect_eq, expect_field_errors, expected, input, parse};
 
 pub fn now() -> jiff::Timestamp {
     jiff::Timestamp::from_second(1_735_689_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
@@ -93,30 +93,58 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "validateSidecarConflict" => {
             let set: SidecarSet = parse("sidecarSet", &i["sidecarSet"])?;
             let others: Vec<SidecarSet> = parse("others", &i["others"])?;
-            let errs = validate::validate_sidecar_conflict(
-                &set,
-                &others,
-                &matching::NamespaceLabels::new(),
-            );
-            json!({"errorCount": errs.len()})
+            let errs =
+                validate::validate_sidecar_conflict(&set, &others, &namespaces(&i["namespaces"]));
+            return expect_field_errors(e, &errs);
         }
-        "validateSidecarSet" => {
+        "validateSidecarSet" | "validateSidecarSetSpec" => {
             let set: SidecarSet = parse("object", i)?;
             let mut gates = FeatureGates::new();
             for (k, v) in i["featureGates"].as_object().into_iter().flatten() {
                 gates.set(k, v.as_bool().unwrap_or(false));
             }
+            let old: Option<SidecarSet> =
+                parse("oldObject", i.get("oldObject").unwrap_or(&Value::Null))?;
+            let others: Vec<SidecarSet> = parse("others", i.get("others").unwrap_or(&json!([])))?;
+            let whitelist: Option<Vec<String>> = parse(
+                "patchWhitelist",
+                i.get("patchWhitelist").unwrap_or(&Value::Null),
+            )?;
+            let revisions: Vec<history::RevisionRef> = i["controllerRevisions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| history::RevisionRef {
+                    name: r["name"].as_str().unwrap_or_default().to_owned(),
+                    revision: r["revision"].as_i64().unwrap_or_default(),
+                    custom_version: r["customVersion"].as_str().map(str::to_owned),
+                    hash: String::new(),
+                })
+                .collect();
+            let ns = namespaces(&i["namespaces"]);
             let ctx = validate::ValidationContext {
                 gates,
                 version: KruiseVersion::V1_8,
-                ..Default::default()
+                old: old.as_ref(),
+                others: &others,
+                namespaces: Some(&ns),
+                patch_whitelist: whitelist.as_deref(),
+                revisions: &revisions,
             };
-            json!({"errorCount": validate::validate_sidecar_set(&set, &ctx).len()})
+            let errs = if op == "validateSidecarSetSpec" {
+                validate::validate_sidecar_set_spec(&set, &ctx)
+            } else {
+                validate::validate_sidecar_set(&set, &ctx)
+            };
+            return expect_field_errors(e, &errs);
         }
         "validateSidecarContainerConflict" => {
             let old: Vec<SidecarContainer> = parse("oldContainers", &i["oldContainers"])?;
             let new: Vec<SidecarContainer> = parse("newContainers", &i["newContainers"])?;
-            json!({"errorCount": validate::validate_sidecar_container_conflict(&new, &old).len()})
+            return expect_field_errors(
+                e,
+                &validate::validate_sidecar_container_conflict(&new, &old),
+            );
         }
         "nextUpgradePods" => flows::next_upgrade_pods(i, e)?,
         "reconcileUpgrade" => flows::reconcile_upgrade(i)?,
