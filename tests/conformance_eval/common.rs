@@ -15,6 +15,15 @@ pub fn expected(case: &Value) -> Result<&Value, String> {
         .ok_or_else(|| "case has no expected".to_owned())
 }
 
+/// For vector files without ops: a case that names an `op` is a failure, not silently
+/// evaluated as the file's one function.
+pub fn no_op(op: Option<&str>, file: &str) -> Result<(), String> {
+    match op {
+        None => Ok(()),
+        Some(op) => Err(format!("{file} has no ops, but the case names op {op:?}")),
+    }
+}
+
 /// Deserializes a value into a typed input, naming the failure.
 pub fn parse<T: serde::de::DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
     serde_json::from_value(v.clone()).map_err(|e| format!("cannot read {what}: {e}"))

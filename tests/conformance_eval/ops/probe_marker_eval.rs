@@ -84,9 +84,10 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             let port: IntOrString = parse("port", &i["port"])?;
             let pod: Pod = parse("pod", &i["pod"])?;
             let container = i["containerName"].as_str().unwrap_or_default();
+            // Upstream returns the probe unchanged with the error: the port stays as given.
             match node_probe::convert_tcp_socket_port(&port, container, &pod) {
                 Ok(p) => json!({"port": p, "error": null}),
-                Err(err) => json!({"port": e["port"], "error": err}),
+                Err(err) => json!({"port": port, "error": err}),
             }
         }
         "syncPodFromNodePodProbe" => {

@@ -169,9 +169,10 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "calculatePartitionReplicas" => {
             let partition: Option<IntOrString> = parse("partition", &i["partition"])?;
             let replicas: Option<i32> = parse("replicas", &i["replicas"])?;
+            // On a parse error upstream returns (0, err).
             match intstr::calculate_partition_replicas(partition.as_ref(), replicas) {
                 Ok(v) => json!({"value": v, "error": false}),
-                Err(_) => json!({"value": e["value"], "error": true}),
+                Err(_) => json!({"value": 0, "error": true}),
             }
         }
         "truncateHistory" => truncate_history(i)?,
@@ -241,18 +242,26 @@ fn update_pod_sidecar_set_hash(i: &Value, e: &Value) -> Result<Value, String> {
     let mut after = before.clone();
     pod_state::update_pod_sidecar_set_hash(&mut after, &set, now());
     let without_key = ss::SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION;
-    let without = if e["withoutImageHashAfter"].is_string() {
-        if after.get(without_key) == before.get(without_key) {
-            e["withoutImageHashAfter"].clone()
-        } else {
-            json!(format!("changed to {:?}", after.get(without_key)))
+    let hash_after = hashes_of(after.get(ss::SIDECARSET_HASH_ANNOTATION));
+    match &e["withoutImageHashAfter"] {
+        // A prose expectation ("unchanged ...") asserts the value was left as it was.
+        Value::String(prose) => {
+            if !prose.starts_with("unchanged") {
+                return Err(format!("cannot evaluate expectation {prose:?}"));
+            }
+            if after.get(without_key) != before.get(without_key) {
+                return Err(format!(
+                    "{without_key}: expected unchanged {:?}, got {:?}",
+                    before.get(without_key),
+                    after.get(without_key)
+                ));
+            }
+            Ok(json!({"hashAfter": hash_after, "withoutImageHashAfter": prose}))
         }
-    } else {
-        hashes_of(after.get(without_key))
-    };
-    Ok(
-        json!({"hashAfter": hashes_of(after.get(ss::SIDECARSET_HASH_ANNOTATION)), "withoutImageHashAfter": without}),
-    )
+        _ => Ok(
+            json!({"hashAfter": hash_after, "withoutImageHashAfter": hashes_of(after.get(without_key))}),
+        ),
+    }
 }
 
 fn patch_pod_metadata(i: &Value) -> Result<Value, String> {
