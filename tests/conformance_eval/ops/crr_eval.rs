@@ -77,8 +77,8 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "injectPodIntoCRR" => {
             let mut obj: ContainerRecreateRequest = parse("crr", &i["crr"])?;
             let pod: Pod = parse("pod", &i["pod"])?;
-            let node: Node = parse("node", &i["node"])?;
-            let res = admission::inject_pod_into_crr(&mut obj, &pod, &node);
+            let node: Option<Node> = parse("node", &i["node"])?;
+            let res = admission::inject_pod_into_crr(&mut obj, &pod, node.as_ref());
             let actual = json!({
                 "error": res.err(),
                 "labels": obj.metadata.labels,
@@ -91,8 +91,13 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             let pod: Option<Pod> = parse("pod", &i["pod"])?;
             let node: Option<Node> = parse("node", &i["node"])?;
             let lookup = pod.as_ref().map_or(Lookup::NotFound, Lookup::Found);
+            // `nodeError`: the node lookup fails with that error (not a NotFound).
+            let node_result = match i["nodeError"].as_str() {
+                Some(err) => Err(err.to_owned()),
+                None => Ok(node.clone()),
+            };
             let out = admission::admit_create(&gates(&i["featureGates"]), &obj, lookup, |_| {
-                Ok(node.clone())
+                node_result
             });
             let mut actual = verdict_json(&out.verdict, e)?;
             if e.get("patchedCRR").is_some() {
