@@ -60,7 +60,10 @@ pub fn validate_tcp_socket_action(tcp: &TCPSocketAction, field: &str) -> Vec<Fie
             format!("Invalid value: {host:?}: host field in probes is not allowed"),
         );
     }
-    errs.extend(validate_port_num_or_name(&tcp.port, &format!("{field}.port")));
+    errs.extend(validate_port_num_or_name(
+        &tcp.port,
+        &format!("{field}.port"),
+    ));
     errs
 }
 
@@ -108,7 +111,11 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
         }
     }
     if handlers == 0 {
-        push(&mut errs, field, "Required value: must specify a handler type");
+        push(
+            &mut errs,
+            field,
+            "Required value: must specify a handler type",
+        );
     }
     errs
 }
@@ -172,10 +179,18 @@ fn validate_policy(policy: &ProbeMarkerPolicy, errs: &mut Vec<FieldError>) {
     }
     for (k, v) in &policy.labels {
         for m in qualified_name_errors(k) {
-            push(errs, format!("{path}.labels"), format!("Invalid value: {k:?}: {m}"));
+            push(
+                errs,
+                format!("{path}.labels"),
+                format!("Invalid value: {k:?}: {m}"),
+            );
         }
         for m in label_value_errors(v) {
-            push(errs, format!("{path}.labels"), format!("Invalid value: {v:?}: {m}"));
+            push(
+                errs,
+                format!("{path}.labels"),
+                format!("Invalid value: {v:?}: {m}"),
+            );
         }
     }
     for k in policy.annotations.keys() {
@@ -220,7 +235,11 @@ pub fn validate_pod_probe_marker(
     if let Some(old) = old
         && old.spec.selector != obj.spec.selector
     {
-        push(&mut errs, "selector", "Invalid value: selector must be immutable");
+        push(
+            &mut errs,
+            "selector",
+            "Invalid value: selector must be immutable",
+        );
     }
     errs
 }
@@ -249,12 +268,21 @@ fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
     let mut conditions = BTreeSet::new();
     for p in &spec.probes {
         let invalid = |value: &str, message: String| {
-            field_error("spec.probes", format!("Invalid value: {value:?}: {message}"))
+            field_error(
+                "spec.probes",
+                format!("Invalid value: {value:?}: {message}"),
+            )
         };
         let stop = if p.name.contains('#') {
-            Some(invalid(&p.name, "probe name can't contains '#'.".to_owned()))
+            Some(invalid(
+                &p.name,
+                "probe name can't contains '#'.".to_owned(),
+            ))
         } else if p.name.is_empty() {
-            Some(invalid(&p.name, "probe name can't be empty in PodProbeMarker.".to_owned()))
+            Some(invalid(
+                &p.name,
+                "probe name can't be empty in PodProbeMarker.".to_owned(),
+            ))
         } else if p.container_name.is_empty() {
             Some(invalid(
                 &p.container_name,
@@ -263,7 +291,10 @@ fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
         } else if RESERVED.contains(&p.name.as_str()) {
             Some(invalid(&p.name, format!("probe name can't be {}", p.name)))
         } else if !names.insert(p.name.as_str()) {
-            Some(invalid(&p.name, "probe name must be unique in PodProbeMarker.".to_owned()))
+            Some(invalid(
+                &p.name,
+                "probe name must be unique in PodProbeMarker.".to_owned(),
+            ))
         } else {
             None
         };
@@ -305,7 +336,10 @@ fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
                 push(
                     &mut errs,
                     "spec.markerPolicy",
-                    format!("Invalid value: {:?}: marker policy state must be unique.", policy.state),
+                    format!(
+                        "Invalid value: {:?}: marker policy state must be unique.",
+                        policy.state
+                    ),
                 );
                 return errs;
             }

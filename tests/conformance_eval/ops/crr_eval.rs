@@ -96,9 +96,8 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
                 Some(err) => Err(err.to_owned()),
                 None => Ok(node.clone()),
             };
-            let out = admission::admit_create(&gates(&i["featureGates"]), &obj, lookup, |_| {
-                node_result
-            });
+            let out =
+                admission::admit_create(&gates(&i["featureGates"]), &obj, lookup, |_| node_result);
             let mut actual = verdict_json(&out.verdict, e)?;
             if e.get("patchedCRR").is_some() {
                 actual["patchedCRR"] =
