@@ -5,6 +5,7 @@ pub mod common;
 
 mod cloneset;
 mod ops;
+mod pub_reconcile;
 mod workloads;
 
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.

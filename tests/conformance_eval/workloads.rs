@@ -444,6 +444,9 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
             let expected = normalize_lists(expected, &["disruptedPods", "unavailablePods"]);
             return expect_eq(&expected, &pub_status_case(input)?);
         }
+        Some("pubReconcile") => {
+            return expect_eq(expected, &super::pub_reconcile::pub_reconcile(input)?);
+        }
         Some("desiredAvailable") => {
             let spec: pubb::PodUnavailableBudgetSpec = parse("spec", field(input, "spec")?)?;
             json!({ "desiredAvailable": pubb::desired_available(&spec, int(input, "totalReplicas")?)? })
