@@ -175,10 +175,7 @@ pub fn pub_reconcile(input: &Value) -> Result<Value, String> {
     let workloads = workloads(input)?;
     let pods = pods(input)?;
     let (total, counted) = resolve(&pub_, &workloads, &pods)?;
-    let counted: Vec<pubb::PubPod> = counted
-        .into_iter()
-        .map(pubb::PubPod::from_pod)
-        .collect();
+    let counted: Vec<pubb::PubPod> = counted.into_iter().map(pubb::PubPod::from_pod).collect();
     let prior = field(input, "priorStatus")?;
     let ages = |k: &str| -> Result<_, String> {
         prior
