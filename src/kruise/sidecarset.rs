@@ -26,7 +26,6 @@ pub mod pod_state;
 mod quantity;
 pub mod reconcile;
 pub mod revision;
-mod sha256;
 pub mod summary;
 pub mod types;
 pub mod upgrade;
