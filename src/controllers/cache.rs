@@ -215,7 +215,14 @@ pub struct Cache {
     pub probe_markers: Informer<crate::api::PodProbeMarker>,
     pub node_probes: Informer<crate::api::NodePodProbe>,
     pub pubs: Informer<crate::api::PodUnavailableBudget>,
+    /// Built-in workloads, for the PUB controller's replica counts (upstream's controller
+    /// finder).
+    pub deployments: Informer<k8s_openapi::api::apps::v1::Deployment>,
+    pub replicasets: Informer<k8s_openapi::api::apps::v1::ReplicaSet>,
+    pub k8s_statefulsets: Informer<k8s_openapi::api::apps::v1::StatefulSet>,
     tasks: Mutex<JoinSet<()>>,
+    /// Set once every store has its first list (see [`Cache::ready`]).
+    ready: tokio::sync::OnceCell<()>,
 }
 
 /// The served version of each kind whose version the server may choose (CloneSet: v1alpha1 or
@@ -241,7 +248,11 @@ impl Cache {
             probe_markers: Informer::new(),
             node_probes: Informer::new(),
             pubs: Informer::new(),
+            deployments: Informer::new(),
+            replicasets: Informer::new(),
+            k8s_statefulsets: Informer::new(),
             tasks: Mutex::new(JoinSet::new()),
+            ready: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -276,10 +287,20 @@ impl Cache {
         self.node_probes.run(t, "NodePodProbe", watch_typed(client));
         self.pubs
             .run(t, "PodUnavailableBudget", watch_typed(client));
+        self.deployments.run(t, "Deployment", watch_typed(client));
+        self.replicasets.run(t, "ReplicaSet", watch_typed(client));
+        self.k8s_statefulsets
+            .run(t, "apps/v1 StatefulSet", watch_typed(client));
     }
 
-    /// Waits until every store has its first list.
+    /// Waits until every store has its first list. Any number of controllers may wait: kube's
+    /// `Store::wait_until_ready` wakes only the last of several tasks waiting on one store at
+    /// once, so one task waits on the stores and the others wait for it.
     pub async fn ready(&self) {
+        self.ready.get_or_init(|| self.wait_for_stores()).await;
+    }
+
+    async fn wait_for_stores(&self) {
         futures::join!(
             self.pods.ready(),
             self.nodes.ready(),
@@ -295,6 +316,11 @@ impl Cache {
             self.probe_markers.ready(),
             self.node_probes.ready(),
             self.pubs.ready(),
+        );
+        futures::join!(
+            self.deployments.ready(),
+            self.replicasets.ready(),
+            self.k8s_statefulsets.ready(),
         );
     }
 
