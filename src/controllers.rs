@@ -12,8 +12,10 @@ pub mod cloneset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
+pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
+pub mod sidecarset;
 pub mod write;
 
 use std::sync::Arc;
@@ -144,6 +146,8 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;
