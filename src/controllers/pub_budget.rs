@@ -387,12 +387,8 @@ async fn reconcile_one(
     let cache = &ctx.shared.cache;
     let ns = pub_.metadata.namespace.clone().unwrap_or_default();
     let name = pub_.metadata.name.clone().unwrap_or_default();
-    let pods: Vec<Pod> = cache
-        .pods
-        .filter(&ns, |_| true)
-        .iter()
-        .map(|p| (**p).clone())
-        .collect();
+    let cached: Vec<Arc<Pod>> = cache.pods.filter(&ns, |_| true);
+    let pods: Vec<&Pod> = cached.iter().map(|p| &**p).collect();
     let now = jiff::Timestamp::now();
     let outcome = match sync::sync(&pub_, &pods, &workloads(cache, &ns), now) {
         Ok(outcome) => outcome,
@@ -407,7 +403,7 @@ async fn reconcile_one(
             .iter()
             .find(|p| p.metadata.name.as_deref() == Some(pod_name))
         {
-            ctx.recorder.record(pod, event.clone());
+            ctx.recorder.record(*pod, event.clone());
         }
     }
     let pod_api: Api<Pod> = Api::namespaced(ctx.shared.client.clone(), &ns);
@@ -433,7 +429,7 @@ async fn reconcile_one(
 async fn write_status(
     ctx: &Ctx,
     pub_: &PodUnavailableBudget,
-    pods: &[Pod],
+    pods: &[&Pod],
     outcome: &sync::Outcome,
     now: jiff::Timestamp,
 ) -> Result<Option<i64>, ReconcileError> {

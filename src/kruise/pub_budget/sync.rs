@@ -86,7 +86,7 @@ fn controller_uid(pod: &Pod) -> Option<&str> {
 /// selected pod whose controller is not a known workload adds nothing to the total.
 pub fn resolve(
     pub_: &PodUnavailableBudget,
-    pods: &[Pod],
+    pods: &[&Pod],
     workloads: &[Workload],
 ) -> Result<Resolved, String> {
     let active: Vec<usize> = (0..pods.len())
@@ -193,7 +193,7 @@ fn age(recorded: &str, now: jiff::Timestamp) -> i64 {
 /// countAvailablePods, getDesiredAvailableForPub and updatePubStatus (v1.8.4).
 pub fn status_pass(
     pub_: &PodUnavailableBudget,
-    pods: &[Pod],
+    pods: &[&Pod],
     resolved: &Resolved,
     now: jiff::Timestamp,
 ) -> Result<StatusPass, String> {
@@ -277,10 +277,11 @@ pub fn not_deleted_event(pub_: &PodUnavailableBudget) -> EventRecord {
     )
 }
 
-/// One pass over the PUB's namespace (`pods`, `workloads`) at `now`.
+/// One pass over the PUB's namespace (`pods`, `workloads`) at `now`. Pods are borrowed: a
+/// namespace may hold thousands and the controller reads them from its cache.
 pub fn sync(
     pub_: &PodUnavailableBudget,
-    pods: &[Pod],
+    pods: &[&Pod],
     workloads: &[Workload],
     now: jiff::Timestamp,
 ) -> Result<Outcome, Failure> {

@@ -44,6 +44,10 @@ fn pod(name: &str, owner_uid: &str, ready: bool, annotated: bool) -> Pod {
     .unwrap()
 }
 
+fn refs(pods: &[Pod]) -> Vec<&Pod> {
+    pods.iter().collect()
+}
+
 fn workload(api_version: &str, kind: &str, name: &str, uid: &str, replicas: i32) -> Workload {
     Workload {
         api_version: api_version.to_owned(),
@@ -84,7 +88,7 @@ fn a_clone_set_target_with_max_unavailable_one() {
         "cs-uid",
         3,
     )];
-    let out = sync(&p, &pods, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&pods), &workloads, now()).unwrap();
     assert_eq!(out.resolved.pods, vec![0, 1, 2]);
     assert_eq!(counts(&out.status.status), (1, 3, 2, 3));
     assert_eq!(out.status.status.observed_generation, 3);
@@ -98,7 +102,7 @@ fn a_clone_set_target_with_max_unavailable_one() {
         json!({"disruptedPods": {"web-a": ago(5)}, "unavailableAllowed": 0, "currentAvailable": 3,
             "desiredAvailable": 2, "totalReplicas": 3, "observedGeneration": 3}),
     );
-    let out = sync(&p, &pods, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&pods), &workloads, now()).unwrap();
     assert_eq!(counts(&out.status.status), (0, 2, 2, 3));
     assert_eq!(out.status.status.disrupted_pods.len(), 1);
     assert_eq!(out.status.recheck_after_seconds, Some(15));
@@ -109,7 +113,7 @@ fn a_clone_set_target_with_max_unavailable_one() {
         spec_of(&p),
         json!({"disruptedPods": {"web-a": ago(25)}, "unavailablePods": {"web-c": ago(3)}}),
     );
-    let out = sync(&p, &pods, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&pods), &workloads, now()).unwrap();
     assert!(out.status.status.disrupted_pods.is_empty());
     assert_eq!(
         out.status.status.unavailable_pods,
@@ -128,7 +132,7 @@ fn a_clone_set_target_with_max_unavailable_one() {
     gone[0].metadata.deletion_timestamp =
         Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(now()));
     let p = pub_(spec_of(&p), json!({"disruptedPods": {"web-a": ago(1)}}));
-    let out = sync(&p, &gone, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&gone), &workloads, now()).unwrap();
     assert_eq!(counts(&out.status.status), (0, 2, 2, 3));
     assert!(out.status.status.disrupted_pods.is_empty());
 }
@@ -151,7 +155,7 @@ fn a_selector_counts_the_deployment_above_the_replica_set() {
     let mut rs = workload("apps/v1", "ReplicaSet", "web-1", "rs-uid", 2);
     rs.controller_uid = Some("dep-uid".to_owned());
     let workloads = [rs, workload("apps/v1", "Deployment", "web", "dep-uid", 4)];
-    let out = sync(&p, &pods, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&pods), &workloads, now()).unwrap();
     assert_eq!(out.resolved.pods.len(), 3);
     // Total 4 (the Deployment; the unknown controller adds nothing), 50% → 2 desired.
     assert_eq!(counts(&out.status.status), (0, 2, 2, 4));
@@ -162,7 +166,7 @@ fn a_selector_counts_the_deployment_above_the_replica_set() {
             "maxUnavailable": "25%"}),
         json!({}),
     );
-    let out = sync(&p, &pods, &workloads, now()).unwrap();
+    let out = sync(&p, &refs(&pods), &workloads, now()).unwrap();
     assert_eq!(out.resolved.pods, vec![0, 1]);
     assert_eq!(counts(&out.status.status), (0, 1, 3, 4));
 }
