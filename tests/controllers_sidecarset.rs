@@ -345,6 +345,14 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
                 state.contains("log-agent"),
                 "in-place state recorded: {state}"
             );
+            assert_eq!(
+                condition(p, "SidecarSetUpgradable"),
+                Some((
+                    "True".to_owned(),
+                    "AllSidecarsetUpgradable".to_owned(),
+                    r#"{"log-agent":true}"#.to_owned()
+                ))
+            );
         }
     }
     kubectl
@@ -384,7 +392,70 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
     .await
     .unwrap();
     status_is(&client, "log-agent", (4, 4, 4, 4)).await;
+
+    // A change beyond the image cannot be made in place: pods are marked, the set says so.
+    sets.patch(
+        "log-agent",
+        &PatchParams::default(),
+        &Patch::Json::<()>(
+            serde_json::from_value(json!([
+                {"op": "add", "path": "/spec/containers/0/args", "value": ["--verbose"]},
+            ]))
+            .unwrap(),
+        ),
+    )
+    .await
+    .unwrap();
+    status_is(&client, "log-agent", (4, 0, 4, 0)).await;
+    wait_for("pods marked not upgradable", || async {
+        let pods = pods_of(&client, "web").await;
+        pods.iter()
+            .all(|p| {
+                condition(p, "SidecarSetUpgradable").is_some_and(|(status, reason, _)| {
+                    status == "False" && reason == "UpdateImmutableField"
+                })
+            })
+            .then_some(())
+    })
+    .await;
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    wait_for("the NotUpgradablePods event", || async {
+        let list = events.list(&ListParams::default()).await.ok()?;
+        list.items
+            .iter()
+            .any(|e| {
+                e.reason.as_deref() == Some("NotUpgradablePods")
+                    && e.involved_object.name.as_deref() == Some("log-agent")
+                    && e.message.as_deref()
+                        == Some("SidecarSet in-place update detected 4 not upgradable pod(s) in this round, will skip them.")
+            })
+            .then_some(())
+    })
+    .await;
+    let untouched = pods_of(&client, "web").await;
+    assert!(
+        untouched
+            .iter()
+            .all(|p| spec_image(p, "agent") == "agent:2")
+    );
     demo.shutdown().await;
+}
+
+/// `(status, reason, message)` of a pod condition.
+fn condition(p: &Pod, type_: &str) -> Option<(String, String, String)> {
+    p.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| {
+            (
+                c.status.clone(),
+                c.reason.clone().unwrap_or_default(),
+                c.message.clone().unwrap_or_default(),
+            )
+        })
 }
 
 const ENVOY_SET: &str = r#"
