@@ -90,7 +90,7 @@ pub fn resolve(
     workloads: &[Workload],
 ) -> Result<Resolved, String> {
     let active: Vec<usize> = (0..pods.len())
-        .filter(|&i| is_pod_active(&pods[i]))
+        .filter(|&i| is_pod_active(pods[i]))
         .collect();
     if let Some(target) = &pub_.spec.target_ref {
         let group = group_of(&target.api_version);
@@ -119,7 +119,7 @@ pub fn resolve(
         }
         let owned: Vec<usize> = active
             .into_iter()
-            .filter(|&i| controller_uid(&pods[i]).is_some_and(|u| uids.contains(u)))
+            .filter(|&i| controller_uid(pods[i]).is_some_and(|u| uids.contains(u)))
             .collect();
         let names: Vec<String> = owned
             .iter()
@@ -155,7 +155,7 @@ pub fn resolve(
         .iter()
         .map(|&i| OwnedPod {
             name: pods[i].metadata.name.clone().unwrap_or_default(),
-            controller_uid: controller_uid(&pods[i])
+            controller_uid: controller_uid(pods[i])
                 .filter(|u| by_uid.contains_key(u))
                 .map(str::to_owned),
         })
@@ -200,7 +200,7 @@ pub fn status_pass(
     let counted: Vec<PubPod> = resolved
         .pods
         .iter()
-        .map(|&i| PubPod::from_pod(&pods[i]))
+        .map(|&i| PubPod::from_pod(pods[i]))
         .collect();
     let prior = PriorRecords {
         disrupted: pub_
