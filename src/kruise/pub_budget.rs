@@ -1,13 +1,15 @@
 //! PodUnavailableBudget (policy.kruise.io/v1alpha1), ported sans-IO from Kruise v1.8.4: the
 //! controller's status arithmetic ([`status`]), the pod admission decision for DELETE, eviction
 //! and UPDATE ([`admission`]), the PUB's own create/update validation ([`validation`]) and the
-//! per-pod predicates ([`pod`]). The embedded API server calls [`admission::pod_admission`] and
-//! [`validation::validate_pub`] as validating admission hooks.
+//! per-pod predicates ([`pod`]); [`sync`] is the pass the embedded controller runs. The
+//! embedded API server calls [`admission::pod_admission`] and [`validation::validate_pub`] as
+//! validating admission hooks.
 
 pub mod admission;
 pub mod pod;
 pub mod resolve;
 pub mod status;
+pub mod sync;
 pub mod validation;
 
 #[cfg(test)]
