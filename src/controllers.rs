@@ -17,8 +17,10 @@ pub mod lease;
 pub mod node_probe;
 pub mod podwrite;
 pub mod probe_marker;
+pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
+pub mod sidecarset;
 pub mod statefulset;
 pub mod write;
 
@@ -151,6 +153,8 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
     tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
     tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
     // Upstream adds these only behind their gates (KruiseDaemon, PodProbeMarkerGate).
     if shared.gates.enabled("KruiseDaemon") {
         tasks.spawn(crr::controller(shared.clone(), stop.clone()));

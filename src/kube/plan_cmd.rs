@@ -20,6 +20,7 @@ use k8s_openapi::{
 use kube::{
     Api,
     api::{DynamicObject, ListParams},
+    core::Selector,
 };
 use serde_json::Value;
 
@@ -131,7 +132,7 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
             .unwrap_or_default();
         let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
         let pods = pods_api
-            .list(&ListParams::default().labels(&selector_string(&selector)))
+            .list(&ListParams::default().labels_from(&pod_selector(&selector)?))
             .await
             .plain()
             .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
@@ -196,24 +197,11 @@ pub fn asts_plan_input_from_objects(
     Ok(partition_input(workload, &meta, pods, partition, now))
 }
 
-/// Renders a label selector as `a=b,c in (d,e),!f`.
-pub fn selector_string(selector: &LabelSelector) -> String {
-    let mut parts: Vec<String> = selector
-        .match_labels
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    for req in selector.match_expressions.iter().flatten() {
-        let values = req.values.clone().unwrap_or_default().join(",");
-        parts.push(match req.operator.as_str() {
-            "In" => format!("{} in ({values})", req.key),
-            "NotIn" => format!("{} notin ({values})", req.key),
-            "Exists" => req.key.clone(),
-            _ => format!("!{}", req.key),
-        });
-    }
-    parts.join(",")
+/// A workload's pod selector as kube's label [`Selector`], for listing its pods; a malformed
+/// requirement (bad operator, `In` without values) is a clear error, not a wrong query.
+pub fn pod_selector(selector: &LabelSelector) -> Result<Selector> {
+    Selector::try_from(selector.clone())
+        .map_err(|e| anyhow!("the workload's pod selector is not valid: {}", e.0))
 }
 
 fn strategy_field<'a>(json: &'a Value, key: &str) -> Option<&'a Value> {

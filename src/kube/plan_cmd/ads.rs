@@ -9,7 +9,7 @@ use k8s_openapi::{
 use kube::{Api, Client, api::ListParams};
 use serde_json::Value;
 
-use super::{partition_input, selector_string};
+use super::{partition_input, pod_selector};
 use crate::kube::errors::Plain;
 use crate::{
     api::DaemonSet,
@@ -34,7 +34,7 @@ pub async fn fetch_nodes_and_pods(
         .context("cannot list the nodes")?
         .items;
     let pods = Api::<Pod>::namespaced(client.clone(), namespace)
-        .list(&ListParams::default().labels(&selector_string(&ds.spec.selector)))
+        .list(&ListParams::default().labels_from(&pod_selector(&ds.spec.selector)?))
         .await
         .plain()
         .with_context(|| {
