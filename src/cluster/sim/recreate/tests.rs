@@ -63,7 +63,7 @@ fn crr(
     }))
     .unwrap();
     c.metadata.creation_timestamp = Some(Time(now));
-    inject_pod_into_crr(&mut c, pod, &Node::default()).unwrap();
+    inject_pod_into_crr(&mut c, pod, Some(&Node::default())).unwrap();
     c
 }
 
