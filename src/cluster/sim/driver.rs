@@ -19,7 +19,10 @@ use std::{
 use anyhow::Result;
 use futures::{StreamExt as _, future::BoxFuture, stream::BoxStream};
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::{
+    coordination::v1::Lease,
+    core::v1::{Node, Pod},
+};
 use kube::{
     Api, Client,
     runtime::{WatchStreamExt as _, watcher},
@@ -113,6 +116,13 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
              (apps.kruise.io/v1alpha1); the simulated daemon leaves them alone"
         );
     }
+    // A real kube-scheduler (its Lease in kube-system renewed recently) binds pods itself: two
+    // schedulers would bind the same pods and fight. Its Lease is watched, not polled.
+    sources.push(
+        scheduler_lease_watch(&client)
+            .map(StreamItem::SchedulerLease)
+            .boxed(),
+    );
     let mut streams = futures::stream::select_all(sources);
     let beats = tokio::spawn(heartbeats(
         client.clone(),
@@ -169,6 +179,18 @@ where
         .boxed()
 }
 
+/// The Lease kube-scheduler renews while it leads (`kube-system/kube-scheduler`).
+pub const SCHEDULER_LEASE: (&str, &str) = ("kube-system", "kube-scheduler");
+
+fn scheduler_lease_watch(client: &Client) -> BoxStream<'static, Event<Lease>> {
+    let config =
+        watcher::Config::default().fields(&format!("metadata.name={}", SCHEDULER_LEASE.1));
+    watcher(Api::<Lease>::namespaced(client.clone(), SCHEDULER_LEASE.0), config)
+        .default_backoff()
+        .map(Box::new)
+        .boxed()
+}
+
 /// Posts every node's Ready heartbeat each `every`, re-registering a node someone deleted.
 async fn heartbeats(client: Client, count: usize, every: Duration, shutdown: CancellationToken) {
     let mut last: Vec<Option<Node>> = vec![None; count];
@@ -205,6 +227,7 @@ enum StreamItem {
     Node(Event<Node>),
     Crr(Event<ContainerRecreateRequest>),
     NodeProbe(Event<NodePodProbe>),
+    SchedulerLease(Event<Lease>),
 }
 
 /// The loop's state: caches, the deadline queue, the dirty queue and the requests in flight.
@@ -233,6 +256,10 @@ struct Sim {
     redo: HashSet<Work>,
     requests: JoinSet<(Work, Result<Outcome>)>,
     use_binding: bool,
+    /// The kube-scheduler's Lease, when the cluster has one.
+    scheduler_lease: Option<Lease>,
+    /// Whether the last look found a real scheduler binding pods (for saying so once).
+    deferring: bool,
 }
 
 impl Sim {
@@ -259,6 +286,8 @@ impl Sim {
             redo: HashSet::new(),
             requests: JoinSet::new(),
             use_binding: true,
+            scheduler_lease: None,
+            deferring: false,
         }
     }
 
@@ -282,6 +311,19 @@ impl Sim {
                 Ok(event) => self.on_crr_event(event),
                 Err(err) => tracing::warn!(
                     "sim-nodes: CRR watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
+            },
+            StreamItem::SchedulerLease(event) => match *event {
+                Ok(watcher::Event::Apply(lease) | watcher::Event::InitApply(lease)) => {
+                    self.scheduler_lease = Some(lease);
+                }
+                Ok(watcher::Event::Delete(_) | watcher::Event::Init) => {
+                    self.scheduler_lease = None;
+                }
+                Ok(watcher::Event::InitDone) => {}
+                Err(err) => tracing::debug!(
+                    "sim-nodes: kube-scheduler Lease watch error (retrying): {}",
                     crate::kube::errors::watcher_text(&err)
                 ),
             },
@@ -319,10 +361,25 @@ impl Sim {
         }
     }
 
-    /// Our scheduler places pods only while every node is simulated: on a cluster with real
-    /// nodes, the real scheduler does it (and may place pods on our nodes, which we then run).
-    fn schedules(&self) -> bool {
-        self.foreign_nodes.is_empty() && !self.sim_nodes.is_empty()
+    /// Our scheduler places pods only while every node is simulated and no kube-scheduler runs:
+    /// otherwise the real scheduler does it (and may place pods on our nodes, which we then run).
+    fn schedules(&mut self) -> bool {
+        let holder = self
+            .scheduler_lease
+            .as_ref()
+            .and_then(|l| crate::controllers::lease::fresh_holder(l, Timestamp::now()));
+        if holder.is_some() != self.deferring {
+            self.deferring = holder.is_some();
+            match &holder {
+                Some(h) => eprintln!(
+                    "sim-nodes: a kube-scheduler is running (Lease {}/{} held by {h}); leaving \
+                     binding to it",
+                    SCHEDULER_LEASE.0, SCHEDULER_LEASE.1
+                ),
+                None => eprintln!("sim-nodes: no kube-scheduler is running; binding pods"),
+            }
+        }
+        holder.is_none() && self.foreign_nodes.is_empty() && !self.sim_nodes.is_empty()
     }
 
     fn sleep_for(&self) -> Option<Duration> {
