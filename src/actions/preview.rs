@@ -1,15 +1,19 @@
-//! `kruise-tui plan KIND/NAME --partition V`: reads the live workload and its pods and prints the
-//! embedded logic's plan.
+//! What an action would do, before it is sent: the served objects (a workload as JSON, its pods,
+//! for an Advanced DaemonSet the nodes) mapped to the plan API's input, and an [`Action`] mapped
+//! to the plan API's [`Change`]. Pure (no IO): the console's confirm dialog and the subcommands
+//! (`plan`, `rollout`, `set image`) call the same functions, on objects they read themselves.
 //!
-//! The IO is [`run_plan`]; mapping served objects to the planner's input
-//! ([`plan_input_from_objects`]) and printing ([`render_plan`]) are pure so they are tested on
-//! fixtures. The Advanced DaemonSet mapping (it also reads the nodes) is in [`ads`].
+//! [`plan_input_from_objects`] (CloneSet), [`asts_plan_input_from_objects`] and
+//! [`ads::ads_plan_input_from_objects`] build the input for a partition change;
+//! [`preview_input`] builds it for any action on the object an action was prepared on, with
+//! [`change_for`] choosing the change.
+//!
+//! [`Action`]: super::Action
 
 pub mod ads;
+mod change;
 
-use std::fmt::Write as _;
-
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Context as _, Result, anyhow};
 use k8s_openapi::{
     api::core::v1::Pod,
     apimachinery::pkg::{
@@ -17,134 +21,23 @@ use k8s_openapi::{
         util::intstr::IntOrString,
     },
 };
-use kube::{
-    Api,
-    api::{DynamicObject, ListParams},
-};
 use serde_json::Value;
 
-use super::{
-    discovery::{discover_kruise, preferred_version, readable_versions},
-    errors::Plain,
-};
+pub use change::{change_for, preview_input, workload_kind};
+
 use crate::{
     api::cloneset::from_served_json,
-    app::msg::Kind,
-    cli::PlanArgs,
     kruise::{
         FeatureGates, KruiseVersion,
         cloneset::{
             DELETION_COST_ANNOTATION, EXCLUDE_PREPARING_DELETE_LABEL, SPECIFIED_DELETE_LABEL,
             inplace,
         },
-        intstr,
-        plan::{
-            self, Action, Change, Direction, Guards, Plan, PlanInput, PlanPod, PlanWorkload,
-            WorkloadKind,
-        },
+        plan::{Change, Guards, PlanInput, PlanPod, PlanWorkload, WorkloadKind},
         revision,
         statefulset::RollingUpdate,
     },
 };
-
-/// `kruise-tui plan KIND/NAME --partition V`.
-pub fn run_plan(args: PlanArgs) -> Result<()> {
-    let (kind, name) = parse_target(&args.target)?;
-    intstr::parse_partition_input(&args.partition, None)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let text = runtime.block_on(fetch_and_plan(&args, kind, &name))?;
-    print!("{text}");
-    Ok(())
-}
-
-/// Splits `KIND/NAME`, naming the accepted kinds on error.
-pub fn parse_target(target: &str) -> Result<(WorkloadKind, String)> {
-    let (kind, name) = target
-        .split_once('/')
-        .filter(|(k, n)| !k.is_empty() && !n.is_empty())
-        .ok_or_else(|| anyhow!("{target:?} is not KIND/NAME (e.g. cloneset/web)"))?;
-    let kind = WorkloadKind::parse(kind).ok_or_else(|| {
-        anyhow!(
-            "unknown workload kind {kind:?}: plan takes cloneset|clone|cs, \
-             asts|statefulset.apps.kruise.io or ads|daemonset.apps.kruise.io"
-        )
-    })?;
-    Ok((kind, name.to_owned()))
-}
-
-async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Result<String> {
-    let conn = crate::kube::connect::connect(&args.kube, None).await?;
-    let namespace = args
-        .kube
-        .namespace
-        .clone()
-        .unwrap_or_else(|| conn.default_namespace.clone());
-    let (served_kind, console_kind) = match kind {
-        WorkloadKind::AdvancedStatefulSet => ("StatefulSet", Kind::StatefulSet),
-        WorkloadKind::AdvancedDaemonSet => ("DaemonSet", Kind::DaemonSet),
-        WorkloadKind::CloneSet => ("CloneSet", Kind::CloneSet),
-    };
-    let shown = kind.display();
-    let apis = discover_kruise(&conn.client)
-        .await
-        .plain()
-        .context("cannot discover the Kruise APIs")?;
-    if !apis
-        .served
-        .iter()
-        .any(|s| s.resource.group == "apps.kruise.io")
-    {
-        bail!("the cluster does not serve apps.kruise.io (is OpenKruise installed?)");
-    }
-    // The version the CRD stores (or the newest served) among those the planner reads: another
-    // served version may be a pruned view (a bare multi-version CRD has no conversion).
-    let served = preferred_version(
-        &apis.served,
-        "apps.kruise.io",
-        served_kind,
-        readable_versions(console_kind),
-    )
-    .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
-    let resource = served.resource.clone();
-    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
-    let object = api
-        .get_opt(name)
-        .await
-        .plain()
-        .with_context(|| format!("cannot read {shown} {namespace}/{name}"))?
-        .ok_or_else(|| anyhow!("{shown} {namespace}/{name} not found"))?;
-    let json =
-        serde_json::to_value(&object).with_context(|| format!("cannot encode the {shown}"))?;
-    let now = jiff::Timestamp::now().as_second();
-    let input = if kind == WorkloadKind::AdvancedDaemonSet {
-        let (nodes, pods) = ads::fetch_nodes_and_pods(&conn.client, &namespace, &json).await?;
-        ads::ads_plan_input_from_objects(json, &nodes, &pods, &args.partition, now)?
-    } else {
-        let selector: LabelSelector = json
-            .pointer("/spec/selector")
-            .map(|v| serde_json::from_value(v.clone()))
-            .transpose()
-            .with_context(|| format!("cannot read the selector of {shown} {namespace}/{name}"))?
-            .unwrap_or_default();
-        let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
-        let pods = pods_api
-            .list(&ListParams::default().labels(&selector_string(&selector)))
-            .await
-            .plain()
-            .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
-            .items;
-        if kind == WorkloadKind::AdvancedStatefulSet {
-            asts_plan_input_from_objects(json, &pods, &args.partition, now)?
-        } else {
-            plan_input_from_objects(&resource.version, json, &pods, &args.partition, now)?
-        }
-    };
-    let planned = plan::plan(&input)?;
-    Ok(render_plan(&planned, &input, &args.partition))
-}
 
 /// Maps a served Advanced StatefulSet (v1beta1 or v1alpha1 JSON) and its listed pods to the
 /// planner's input for `--partition partition`.
@@ -154,6 +47,12 @@ pub fn asts_plan_input_from_objects(
     partition: &str,
     now: i64,
 ) -> Result<PlanInput> {
+    let (workload, meta) = asts_workload(&json)?;
+    Ok(partition_input(workload, &meta, pods, partition, now))
+}
+
+/// The planner's view of a served Advanced StatefulSet (v1beta1 or v1alpha1 JSON).
+pub fn asts_workload(json: &Value) -> Result<(PlanWorkload, ObjectMeta)> {
     let meta: ObjectMeta = json
         .get("metadata")
         .map(|m| serde_json::from_value(m.clone()))
@@ -193,7 +92,7 @@ pub fn asts_plan_input_from_objects(
         asts: Some(asts),
         ..PlanWorkload::default()
     };
-    Ok(partition_input(workload, &meta, pods, partition, now))
+    Ok((workload, meta))
 }
 
 /// Renders a label selector as `a=b,c in (d,e),!f`.
@@ -240,6 +139,12 @@ pub fn plan_input_from_objects(
     partition: &str,
     now: i64,
 ) -> Result<PlanInput> {
+    let (workload, meta) = cloneset_workload(version, &json)?;
+    Ok(partition_input(workload, &meta, pods, partition, now))
+}
+
+/// The planner's view of a served CloneSet (JSON, in its served `version`).
+pub fn cloneset_workload(version: &str, json: &Value) -> Result<(PlanWorkload, ObjectMeta)> {
     let cs = from_served_json(version, json.clone()).context("cannot read the CloneSet")?;
     let meta = &cs.metadata;
     let name = meta.name.clone().unwrap_or_default();
@@ -249,7 +154,7 @@ pub fn plan_input_from_objects(
     let strategy = &cs.spec.update_strategy;
     let mut strategy_type = strategy.type_.clone().unwrap_or_default();
     if matches!(strategy_type.as_str(), "RollingUpdate" | "OnDelete") {
-        strategy_type = strategy_field(&json, "podUpdatePolicy")
+        strategy_type = strategy_field(json, "podUpdatePolicy")
             .and_then(Value::as_str)
             .unwrap_or("ReCreate")
             .to_owned();
@@ -267,8 +172,8 @@ pub fn plan_input_from_objects(
         current_revision: status.current_revision.clone(),
         update_revision: status.update_revision.clone(),
         strategy_type,
-        priority: parse_strategy(&json, "priorityStrategy")?,
-        scatter: parse_strategy(&json, "scatterStrategy")?.unwrap_or_default(),
+        priority: parse_strategy(json, "priorityStrategy")?,
+        scatter: parse_strategy(json, "scatterStrategy")?.unwrap_or_default(),
         min_ready_seconds: cs.spec.min_ready_seconds.unwrap_or(0),
         scale_max_unavailable: scale
             .and_then(|s| s.get("maxUnavailable"))
@@ -299,15 +204,33 @@ pub fn plan_input_from_objects(
         asts: None,
         ads: None,
     };
-    Ok(partition_input(workload, meta, pods, partition, now))
+    Ok((workload, meta.clone()))
 }
 
 /// The planner's input for a partition change: the workload plus its active, owned pods.
-pub(crate) fn partition_input(
+pub fn partition_input(
     workload: PlanWorkload,
     meta: &ObjectMeta,
     pods: &[Pod],
     partition: &str,
+    now: i64,
+) -> PlanInput {
+    plan_input(
+        workload,
+        meta,
+        pods,
+        Change::Partition(partition.to_owned()),
+        now,
+    )
+}
+
+/// The planner's input for `change`: the workload plus its active, owned pods (upstream's
+/// upstream's default feature gates, Kruise v1.8).
+pub fn plan_input(
+    workload: PlanWorkload,
+    meta: &ObjectMeta,
+    pods: &[Pod],
+    change: Change,
     now: i64,
 ) -> PlanInput {
     let uid = meta.uid.clone().unwrap_or_default();
@@ -319,7 +242,7 @@ pub(crate) fn partition_input(
     PlanInput {
         workload,
         pods,
-        change: Change::Partition(partition.to_owned()),
+        change,
         guards: Guards::default(),
         gates: FeatureGates::new(),
         version: KruiseVersion::V1_8,
@@ -327,7 +250,9 @@ pub(crate) fn partition_input(
     }
 }
 
-pub(crate) fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {
+/// Whether a pod counts for its workload: not terminating, not finished, controlled by
+/// `owner_uid` (or by no controller).
+pub fn is_active_and_owned(pod: &Pod, owner_uid: &str) -> bool {
     let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
     let owned =
         controller_uid(&pod.metadata).is_none_or(|u| owner_uid.is_empty() || u == owner_uid);
@@ -393,177 +318,4 @@ pub fn plan_pod(pod: &Pod) -> PlanPod {
         finalizers: pod.metadata.finalizers.clone().unwrap_or_default(),
         labels,
     }
-}
-
-fn or_default(
-    v: Option<&k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
-    default: &str,
-) -> String {
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-    match v {
-        Some(IntOrString::Int(i)) => i.to_string(),
-        Some(IntOrString::String(s)) => s.clone(),
-        None => default.to_owned(),
-    }
-}
-
-/// Prints the plan for people: the workload, what moves in order, what blocks, the numbers.
-pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> String {
-    let w = &input.workload;
-    let mut out = String::new();
-    let _ = writeln!(out, "{} {}/{}", plan.kind.display(), w.namespace, plan.name);
-    // An Advanced DaemonSet counts nodes: one pod each, shown with its node.
-    let daemon = plan.kind == WorkloadKind::AdvancedDaemonSet;
-    let (replicas, unit) = if daemon {
-        ("desired nodes", "node(s)")
-    } else {
-        ("replicas", "pod(s)")
-    };
-    let _ = writeln!(
-        out,
-        "  {replicas} {}  partition {} -> {} ({} {unit} stay on old revisions)",
-        w.replicas,
-        or_default(w.partition.as_ref(), "0"),
-        partition_text,
-        plan.partition
-    );
-    let _ = writeln!(
-        out,
-        "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
-        or_default(
-            w.max_unavailable.as_ref(),
-            // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
-            match plan.kind {
-                WorkloadKind::AdvancedDaemonSet => "unset",
-                WorkloadKind::AdvancedStatefulSet => "1",
-                WorkloadKind::CloneSet => "20%",
-            }
-        ),
-        plan.max_unavailable,
-        or_default(w.max_surge.as_ref(), "0"),
-        plan.max_surge,
-        if w.strategy_type.is_empty() {
-            "ReCreate"
-        } else {
-            &w.strategy_type
-        },
-        if plan.paused { "yes" } else { "no" }
-    );
-    let _ = writeln!(
-        out,
-        "  revisions: current {}  update {}",
-        plan.current_revision, plan.update_revision
-    );
-    let verb = match plan.direction {
-        Direction::Forward => "update to",
-        Direction::Rollback => "roll back to",
-        Direction::Delete => "are deleted",
-        Direction::None => "",
-    };
-    let target = plan.moves.first().map_or("", |m| m.to_revision.as_str());
-    if plan.moves.is_empty() {
-        let _ = writeln!(out, "\nNo pod moves.");
-    } else {
-        let _ = writeln!(
-            out,
-            "\n{} {unit} {verb} {target}, in this order:",
-            plan.moves.len()
-        );
-        let node_of = |pod: &str| {
-            input
-                .pods
-                .iter()
-                .find(|p| p.name == pod)
-                .map_or("", |p| p.node_name.as_str())
-        };
-        let node_width = if daemon {
-            plan.moves
-                .iter()
-                .map(|m| node_of(&m.name).len())
-                .max()
-                .unwrap_or(4)
-                .max(4)
-        } else {
-            0
-        };
-        let node_cell = |node: &str| {
-            if daemon {
-                format!("{node:<node_width$}  ")
-            } else {
-                String::new()
-            }
-        };
-        let width = plan
-            .moves
-            .iter()
-            .map(|m| m.name.len())
-            .max()
-            .unwrap_or(3)
-            .max(3);
-        let _ = writeln!(
-            out,
-            "  {:>3}  {}{:<width$}  {:<9}  {:<24}  WHEN",
-            "#",
-            node_cell("NODE"),
-            "POD",
-            "HOW",
-            "FROM"
-        );
-        for (i, m) in plan.moves.iter().enumerate() {
-            let how = match m.action {
-                Action::InPlace => "in-place",
-                Action::Recreate => "recreate",
-                Action::Delete => "delete",
-            };
-            let when = m
-                .blocked
-                .as_ref()
-                .map_or_else(|| "next step".to_owned(), |b| format!("blocked: {b}"));
-            let _ = writeln!(
-                out,
-                "  {:>3}  {}{:<width$}  {how:<9}  {:<24}  {when}",
-                i + 1,
-                node_cell(node_of(&m.name)),
-                m.name,
-                m.from_revision
-            );
-        }
-    }
-    let skipped = if daemon { "held back" } else { "skipped" };
-    for (pod, why) in &plan.skipped {
-        let _ = writeln!(out, "  {skipped} {pod}: {why}");
-    }
-    let s = &plan.status;
-    let _ = writeln!(out, "\nStatus:");
-    let _ = writeln!(
-        out,
-        "  now:            replicas {}  ready {}  available {}  updated {}  updatedReady {}",
-        s.replicas,
-        s.ready_replicas,
-        s.available_replicas,
-        s.updated_replicas,
-        s.updated_ready_replicas
-    );
-    let _ = writeln!(
-        out,
-        "  expectedUpdatedReplicas {}",
-        s.expected_updated_replicas
-    );
-    let _ = writeln!(
-        out,
-        "  after next step: updated {}",
-        s.updated_after_next_step
-    );
-    let _ = writeln!(
-        out,
-        "  at convergence:  updated {}",
-        s.updated_at_convergence
-    );
-    if !plan.notes.is_empty() {
-        let _ = writeln!(out, "\nNotes:");
-        for note in &plan.notes {
-            let _ = writeln!(out, "  - {note}");
-        }
-    }
-    out
 }
