@@ -192,3 +192,197 @@ pub fn preview_input(
     }
     Ok(plan_input(workload, &meta, pods, change, now))
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use serde_json::json;
+
+    use super::*;
+    use crate::{actions::RevisionInfo, api::kinds::parse_kind};
+
+    fn template(image: &str) -> Value {
+        json!({
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "main", "image": image}]},
+        })
+    }
+
+    fn state(revisions: Vec<RevisionInfo>) -> ObjectState {
+        ObjectState {
+            version: "v1alpha1".into(),
+            plural: "clonesets".into(),
+            object: json!({
+                "apiVersion": "apps.kruise.io/v1alpha1",
+                "kind": "CloneSet",
+                "metadata": {"name": "web", "namespace": "demo", "uid": "u1"},
+                "spec": {
+                    "replicas": 4,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": template("nginx:1.26"),
+                    "updateStrategy": {"type": "InPlaceIfPossible", "partition": 2},
+                },
+                "status": {"replicas": 4, "currentRevision": "web-old", "updateRevision": "web-new"},
+            }),
+            revisions,
+        }
+    }
+
+    fn web() -> Target {
+        Target::new(parse_kind("cs").expect("kind"), Some("demo"), "web")
+    }
+
+    #[test]
+    fn simple_actions_map_one_to_one() {
+        let s = state(Vec::new());
+        let change = |a: Action| change_for(&web(), &a, &s).expect("maps");
+        assert_eq!(
+            change(Action::Partition {
+                value: IntOrString::String("50%".into())
+            }),
+            Change::Partition("50%".into())
+        );
+        assert_eq!(change(Action::Pause), Change::Pause);
+        assert_eq!(change(Action::Resume), Change::Resume);
+        assert_eq!(
+            change(Action::Scale {
+                replicas: 2,
+                pods: vec!["web-a".into()]
+            }),
+            Change::Nothing
+        );
+    }
+
+    #[test]
+    fn a_new_image_is_the_revision_the_controller_will_name_and_moves_in_place() {
+        let s = state(Vec::new());
+        let image = |i: &str| Action::SetImage {
+            images: vec![("main".into(), i.into())],
+        };
+        let Change::NewRevision {
+            revision,
+            in_place_possible,
+        } = change_for(&web(), &image("nginx:1.27"), &s).expect("maps")
+        else {
+            panic!("a new revision");
+        };
+        assert!(in_place_possible, "only the image differs");
+        assert!(
+            revision.starts_with("web-") && revision.len() > 4,
+            "{revision}"
+        );
+        // The same template names the same revision; another image another one.
+        assert_eq!(
+            change_for(&web(), &image("nginx:1.27"), &s),
+            Ok(Change::NewRevision {
+                revision: revision.clone(),
+                in_place_possible: true
+            })
+        );
+        let Ok(Change::NewRevision {
+            revision: other, ..
+        }) = change_for(&web(), &image("nginx:1.28"), &s)
+        else {
+            panic!("a new revision");
+        };
+        assert_ne!(revision, other);
+        // What SetTemplate names for the same template is what SetImage named.
+        assert_eq!(
+            change_for(
+                &web(),
+                &Action::SetTemplate {
+                    template: template("nginx:1.27"),
+                    revision: None
+                },
+                &s
+            ),
+            Ok(Change::NewRevision {
+                revision,
+                in_place_possible: true
+            })
+        );
+        let mut env = template("nginx:1.26");
+        env["spec"]["containers"][0]["env"] = json!([{"name": "A", "value": "1"}]);
+        let Ok(Change::NewRevision {
+            in_place_possible, ..
+        }) = change_for(
+            &web(),
+            &Action::SetTemplate {
+                template: env,
+                revision: None,
+            },
+            &s,
+        )
+        else {
+            panic!("a new revision");
+        };
+        assert!(!in_place_possible, "an env change recreates");
+        assert!(matches!(
+            change_for(&web(), &image_of("nope"), &s),
+            Err(ActionError::Invalid(m)) if m.contains("no container \"nope\"")
+        ));
+    }
+
+    fn image_of(container: &str) -> Action {
+        Action::SetImage {
+            images: vec![(container.into(), "x:1".into())],
+        }
+    }
+
+    #[test]
+    fn undo_goes_to_the_revision_the_action_restores() {
+        let revisions = vec![
+            RevisionInfo {
+                name: "web-old".into(),
+                number: 1,
+                template: template("nginx:1.25"),
+            },
+            RevisionInfo {
+                name: "web-new".into(),
+                number: 2,
+                template: template("nginx:1.26"),
+            },
+        ];
+        let s = state(revisions);
+        assert_eq!(
+            change_for(&web(), &Action::Undo { to_revision: None }, &s),
+            Ok(Change::Undo {
+                to: Some("web-old".into())
+            })
+        );
+        assert!(matches!(
+            change_for(
+                &web(),
+                &Action::Undo {
+                    to_revision: Some(2)
+                },
+                &s
+            ),
+            Err(ActionError::NoChange(_))
+        ));
+    }
+
+    #[test]
+    fn the_preview_input_carries_the_change_and_a_scale_down() {
+        let s = state(Vec::new());
+        let input = preview_input(
+            &web(),
+            &Action::Scale {
+                replicas: 2,
+                pods: vec!["web-a".into(), "web-b".into()],
+            },
+            &s,
+            &[],
+            &[],
+            0,
+        )
+        .expect("input");
+        assert_eq!(input.change, Change::Nothing);
+        assert_eq!(input.workload.replicas, 2);
+        assert_eq!(input.workload.pods_to_delete, vec!["web-a", "web-b"]);
+        let input = preview_input(&web(), &Action::Pause, &s, &[], &[], 0).expect("input");
+        assert_eq!((input.change, input.workload.replicas), (Change::Pause, 4));
+        let pod = Target::new(parse_kind("pod").expect("kind"), Some("demo"), "p");
+        assert!(preview_input(&pod, &Action::Pause, &s, &[], &[], 0).is_err());
+    }
+}
