@@ -367,7 +367,7 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
     assert_eq!(crashing.len(), 2, "{run:?}");
     assert_eq!(
         set(&crashing),
-        set(&names[..2].to_vec()),
+        set(&names[..2]),
         "the first two predicted took it"
     );
 

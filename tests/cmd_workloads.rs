@@ -313,3 +313,90 @@ async fn scale_deletes_exactly_the_named_pods_and_readonly_sends_nothing() {
     );
     demo.shutdown().await;
 }
+
+/// A ServiceAccount that may read CloneSets and pods in demo, but not watch or patch them.
+const VIEWER: &str = r#"
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: viewer, namespace: demo}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: reader, namespace: demo}
+rules:
+- apiGroups: [apps.kruise.io]
+  resources: [clonesets]
+  verbs: [get, list]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: viewer-reads, namespace: demo}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects:
+- {kind: ServiceAccount, name: viewer, namespace: demo}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_without_the_rights_is_told_so_in_one_line_and_nothing_is_sent() {
+    let (demo, dir) = cluster().await;
+    let kubectl = Kubectl::new(demo.cluster());
+    let admin = Cli::new(demo.kubeconfig_path());
+    kubectl.apply(&[], WEB).await;
+    kubectl.apply(&[], VIEWER).await;
+    admin
+        .ok(&["rollout", "status", "cs/web", "-w", "--timeout", "60s"])
+        .await;
+    // Held mid-rollout, so a watch has something to wait for.
+    admin.ok(&["rollout", "pause", "cs/web"]).await;
+    admin
+        .ok(&["set", "image", "cs/web", "main=nginx:1.26"])
+        .await;
+
+    let token = kubectl
+        .ok(&["-n", "demo", "create", "token", "viewer"])
+        .await
+        .trim()
+        .to_owned();
+    let admin_config = std::fs::read_to_string(demo.kubeconfig_path()).expect("kubeconfig");
+    let viewer_config: String = admin_config
+        .lines()
+        .map(|l| match l.split_once("token: ") {
+            Some((indent, _)) if indent.trim().is_empty() => format!("{indent}token: {token}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    assert_ne!(viewer_config, admin_config, "the token is replaced");
+    let path = dir.path().join("viewer.kubeconfig");
+    std::fs::write(&path, viewer_config).expect("written");
+    let viewer = Cli::new(&path);
+
+    let out = viewer.ok(&["rollout", "status", "cs/web"]).await;
+    assert!(out.contains("paused yes"), "{out}");
+    let stderr = viewer
+        .fails(&["rollout", "resume", "cs/web"], 1, "forbidden: ")
+        .await;
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("patch clonesets in demo"), "{stderr}");
+    assert!(!stderr.contains("Status {"), "no Debug form: {stderr}");
+    // A watch the server refuses ends at once (no retry loop until the timeout).
+    let run = viewer
+        .run(&["rollout", "status", "cs/web", "--watch", "--timeout", "60s"])
+        .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("forbidden"), "{run:?}");
+    assert!(!run.stderr.contains("timed out"), "{run:?}");
+    assert!(viewer.journal().is_empty(), "nothing was sent");
+    assert_eq!(
+        kubectl
+            .jsonpath(
+                &["-n", "demo", "cloneset", "web"],
+                "{.spec.updateStrategy.paused}"
+            )
+            .await,
+        "true"
+    );
+    demo.shutdown().await;
+}

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::{
     discovery::{discover_kruise, preferred_version, readable_versions},
-    errors::{Plain as _, watcher_text},
+    errors::{Plain as _, forbidden, watcher_text},
 };
 use crate::{actions::preview::selector_string, app::msg::Kind, kruise::plan::WorkloadKind};
 
@@ -145,6 +145,14 @@ pub async fn revisions_of(
         .collect())
 }
 
+/// Why a watch failed once; it retries with back-off unless the server forbids it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchFailure {
+    pub message: String,
+    /// A 403: retrying will not help.
+    pub forbidden: bool,
+}
+
 /// Every version of `namespace/name` the server reports from now on (the current one first), as
 /// JSON; `None` when it is deleted. A watch of that one name, never a poll.
 pub fn watch(
@@ -152,7 +160,7 @@ pub fn watch(
     resource: &ApiResource,
     namespace: &str,
     name: &str,
-) -> impl Stream<Item = Result<Option<Value>>> + Send + 'static {
+) -> impl Stream<Item = Result<Option<Value>, WatchFailure>> + Send + 'static {
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, resource);
     let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
     watcher(api, config)
@@ -162,11 +170,17 @@ pub fn watch(
                 Ok(watcher::Event::Apply(o) | watcher::Event::InitApply(o)) => Some(
                     serde_json::to_value(&o)
                         .map(Some)
-                        .map_err(anyhow::Error::from),
+                        .map_err(|e| WatchFailure {
+                            message: format!("cannot encode the object: {e}"),
+                            forbidden: false,
+                        }),
                 ),
                 Ok(watcher::Event::Delete(_)) => Some(Ok(None)),
                 Ok(_) => None,
-                Err(err) => Some(Err(anyhow!(watcher_text(&err)))),
+                Err(err) => Some(Err(WatchFailure {
+                    message: watcher_text(&err),
+                    forbidden: forbidden(&err).is_some(),
+                })),
             }
         })
 }

@@ -289,12 +289,12 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
             let object = match update {
                 Ok(Some(object)) => object,
                 Ok(None) => bail!("{shown} was deleted"),
-                Err(err) => {
+                Err(failure) if failure.forbidden => bail!("{}", failure.message),
+                Err(failure) => {
                     // The watch retries with back-off; say so once per distinct error.
-                    let text = format!("{err:#}");
-                    if text != last_error {
-                        eprintln!("kruise-tui: {text} (retrying)");
-                        last_error = text;
+                    if failure.message != last_error {
+                        eprintln!("kruise-tui: {} (retrying)", failure.message);
+                        last_error = failure.message;
                     }
                     continue;
                 }
