@@ -14,8 +14,10 @@ pub mod detect;
 pub mod expectations;
 pub mod lease;
 pub mod podwrite;
+pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
+pub mod sidecarset;
 pub mod statefulset;
 pub mod write;
 
@@ -148,6 +150,8 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
     tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
     tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

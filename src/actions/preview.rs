@@ -16,10 +16,7 @@ mod change;
 use anyhow::{Context as _, Result, anyhow};
 use k8s_openapi::{
     api::core::v1::Pod,
-    apimachinery::pkg::{
-        apis::meta::v1::{LabelSelector, ObjectMeta},
-        util::intstr::IntOrString,
-    },
+    apimachinery::pkg::{apis::meta::v1::ObjectMeta, util::intstr::IntOrString},
 };
 use serde_json::Value;
 
@@ -93,26 +90,6 @@ pub fn asts_workload(json: &Value) -> Result<(PlanWorkload, ObjectMeta)> {
         ..PlanWorkload::default()
     };
     Ok((workload, meta))
-}
-
-/// Renders a label selector as `a=b,c in (d,e),!f`.
-pub fn selector_string(selector: &LabelSelector) -> String {
-    let mut parts: Vec<String> = selector
-        .match_labels
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    for req in selector.match_expressions.iter().flatten() {
-        let values = req.values.clone().unwrap_or_default().join(",");
-        parts.push(match req.operator.as_str() {
-            "In" => format!("{} in ({values})", req.key),
-            "NotIn" => format!("{} notin ({values})", req.key),
-            "Exists" => req.key.clone(),
-            _ => format!("!{}", req.key),
-        });
-    }
-    parts.join(",")
 }
 
 fn strategy_field<'a>(json: &'a Value, key: &str) -> Option<&'a Value> {

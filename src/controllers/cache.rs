@@ -233,6 +233,11 @@ pub struct Cache {
     pub probe_markers: Informer<crate::api::PodProbeMarker>,
     pub node_probes: Informer<crate::api::NodePodProbe>,
     pub pubs: Informer<crate::api::PodUnavailableBudget>,
+    /// Built-in workloads, for the PUB controller's replica counts (upstream's controller
+    /// finder).
+    pub deployments: Informer<k8s_openapi::api::apps::v1::Deployment>,
+    pub replicasets: Informer<k8s_openapi::api::apps::v1::ReplicaSet>,
+    pub k8s_statefulsets: Informer<k8s_openapi::api::apps::v1::StatefulSet>,
     tasks: Mutex<JoinSet<()>>,
 }
 
@@ -288,6 +293,9 @@ impl Cache {
             probe_markers: Informer::new(),
             node_probes: Informer::new(),
             pubs: Informer::new(),
+            deployments: Informer::new(),
+            replicasets: Informer::new(),
+            k8s_statefulsets: Informer::new(),
             tasks: Mutex::new(JoinSet::new()),
         })
     }
@@ -330,9 +338,14 @@ impl Cache {
         kruise!(probe_markers, "PodProbeMarker");
         kruise!(node_probes, "NodePodProbe");
         kruise!(pubs, "PodUnavailableBudget");
+        self.deployments.run(t, "Deployment", watch_typed(client));
+        self.replicasets.run(t, "ReplicaSet", watch_typed(client));
+        self.k8s_statefulsets
+            .run(t, "apps/v1 StatefulSet", watch_typed(client));
     }
 
-    /// Waits until every store has its first list.
+    /// Waits until every store has its first list (any number of tasks may wait: each informer
+    /// signals its own readiness).
     pub async fn ready(&self) {
         futures::join!(
             self.pods.ready(),
@@ -349,6 +362,11 @@ impl Cache {
             self.probe_markers.ready(),
             self.node_probes.ready(),
             self.pubs.ready(),
+        );
+        futures::join!(
+            self.deployments.ready(),
+            self.replicasets.ready(),
+            self.k8s_statefulsets.ready(),
         );
     }
 

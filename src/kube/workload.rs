@@ -15,7 +15,7 @@ use k8s_openapi::{
 use kube::{
     Api, Client,
     api::{DynamicObject, ListParams},
-    core::ApiResource,
+    core::{ApiResource, Selector},
     runtime::{WatchStreamExt as _, watcher},
 };
 use serde_json::Value;
@@ -24,7 +24,7 @@ use super::{
     discovery::{discover_kruise, preferred_version, readable_versions},
     errors::{Plain as _, forbidden, watcher_text},
 };
-use crate::{actions::preview::selector_string, app::msg::Kind, kruise::plan::WorkloadKind};
+use crate::{app::msg::Kind, kruise::plan::WorkloadKind};
 
 /// The resource to read `kind` at: the version its CRD stores (or the newest served) among those
 /// the planner reads; another served version may be a pruned view (a bare multi-version CRD has
@@ -74,6 +74,13 @@ pub async fn get(
     serde_json::to_value(&object).with_context(|| format!("cannot encode the {shown}"))
 }
 
+/// A workload's pod selector as kube's label [`Selector`], for listing its pods; a malformed
+/// requirement (bad operator, `In` without values) is a clear error, not a wrong query.
+pub fn pod_selector(selector: &LabelSelector) -> Result<Selector> {
+    Selector::try_from(selector.clone())
+        .map_err(|e| anyhow!("the workload's pod selector is not valid: {}", e.0))
+}
+
 /// The pods matching the workload's `spec.selector` (owned or not: the mapping filters).
 pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Result<Vec<Pod>> {
     let name = workload
@@ -88,7 +95,7 @@ pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Resu
         .with_context(|| format!("cannot read the selector of {namespace}/{name}"))?
         .unwrap_or_default();
     Api::<Pod>::namespaced(client.clone(), namespace)
-        .list(&ListParams::default().labels(&selector_string(&selector)))
+        .list(&ListParams::default().labels_from(&pod_selector(&selector)?))
         .await
         .plain()
         .with_context(|| format!("cannot list the pods of {namespace}/{name}"))
