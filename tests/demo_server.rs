@@ -100,8 +100,14 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
     for _ in 0..300 {
         let out = kubectl(
             &kubeconfig,
-            &["get", "crr", "-n", "demo", "-o",
-              "jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}"],
+            &[
+                "get",
+                "crr",
+                "-n",
+                "demo",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}",
+            ],
         );
         phases = String::from_utf8_lossy(&out.stdout).into_owned();
         if phases.contains("db-0-restart-postgres=Completed")

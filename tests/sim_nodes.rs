@@ -391,11 +391,18 @@ async fn a_running_kube_scheduler_binds_pods_instead_of_the_simulator() {
     let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
     // Give the simulator time to see the Lease, then a pod: it stays unbound.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    pods.create(&PostParams::default(), &pod("left", &[("app", "nginx:1.25")], PodSpec::default()))
-        .await
-        .unwrap();
+    pods.create(
+        &PostParams::default(),
+        &pod("left", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
     tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(node_of(&get(&pods, "left").await), None, "left to the real scheduler");
+    assert_eq!(
+        node_of(&get(&pods, "left").await),
+        None,
+        "left to the real scheduler"
+    );
 
     // The "real scheduler" binds it to a simulated node: the simulated kubelet runs it.
     let binding = json!({
@@ -407,15 +414,24 @@ async fn a_running_kube_scheduler_binds_pods_instead_of_the_simulator() {
         .header("content-type", "application/json")
         .body(serde_json::to_vec(&binding).unwrap())
         .unwrap();
-    h.client.request::<serde_json::Value>(request).await.unwrap();
+    h.client
+        .request::<serde_json::Value>(request)
+        .await
+        .unwrap();
     wait_for(|| async { ready(&get(&pods, "left").await) }).await;
 
     // No scheduler any more: the simulator binds new pods again.
-    leases.delete("kube-scheduler", &Default::default()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    pods.create(&PostParams::default(), &pod("ours", &[("app", "nginx:1.25")], PodSpec::default()))
+    leases
+        .delete("kube-scheduler", &Default::default())
         .await
         .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    pods.create(
+        &PostParams::default(),
+        &pod("ours", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
     wait_for(|| async { node_of(&get(&pods, "ours").await).is_some() }).await;
     h.finish().await;
 }

@@ -183,12 +183,14 @@ where
 pub const SCHEDULER_LEASE: (&str, &str) = ("kube-system", "kube-scheduler");
 
 fn scheduler_lease_watch(client: &Client) -> BoxStream<'static, Event<Lease>> {
-    let config =
-        watcher::Config::default().fields(&format!("metadata.name={}", SCHEDULER_LEASE.1));
-    watcher(Api::<Lease>::namespaced(client.clone(), SCHEDULER_LEASE.0), config)
-        .default_backoff()
-        .map(Box::new)
-        .boxed()
+    let config = watcher::Config::default().fields(&format!("metadata.name={}", SCHEDULER_LEASE.1));
+    watcher(
+        Api::<Lease>::namespaced(client.clone(), SCHEDULER_LEASE.0),
+        config,
+    )
+    .default_backoff()
+    .map(Box::new)
+    .boxed()
 }
 
 /// Posts every node's Ready heartbeat each `every`, re-registering a node someone deleted.
