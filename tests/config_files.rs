@@ -120,6 +120,14 @@ fn default_keymap_matches_the_product_contract() {
         ("G", Action::Bottom),
         ("pgdown", Action::PageDown),
         ("pgup", Action::PageUp),
+        ("]", Action::NextBatch),
+        ("[", Action::PrevBatch),
+        ("p", Action::Partition),
+        ("P", Action::Pause),
+        ("u", Action::Undo),
+        ("i", Action::Image),
+        ("s", Action::Scale),
+        ("space", Action::Mark),
     ] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
@@ -128,9 +136,7 @@ fn default_keymap_matches_the_product_contract() {
         );
     }
     // Keys of later issues are not bound.
-    for key in [
-        "]", "[", "p", "P", "u", "i", "s", "r", "x", "ctrl-d", "w", "space",
-    ] {
+    for key in ["r", "x", "ctrl-d", "w", "l", "S"] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
             None,
