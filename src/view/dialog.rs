@@ -362,7 +362,7 @@ fn revisions(app: &App, p: &RevisionPicker, area: Rect, buf: &mut Buffer) {
         .scroll((p.scroll, 0))
         .render(diff, buf);
     Paragraph::new(Line::styled(
-        "enter undo to this revision (the request and what the partition still holds come next) · ↑/↓ pick · esc cancel",
+        "enter undo to this revision (you confirm next) · ↑/↓ pick · esc cancel",
         role(app, Role::Muted),
     ))
     .render(hint, buf);

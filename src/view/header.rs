@@ -152,7 +152,7 @@ fn hints(app: &App) -> Line<'static> {
         Route::Journal(_) => actions.push((Action::Undo, "revert")),
         _ => actions.push((Action::Command, "command")),
     }
-    if selection(app).is_some() {
+    if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
         actions.extend([(Action::Yaml, "yaml"), (Action::Events, "events")]);
     }
     if app.stack.len() > 1 {
@@ -187,6 +187,16 @@ fn position(app: &App) -> String {
 
 pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
     kind.plural()
+}
+
+/// The kind as users read it (`Advanced StatefulSet`).
+pub fn kind_long_name(kind: crate::app::Kind) -> &'static str {
+    use crate::app::Kind;
+    match kind {
+        Kind::StatefulSet => "Advanced StatefulSet",
+        Kind::DaemonSet => "Advanced DaemonSet",
+        other => kind_name(other),
+    }
 }
 
 pub fn kind_name(kind: crate::app::Kind) -> &'static str {

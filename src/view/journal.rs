@@ -19,7 +19,7 @@ use crate::{
 };
 
 pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
-    let [list, detail] = Layout::vertical([Constraint::Fill(1), Constraint::Length(7)]).areas(area);
+    let [list, detail] = Layout::vertical([Constraint::Fill(1), Constraint::Length(8)]).areas(area);
     let (entries, empty): (&[crate::journal::Entry], Vec<Line>) = match &view.entries {
         Fetch::Loading => (&[], vec![Line::from("Reading the journal…")]),
         Fetch::Failed(err) => (
@@ -43,11 +43,11 @@ pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
         title_right: Line::from(right),
         columns: vec![
             Column::new("TIME", Constraint::Length(19), 0),
-            Column::new("CONTEXT", Constraint::Length(16), 3),
-            Column::new("TARGET", Constraint::Length(30), 0),
+            Column::new("CONTEXT", Constraint::Length(14), 0),
+            Column::new("TARGET", Constraint::Fill(1), 0),
             Column::new("ACTION", Constraint::Fill(1), 0),
-            Column::new("REQUEST", Constraint::Fill(1), 2),
-            Column::new("RESULT", Constraint::Length(22), 0),
+            Column::new("REQUEST", Constraint::Fill(1), 1),
+            Column::new("RESULT", Constraint::Length(16), 0),
         ],
         len: entries.len(),
         selected: view.selected,
@@ -88,12 +88,18 @@ pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
             role(app, Role::Muted),
         )],
         Some(e) => {
-            let mut lines = vec![Line::from(vec![
-                Span::styled("cluster ", role(app, Role::HeaderKey)),
-                Span::raw(e.cluster.clone()),
-                Span::styled("  content-type ", role(app, Role::HeaderKey)),
-                Span::raw(e.request.content_type.clone()),
-            ])];
+            let mut lines = vec![
+                Line::from(vec![
+                    Span::styled("cluster ", role(app, Role::HeaderKey)),
+                    Span::raw(e.cluster.clone()),
+                    Span::styled("  content-type ", role(app, Role::HeaderKey)),
+                    Span::raw(e.request.content_type.clone()),
+                ]),
+                Line::styled(
+                    format!("{} {}", e.request.verb, e.request.path),
+                    role(app, Role::HeaderValue),
+                ),
+            ];
             lines.push(Line::raw(
                 serde_json::to_string(&e.request.body).unwrap_or_default(),
             ));

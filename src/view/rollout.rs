@@ -14,7 +14,7 @@ use ratatui::{
 
 use super::{
     age,
-    header::{kind_name, role},
+    header::{kind_long_name, role},
 };
 use crate::{
     app::{
@@ -52,7 +52,7 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
     let o = &view.owner;
     let mut title = vec![Span::raw(format!(
         " Rollout · {} {}/{} ",
-        kind_name(o.kind),
+        kind_long_name(o.kind),
         o.namespace,
         o.name
     ))];
@@ -68,7 +68,7 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         b.render(area, buf);
         Paragraph::new(format!(
             "{} {}/{} is not in the cluster (deleted, or not listed yet)",
-            kind_name(o.kind),
+            kind_long_name(o.kind),
             o.namespace,
             o.name
         ))
