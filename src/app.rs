@@ -298,6 +298,11 @@ impl App {
         self.top()
     }
 
+    /// The workload rows (every workload in scope, sorted).
+    pub fn workloads(&self) -> &[WorkloadRow] {
+        &self.workloads
+    }
+
     /// The status line's message, if one is showing.
     pub fn status(&self) -> Option<&Status> {
         self.status.as_ref()

@@ -1,0 +1,473 @@
+//! Scripted key sessions of the console against the embedded cluster with its controllers and
+//! simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
+//! pods exactly the pods that then update; a concurrent `kubectl patch` between the preview and
+//! the confirm is not clobbered; `p` refuses "150%" and keeps it; the journal holds every
+//! mutation and reverting a partition entry restores it; `u` after a crashing image restores the
+//! previous template and the pods recover; `P` pauses an Advanced DaemonSet; `--readonly` sends
+//! no mutating request at all (counted on the server).
+
+#[path = "support/kubectl.rs"]
+mod kubectl;
+#[path = "fixtures/console/live.rs"]
+mod live;
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kruise_tui::{
+    actions::Action,
+    app::{App, dialog::Overlay, rollout::RolloutView, route::Route, rows::same_revision},
+};
+use kubectl::Kubectl;
+use live::Live;
+
+fn cloneset(name: &str, replicas: i32, image: &str) -> String {
+    format!(
+        r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: CloneSet
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: main, image: "{image}"}}]}}
+  updateStrategy: {{type: InPlaceIfPossible, partition: 0, maxUnavailable: 2}}
+"#
+    )
+}
+
+fn rollout(app: &App) -> Option<&RolloutView> {
+    match app.current() {
+        Route::Rollout(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Pods of the rollout view on the update revision.
+fn updated(app: &App) -> BTreeSet<String> {
+    let Some(v) = rollout(app) else {
+        return BTreeSet::new();
+    };
+    let Some(s) = &v.summary else {
+        return BTreeSet::new();
+    };
+    v.rows()
+        .iter()
+        .filter(|r| same_revision(&r.revision, &s.update_revision))
+        .map(|r| r.name.clone())
+        .collect()
+}
+
+/// The rollout settled where the partition lets it: exactly the expected pods updated, every
+/// pod ready, the controller's status agreeing.
+fn settled(app: &App) -> bool {
+    let Some(v) = rollout(app) else {
+        return false;
+    };
+    let Some(s) = &v.summary else {
+        return false;
+    };
+    v.rows().len() == s.replicas as usize
+        && v.rows().iter().all(|r| r.all_ready)
+        && updated(app).len() == s.expected_updated as usize
+        && s.updated == s.expected_updated
+        && s.ready == s.replicas
+}
+
+async fn partition_of(kubectl: &Kubectl, name: &str) -> String {
+    kubectl
+        .jsonpath(&["cloneset", name], "{.spec.updateStrategy.partition}")
+        .await
+}
+
+/// Opens the rollout view of the only workload listed.
+async fn open_rollout(live: &mut Live, name: &str) {
+    live.until("the workload listed", 30, |app| {
+        kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == name)
+    })
+    .await;
+    live.press(&["enter"]).await;
+    live.until("the rollout view", 10, |app| {
+        rollout(app).is_some_and(|v| v.summary.is_some())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl.apply(&[], &cloneset("web", 6, "nginx:1.25")).await;
+    open_rollout(&mut live, "web").await;
+    live.until("6 pods ready", 60, settled).await;
+    // A new image held back by the partition: nothing moves yet.
+    kubectl
+        .ok(&[
+            "patch",
+            "cloneset",
+            "web",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"updateStrategy":{"partition":6},"template":{"spec":{"containers":[{"name":"main","image":"nginx:1.26"}]}}}}"#,
+        ])
+        .await;
+    live.until("the new revision, nothing updated", 30, |app| {
+        rollout(app)
+            .and_then(|v| v.summary.as_ref())
+            .is_some_and(|s| s.current_revision != s.update_revision && s.expected_updated == 0)
+            && settled(app)
+    })
+    .await;
+
+    // `p` refuses 150% inline, keeps the text and sends nothing.
+    let sent = live.sent().len();
+    live.press(&["p", "backspace"]).await;
+    live.type_text("150%").await;
+    live.press(&["enter"]).await;
+    let screen = live.screen();
+    assert!(
+        screen.contains("partition \"150%\" is over 100%"),
+        "{screen}"
+    );
+    assert!(screen.contains("partition: 150%"), "{screen}");
+    live.press(&["esc"]).await;
+    assert_eq!(live.sent().len(), sent, "nothing sent for a refused form");
+
+    // Steps of 1, 10%, 25%, 50%, 100% of 6 pods: 1, 2, 3, 6 updated.
+    let mut partitions = Vec::new();
+    let mut conflict_checked = false;
+    loop {
+        let Some(next) = rollout(&live.app)
+            .and_then(|v| v.summary.as_ref())
+            .and_then(|s| s.next_step(&Default::default()))
+        else {
+            break;
+        };
+        let before = updated(&live.app);
+        live.press(&["]"]).await;
+        let preview = live.confirm_dialog().await;
+        assert_eq!(
+            preview.prepared.action,
+            Action::Partition {
+                value: IntOrString::Int(next.partition)
+            }
+        );
+        let predicted: BTreeSet<String> = match &preview.prediction {
+            Some(Ok(p)) => p.plan.moves.iter().map(|m| m.name.clone()).collect(),
+            other => panic!("a prediction: {other:?}"),
+        };
+        if !conflict_checked && partitions.len() == 1 {
+            // Someone else moves the partition while the dialog is open: not clobbered.
+            conflict_checked = true;
+            let theirs = (next.partition - 1).max(0);
+            kubectl
+                .ok(&[
+                    "patch",
+                    "cloneset",
+                    "web",
+                    "--type",
+                    "merge",
+                    "-p",
+                    &format!(r#"{{"spec":{{"updateStrategy":{{"partition":{theirs}}}}}}}"#),
+                ])
+                .await;
+            let status = live.confirm().await;
+            let current = partitions.last().copied().unwrap_or(6);
+            assert!(
+                status.contains(&format!(
+                    "changed meanwhile: updateStrategy.partition changed from {current} to {theirs}"
+                )),
+                "{status}"
+            );
+            assert_eq!(partition_of(&kubectl, "web").await, theirs.to_string());
+            // Put it back as it was and go on stepping from the console.
+            kubectl
+                .ok(&[
+                    "patch",
+                    "cloneset",
+                    "web",
+                    "--type",
+                    "merge",
+                    "-p",
+                    &format!(r#"{{"spec":{{"updateStrategy":{{"partition":{current}}}}}}}"#),
+                ])
+                .await;
+            live.until("the partition back", 30, |app| {
+                rollout(app)
+                    .and_then(|v| v.summary.as_ref())
+                    .is_some_and(|s| s.partition_pods == current)
+                    && settled(app)
+            })
+            .await;
+            continue;
+        }
+        let status = live.confirm().await;
+        assert!(status.contains("— sent"), "{status}");
+        partitions.push(next.partition);
+        live.until("the step to settle", 90, |app| {
+            rollout(app)
+                .and_then(|v| v.summary.as_ref())
+                .is_some_and(|s| s.partition_pods == next.partition)
+                && settled(app)
+        })
+        .await;
+        let moved: BTreeSet<String> = updated(&live.app).difference(&before).cloned().collect();
+        assert_eq!(
+            moved, predicted,
+            "step to partition {}: the pods that updated are the pods predicted",
+            next.partition
+        );
+    }
+    assert_eq!(partitions, [5, 4, 3, 0], "1, 2, 3 then all 6 pods updated");
+    assert_eq!(updated(&live.app).len(), 6);
+
+    // The journal holds every mutation the console sent, with the same path.
+    let patches: Vec<_> = live
+        .sent()
+        .into_iter()
+        .filter(|r| r.method == "PATCH")
+        .collect();
+    let (entries, bad) = live.journal.read().expect("journal");
+    assert_eq!(bad, 0);
+    assert_eq!(entries.len(), patches.len(), "{entries:#?}\n{patches:#?}");
+    for (entry, sent) in entries.iter().zip(&patches) {
+        assert_eq!(entry.request.path, sent.path);
+    }
+    assert_eq!(entries.iter().filter(|e| e.result.ok).count(), 4);
+    assert_eq!(
+        entries.iter().filter(|e| !e.result.ok).count(),
+        1,
+        "the refused conflicting attempt"
+    );
+
+    // `:journal`, `u` on the newest entry (partition 3 → 0) reverts it.
+    live.type_text(":journal").await;
+    live.press(&["enter"]).await;
+    live.until(
+        "the journal read",
+        10,
+        |app| matches!(app.current(), Route::Journal(j) if j.len() == 5),
+    )
+    .await;
+    live.press(&["u"]).await;
+    let preview = live.confirm_dialog().await;
+    assert_eq!(
+        preview.prepared.action,
+        Action::Partition {
+            value: IntOrString::Int(3)
+        }
+    );
+    let status = live.confirm().await;
+    assert!(status.contains("partition 0 → 3 — sent"), "{status}");
+    assert_eq!(partition_of(&kubectl, "web").await, "3");
+    live.until(
+        "the journal shows the revert",
+        10,
+        |app| matches!(app.current(), Route::Journal(j) if j.len() == 6),
+    )
+    .await;
+    assert!(matches!(
+        live.app.overlay(),
+        None | Some(Overlay::Busy { .. })
+    ));
+    live.demo.shutdown().await;
+}
+
+fn crashing(app: &App) -> bool {
+    rollout(app).is_some_and(|v| v.rows().iter().any(|r| r.status == "CrashLoopBackOff"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl
+        .apply(&[], &cloneset("checkout", 3, "example/checkout:1.0"))
+        .await;
+    open_rollout(&mut live, "checkout").await;
+    live.until("3 pods ready", 60, settled).await;
+    kubectl
+        .ok(&[
+            "patch",
+            "cloneset",
+            "checkout",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"example/checkout:crash"}]}}}}"#,
+        ])
+        .await;
+    live.until("pods crash-looping on the new image", 60, crashing)
+        .await;
+
+    live.press(&["u"]).await;
+    live.until("the revisions listed", 30, |app| {
+        matches!(app.overlay(), Some(Overlay::Revisions(p))
+            if matches!(p.revisions, kruise_tui::app::route::Fetch::Loaded(_)))
+    })
+    .await;
+    let Some(Overlay::Revisions(picker)) = live.app.overlay() else {
+        panic!("picker");
+    };
+    // The picker starts on the revision before the crashing one; its diff is the image.
+    assert_eq!(
+        picker.diff(),
+        ["spec.containers[main].image: example/checkout:crash → example/checkout:1.0"]
+    );
+    live.press(&["enter"]).await;
+    let preview = live.confirm_dialog().await;
+    assert!(
+        matches!(
+            preview.prepared.action,
+            Action::Undo {
+                to_revision: Some(1)
+            }
+        ),
+        "{:?}",
+        preview.prepared.action
+    );
+    assert!(
+        preview
+            .prepared
+            .changes
+            .iter()
+            .any(|c| c
+                == "spec.containers[main].image: example/checkout:crash → example/checkout:1.0"),
+        "{:?}",
+        preview.prepared.changes
+    );
+    // The whole template is replaced, pinned to what was read.
+    let ops = preview
+        .prepared
+        .request
+        .body
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        ops.iter()
+            .any(|op| op["op"] == "replace" && op["path"] == "/spec/template")
+    );
+    match &preview.prediction {
+        Some(Ok(p)) => assert!(
+            !p.plan.moves.is_empty(),
+            "the crashing pods move back: {:?}",
+            p.plan
+        ),
+        other => panic!("a prediction: {other:?}"),
+    }
+    let status = live.confirm().await;
+    assert!(status.contains("— sent"), "{status}");
+    live.until("every pod ready on the good image", 90, |app| {
+        settled(app) && !crashing(app)
+    })
+    .await;
+    assert_eq!(
+        kubectl
+            .jsonpath(
+                &["cloneset", "checkout"],
+                "{.spec.template.spec.containers[0].image}"
+            )
+            .await,
+        "example/checkout:1.0"
+    );
+    live.demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_on_an_advanced_daemonset_sets_its_rolling_update_paused() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl
+        .apply(
+            &[],
+            r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: "example/agent:1"}]}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0}}
+"#,
+        )
+        .await;
+    live.until("the daemon set listed", 30, |app| {
+        kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == "agent")
+    })
+    .await;
+    // From the workloads list, P pauses the selected workload (after the confirm).
+    live.press(&["P"]).await;
+    let preview = live.confirm_dialog().await;
+    assert_eq!(preview.prepared.action, Action::Pause);
+    assert_eq!(
+        preview.prepared.changes,
+        ["paused false → true"],
+        "{:?}",
+        preview.prepared
+    );
+    let status = live.confirm().await;
+    assert!(status.contains("paused false → true — sent"), "{status}");
+    assert_eq!(
+        kubectl
+            .jsonpath(
+                &["daemonset.apps.kruise.io", "agent"],
+                "{.spec.updateStrategy.rollingUpdate.paused}"
+            )
+            .await,
+        "true"
+    );
+    // P again resumes it.
+    live.until("the console sees it paused", 30, |app| {
+        app.workloads()
+            .iter()
+            .any(|w| w.name == "agent" && w.paused)
+    })
+    .await;
+    live.press(&["P"]).await;
+    let preview = live.confirm_dialog().await;
+    assert_eq!(preview.prepared.action, Action::Resume);
+    live.press(&["n"]).await;
+    live.demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readonly_sends_no_mutating_request() {
+    let mut live = Live::start(true).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl.apply(&[], &cloneset("web", 3, "nginx:1.25")).await;
+    open_rollout(&mut live, "web").await;
+    live.until("3 pods ready", 60, settled).await;
+    let keys = ["]", "[", "p", "P", "u", "i", "s"];
+    for key in keys {
+        live.press(&[key]).await;
+        assert!(
+            live.status().starts_with("read-only:"),
+            "{key}: {}",
+            live.status()
+        );
+        assert!(live.app.overlay().is_none(), "{key} opened nothing");
+    }
+    live.press(&["space", "s", "esc"]).await;
+    live.press(&["esc"]).await;
+    for key in keys {
+        live.press(&[key]).await;
+        assert!(live.status().starts_with("read-only:"), "{key} in the list");
+    }
+    live.type_text(":journal").await;
+    live.press(&["enter", "u"]).await;
+    // Let anything spawned run, then count on the server.
+    live.settle(1500).await;
+    assert_eq!(
+        live.sent(),
+        [],
+        "no mutating request from a --readonly console"
+    );
+    assert!(live.journal.read().expect("journal").0.is_empty());
+    live.demo.shutdown().await;
+}
