@@ -139,13 +139,10 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
     // Steps of 1, 10%, 25%, 50%, 100% of 6 pods: 1, 2, 3, 6 updated.
     let mut partitions = Vec::new();
     let mut conflict_checked = false;
-    loop {
-        let Some(next) = rollout(&live.app)
-            .and_then(|v| v.summary.as_ref())
-            .and_then(|s| s.next_step(&Default::default()))
-        else {
-            break;
-        };
+    while let Some(next) = rollout(&live.app)
+        .and_then(|v| v.summary.as_ref())
+        .and_then(|s| s.next_step(&Default::default()))
+    {
         let before = updated(&live.app);
         live.press(&["]"]).await;
         let preview = live.confirm_dialog().await;
