@@ -81,15 +81,19 @@ fn next_batch_prepares_then_confirms_exactly_what_was_shown() {
     };
     assert_eq!(perform.prepared, preview.prepared);
     assert_eq!(perform.state, preview.state);
-    // y again while sending does nothing more.
-    assert_eq!(h.press(&["y", "esc"]), vec![]);
+    // y again while sending does nothing more; esc only hides the wait.
+    assert_eq!(h.press(&["y"]), vec![]);
+    assert!(matches!(h.app.overlay(), Some(Overlay::Busy { .. })));
+    assert_eq!(h.press(&["esc"]), vec![]);
+    assert!(h.app.overlay().is_none());
+    assert!(status(&h).contains("waiting for the server"));
     h.feed(Msg::EffectDone(EffectResult::Performed {
         id: perform.id,
         target: acting::web_target(),
-        result: Ok("partition 3 → 2 — sent".into()),
+        result: Ok("sent: partition 3 → 2".into()),
     }));
     assert!(h.app.overlay().is_none());
-    assert_eq!(status(&h), "CloneSet demo/web: partition 3 → 2 — sent");
+    assert_eq!(status(&h), "CloneSet demo/web: sent: partition 3 → 2");
 }
 
 #[test]
@@ -312,7 +316,7 @@ fn journal_u_reverts_an_entry_through_the_dialog() {
     let effects = h.feed(Msg::EffectDone(EffectResult::Performed {
         id: req.id,
         target: req.target,
-        result: Ok("partition 1 → 3 — sent".into()),
+        result: Ok("sent: partition 1 → 3".into()),
     }));
     assert_eq!(effects, vec![Effect::ReadJournal]);
 }

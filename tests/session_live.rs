@@ -202,7 +202,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
             continue;
         }
         let status = live.confirm().await;
-        assert!(status.contains("— sent"), "{status}");
+        assert!(status.contains(": sent: "), "{status}");
         partitions.push(next.partition);
         live.until("the step to settle", 90, |app| {
             rollout(app)
@@ -258,7 +258,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
         }
     );
     let status = live.confirm().await;
-    assert!(status.contains("partition 0 → 3 — sent"), "{status}");
+    assert!(status.contains("sent: partition 0 → 3"), "{status}");
     assert_eq!(partition_of(&kubectl, "web").await, "3");
     live.until(
         "the journal shows the revert",
@@ -357,7 +357,7 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
         other => panic!("a prediction: {other:?}"),
     }
     let status = live.confirm().await;
-    assert!(status.contains("— sent"), "{status}");
+    assert!(status.contains(": sent: "), "{status}");
     live.until("every pod ready on the good image", 90, |app| {
         settled(app) && !crashing(app)
     })
@@ -409,7 +409,7 @@ spec:
         preview.prepared
     );
     let status = live.confirm().await;
-    assert!(status.contains("paused false → true — sent"), "{status}");
+    assert!(status.contains("sent: paused false → true"), "{status}");
     assert_eq!(
         kubectl
             .jsonpath(

@@ -25,7 +25,8 @@ use crate::actions::{Action, Target};
 #[derive(Debug, Clone)]
 pub enum Overlay {
     /// Waiting for the kube layer to prepare or send an action. `Esc` stops waiting for a
-    /// preparation (its answer is then dropped); a request already sent cannot be called back.
+    /// preparation (its answer is then dropped); a request already sent cannot be called back,
+    /// so `Esc` then only hides the wait (the answer still reaches the status line).
     Busy {
         id: u64,
         what: String,
@@ -115,10 +116,15 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     };
     match overlay {
         Overlay::Busy { id, what, sending } => {
-            if ev.code == KeyCode::Esc && !sending {
-                app.set_status(Level::Info, "cancelled: nothing was sent");
-            } else {
-                app.overlay = Some(Overlay::Busy { id, what, sending });
+            match (ev.code, sending) {
+                (KeyCode::Esc, false) => {
+                    app.set_status(Level::Info, "cancelled: nothing was sent");
+                }
+                (KeyCode::Esc, true) => app.set_status(
+                    Level::Info,
+                    "sent; waiting for the server (its answer will show here)",
+                ),
+                _ => app.overlay = Some(Overlay::Busy { id, what, sending }),
             }
             Vec::new()
         }

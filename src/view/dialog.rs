@@ -24,7 +24,7 @@ pub fn render(app: &App, overlay: &Overlay, area: Rect, buf: &mut Buffer) {
     match overlay {
         Overlay::Busy { what, sending, .. } => {
             let hint = if *sending {
-                "waiting for the server"
+                "waiting for the server · esc hides this (the answer shows on the status line)"
             } else {
                 "esc stops waiting (nothing is sent)"
             };
@@ -324,7 +324,8 @@ fn revisions(app: &App, p: &RevisionPicker, area: Rect, buf: &mut Buffer) {
     for (i, rev) in revs.revisions.iter().enumerate().skip(first) {
         let current = rev.template == revs.current;
         let text = format!(
-            "{:>8}  {}{}",
+            "{}{:>6}  {}{}",
+            if i == p.selected { "▶ " } else { "  " },
             rev.number,
             rev.name,
             if current {

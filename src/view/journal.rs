@@ -43,10 +43,10 @@ pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
         title_right: Line::from(right),
         columns: vec![
             Column::new("TIME", Constraint::Length(19), 0),
-            Column::new("CONTEXT", Constraint::Length(14), 0),
+            Column::new("CONTEXT", Constraint::Length(16), 0),
             Column::new("TARGET", Constraint::Fill(1), 0),
             Column::new("ACTION", Constraint::Fill(1), 0),
-            Column::new("REQUEST", Constraint::Fill(1), 1),
+            Column::new("REQUEST", Constraint::Fill(2), 1),
             Column::new("RESULT", Constraint::Length(16), 0),
         ],
         len: entries.len(),

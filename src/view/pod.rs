@@ -290,7 +290,12 @@ fn in_place(app: &App, pod: &SlimPod) -> Vec<Line<'static>> {
                     muted,
                 ));
             }
-            for (name, before) in state.last_container_statuses.iter().flatten() {
+            for (name, before) in state
+                .last_container_statuses
+                .iter()
+                .flatten()
+                .filter(|(_, b)| !b.image_id.is_empty())
+            {
                 out.push(Line::styled(
                     format!("  {name}: was image {}", before.image_id),
                     muted,

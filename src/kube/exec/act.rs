@@ -65,7 +65,7 @@ pub async fn perform(
 
 /// What a sent action changed, for the status line.
 pub fn done_text(done: &Done) -> String {
-    let mut text = if done.prepared.changes.is_empty() {
+    let what = if done.prepared.changes.is_empty() {
         done.prepared.action.describe()
     } else {
         // The first line says what; a template diff can be long.
@@ -81,7 +81,7 @@ pub fn done_text(done: &Done) -> String {
         }
         changes.join("; ")
     };
-    text.push_str(" — sent");
+    let mut text = format!("sent: {what}");
     if done.retries > 0 {
         text.push_str(&format!(
             " (re-read and re-sent {} time(s): the object changed elsewhere, not in what this \

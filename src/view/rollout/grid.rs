@@ -57,13 +57,17 @@ impl PodState {
         }
     }
 
-    pub fn glyph(self) -> &'static str {
-        match self {
-            PodState::Ready => "●",
-            PodState::NotReady => "○",
-            PodState::Failing => "✖",
-            PodState::Lifecycle => "◐",
-            PodState::Terminating => "⊘",
+    /// The glyph: its shape tells the revision too (round: the update revision; square:
+    /// another), so the grid reads without colours.
+    pub fn glyph(self, on_update: bool) -> &'static str {
+        match (self, on_update) {
+            (PodState::Ready, true) => "●",
+            (PodState::NotReady, true) => "○",
+            (PodState::Ready, false) => "■",
+            (PodState::NotReady, false) => "□",
+            (PodState::Failing, _) => "✖",
+            (PodState::Lifecycle, _) => "◐",
+            (PodState::Terminating, _) => "⊘",
         }
     }
 }
@@ -134,7 +138,8 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         for (c, pod) in chunk.iter().enumerate() {
             let i = r * cols + c;
             let state = PodState::of(pod);
-            let revision_role = if !update.is_empty() && same_revision(&pod.revision, update) {
+            let on_update = !update.is_empty() && same_revision(&pod.revision, update);
+            let revision_role = if on_update {
                 Role::RevisionUpdate
             } else if !current.is_empty() && same_revision(&pod.revision, current) {
                 Role::RevisionCurrent
@@ -160,7 +165,10 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
                     s
                 }
             };
-            spans.push(Span::styled(state.glyph(), pick(role(app, revision_role))));
+            spans.push(Span::styled(
+                state.glyph(on_update),
+                pick(role(app, revision_role)),
+            ));
             spans.push(Span::styled(mark, pick(role(app, Role::Prompt))));
             spans.push(Span::styled(name, pick(role(app, name_role))));
             spans.push(Span::raw(" "));
@@ -185,23 +193,23 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
 fn legend(app: &App, update: &str, current: &str) -> Vec<Line<'static>> {
     let muted = role(app, Role::Muted);
     let mut revs = vec![
-        Span::styled("■", role(app, Role::RevisionUpdate)),
+        Span::styled("●○", role(app, Role::RevisionUpdate)),
         Span::styled(format!(" {} update  ", short_hash(update)), muted),
     ];
     if !current.is_empty() && current != update {
-        revs.push(Span::styled("■", role(app, Role::RevisionCurrent)));
+        revs.push(Span::styled("■□", role(app, Role::RevisionCurrent)));
         revs.push(Span::styled(
             format!(" {} current  ", short_hash(current)),
             muted,
         ));
     }
-    revs.push(Span::styled("■", role(app, Role::StatusWarn)));
-    revs.push(Span::styled(" other revision", muted));
+    revs.push(Span::styled("■□", role(app, Role::StatusWarn)));
+    revs.push(Span::styled(" other  (filled: ready)", muted));
     vec![
+        Line::from(revs),
         Line::from(vec![Span::styled(
-            "● ready ○ unready ✖ failing ◐ lifecycle hook ⊘ terminating + marked",
+            "✖ failing  ◐ lifecycle hook  ⊘ terminating  + marked",
             muted,
         )]),
-        Line::from(revs),
     ]
 }
