@@ -42,7 +42,7 @@ use std::{
 use jiff::Timestamp;
 
 pub use effect::Effect;
-pub use msg::{Kind, Msg};
+pub use msg::{Denied, Kind, Msg};
 pub use stores::Stores;
 pub use update::update;
 
@@ -129,11 +129,14 @@ pub struct App {
     pub(crate) contexts: Vec<String>,
     pub(crate) namespaces: Vec<String>,
     pub(crate) kruise_missing: bool,
-    /// The root was switched to Pods because Kruise is missing (undone if a switch finds it).
+    /// The root was switched to Pods because no workload kind can be shown (Kruise missing, or
+    /// none the user may list); undone when that changes while the root is still that view.
     pub(crate) pods_for_missing_kruise: bool,
     pub(crate) ready: BTreeSet<Kind>,
     /// Watches failing now, with their last error.
     pub(crate) failed: BTreeMap<Kind, String>,
+    /// Kinds the user may not list here (403), with what the server said.
+    pub(crate) forbidden: BTreeMap<Kind, Denied>,
     pub(crate) workloads: Vec<WorkloadRow>,
     /// Workload UID → index in `workloads` (for the pods' revision column).
     pub(crate) owners: HashMap<String, usize>,
@@ -168,6 +171,7 @@ impl App {
             pods_for_missing_kruise: false,
             ready: BTreeSet::new(),
             failed: BTreeMap::new(),
+            forbidden: BTreeMap::new(),
             workloads: Vec::new(),
             owners: HashMap::new(),
             pods: Vec::new(),
@@ -216,6 +220,11 @@ impl App {
                 ),
             ));
         }
+        out.extend(
+            self.permission_lines()
+                .into_iter()
+                .map(|line| (Banner::Info, line)),
+        );
         if self.kruise_missing {
             out.push((
                 Banner::Info,
@@ -235,6 +244,68 @@ impl App {
             out.push((Banner::Warn, format!("⚠ config: {w}{tail}")));
         }
         out
+    }
+
+    /// One plain line per refusal: "no permission to list CloneSets, Advanced StatefulSets in
+    /// perf-0 as system:serviceaccount:perf-0:viewer" (kinds refused alike share a line).
+    pub(crate) fn permission_lines(&self) -> Vec<String> {
+        let mut groups: Vec<(&Denied, Vec<&'static str>)> = Vec::new();
+        for (kind, denied) in &self.forbidden {
+            let same = |d: &Denied| {
+                d.verb == denied.verb && d.user == denied.user && d.namespace == denied.namespace
+            };
+            match groups.iter_mut().find(|(d, _)| same(d)) {
+                Some((_, kinds)) => kinds.push(kind.plural()),
+                None => groups.push((denied, vec![kind.plural()])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(denied, kinds)| {
+                let scope = match &denied.namespace {
+                    Some(ns) => format!("in {ns}"),
+                    None => "in any namespace".to_owned(),
+                };
+                let who = denied
+                    .user
+                    .as_deref()
+                    .map(|u| format!(" as {u}"))
+                    .unwrap_or_default();
+                format!(
+                    "no permission to {} {} {scope}{who}",
+                    denied.verb,
+                    kinds.join(", ")
+                )
+            })
+            .collect()
+    }
+
+    /// True when no workload kind can be shown: Kruise is missing, or every workload kind is
+    /// refused to this user.
+    pub(crate) fn no_workloads_to_show(&self) -> bool {
+        self.kruise_missing
+            || [Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet]
+                .iter()
+                .all(|k| self.forbidden.contains_key(k))
+    }
+
+    /// Opens on Pods while no workload kind can be shown (and back on Workloads once one can),
+    /// as long as the root is the view the console chose.
+    pub(crate) fn choose_root(&mut self) {
+        let root_is = |app: &App, scope: Scope| {
+            app.stack.len() == 1 && matches!(app.top(), Route::List(l) if l.scope == scope)
+        };
+        let pods_readable = !self.forbidden.contains_key(&Kind::Pod);
+        if self.no_workloads_to_show() && pods_readable && root_is(self, Scope::Workloads) {
+            self.stack = vec![Route::List(ListView::new(Scope::Pods))];
+            self.pods_for_missing_kruise = true;
+        } else if !self.no_workloads_to_show()
+            && self.pods_for_missing_kruise
+            && root_is(self, Scope::Pods)
+        {
+            self.stack = vec![Route::List(ListView::new(Scope::Workloads))];
+            self.pods_for_missing_kruise = false;
+        }
     }
 
     /// Terminal rows the banners take (each wraps at the terminal width; at most 6 rows).

@@ -9,18 +9,23 @@
 
 pub mod cache;
 pub mod cloneset;
+pub mod daemonset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
+pub mod podwrite;
+pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
+pub mod sidecarset;
+pub mod statefulset;
 pub mod write;
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::Pod;
-use kube::{Client, discovery::Discovery};
+use kube::Client;
 use tokio_util::sync::CancellationToken;
 
 pub use cache::{Cache, Versions};
@@ -78,38 +83,23 @@ pub fn rng() -> impl FnMut() -> u64 {
     }
 }
 
-/// Which Kruise kinds the server serves, and at which version CloneSets are read.
+/// Which Kruise kinds the server serves, and at which version CloneSets are read (the one the
+/// console reads: the version the CRD stores, else the newest served).
 pub async fn discover_versions(client: &Client) -> Result<Versions> {
-    let discovery = Discovery::new(client.clone())
-        .filter(&["apps.kruise.io", "policy.kruise.io"])
-        .run()
+    let apis = crate::kube::discovery::discover_kruise(client)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot discover the Kruise APIs: {e}"))?;
-    let served: Vec<kube::core::ApiResource> = discovery
-        .groups()
-        .flat_map(|g| {
-            g.versions()
-                .flat_map(|v| g.versioned_resources(v))
-                .map(|(ar, _)| ar)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut versions = Versions {
-        served: served
+        .map_err(|e| anyhow::anyhow!("cannot discover the Kruise APIs: {}", write::describe(&e)))?;
+    let versions = Versions {
+        served: apis
+            .served
             .iter()
-            .map(|ar| ar.kind.clone())
+            .map(|s| s.kind.clone())
             .filter(|k| cache::KRUISE_KINDS.contains(&k.as_str()))
             .collect(),
-        ..Versions::default()
+        cloneset: crate::kube::discovery::preferred_cloneset_version(&apis)
+            .filter(|ar| ar.version != "v1alpha1")
+            .cloned(),
     };
-    // CloneSets are read at the newest version served (v1beta1 before v1alpha1); v1alpha1 is the
-    // Rust type's own.
-    let mut clonesets: Vec<&kube::core::ApiResource> =
-        served.iter().filter(|ar| ar.kind == "CloneSet").collect();
-    clonesets.sort_by(|a, b| b.version.cmp(&a.version));
-    if let Some(ar) = clonesets.first().filter(|ar| ar.version != "v1alpha1") {
-        versions.cloneset = Some((*ar).clone());
-    }
     if versions.served.is_empty() {
         anyhow::bail!(
             "this cluster serves none of the Kruise APIs (apps.kruise.io, policy.kruise.io): \
@@ -158,6 +148,10 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
     tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
+    tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

@@ -5,6 +5,7 @@
 pub mod act;
 pub mod connect;
 pub mod discovery;
+pub mod errors;
 pub mod exec;
 pub mod health;
 pub mod plan_cmd;

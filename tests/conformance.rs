@@ -33,10 +33,74 @@ fn vector_files() -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// The command line, read as libtest reads it (`cargo test --test conformance -- ARGS`):
+/// positional arguments are filters (a case runs when its source or file name contains one, or
+/// equals one with `--exact`), `--skip X` leaves out what matches X, and the values of libtest's
+/// other options (`--test-threads 2`, `--format pretty`, ...) are consumed, never taken for
+/// filters. Flags this runner has no use for (`--nocapture`, `--quiet`, ...) are ignored.
+#[derive(Debug, Default)]
+struct Args {
+    filters: Vec<String>,
+    skips: Vec<String>,
+    exact: bool,
+    list: bool,
+}
+
+/// libtest options that take a value.
+const VALUE_OPTIONS: &[&str] = &[
+    "--test-threads",
+    "--skip",
+    "--logfile",
+    "--format",
+    "--color",
+    "--shuffle-seed",
+    "-Z",
+];
+
+impl Args {
+    fn parse(args: impl IntoIterator<Item = String>) -> Self {
+        let mut out = Self::default();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with('-') => (n.to_owned(), Some(v.to_owned())),
+                _ => (arg.clone(), None),
+            };
+            if VALUE_OPTIONS.contains(&name.as_str()) {
+                let value = inline.or_else(|| args.next()).unwrap_or_default();
+                if name == "--skip" {
+                    out.skips.push(value);
+                }
+            } else if name == "--exact" {
+                out.exact = true;
+            } else if name == "--list" {
+                out.list = true;
+            } else if !arg.starts_with('-') {
+                out.filters.push(arg);
+            }
+        }
+        out
+    }
+
+    fn matches(&self, pattern: &str, source: &str, file: &str) -> bool {
+        if self.exact {
+            source == pattern || file == pattern
+        } else {
+            source.contains(pattern) || file.contains(pattern)
+        }
+    }
+
+    /// Whether the case `source` of vector file `file` runs.
+    fn selects(&self, source: &str, file: &str) -> bool {
+        (self.filters.is_empty() || self.filters.iter().any(|f| self.matches(f, source, file)))
+            && !self.skips.iter().any(|s| self.matches(s, source, file))
+    }
+}
+
 fn main() -> ExitCode {
     // Panics inside a case are failures of that case; keep their default output quiet.
     panic::set_hook(Box::new(|_| {}));
-    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let args = Args::parse(std::env::args().skip(1));
     let mut passed = 0usize;
     let mut failed = 0usize;
     let files = match vector_files() {
@@ -84,10 +148,12 @@ fn main() -> ExitCode {
                 .get("source")
                 .and_then(Value::as_str)
                 .unwrap_or("<no source>");
-            if filter
-                .as_deref()
-                .is_some_and(|f| !source.contains(f) && !name.contains(f))
-            {
+            if !args.selects(source, &name) {
+                continue;
+            }
+            if args.list {
+                println!("{name}/{source}: test");
+                passed += 1;
                 continue;
             }
             let op = case.get("op").and_then(Value::as_str);
@@ -114,6 +180,14 @@ fn main() -> ExitCode {
                 }
             }
         }
+    }
+    if args.list {
+        println!("{passed} tests");
+        return if failed > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     println!("conformance: {passed} passed, {failed} failed");
     if failed > 0 {

@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kruise_tui::{
     kruise::plan::{self, Action, Blocker, Direction},
     kube::plan_cmd::{
-        ads::ads_plan_input_from_objects, parse_target, plan_input_from_objects, render_plan,
-        selector_string,
+        ads::ads_plan_input_from_objects, parse_target, plan_input_from_objects, pod_selector,
+        render_plan,
     },
 };
 use serde::Deserialize;
@@ -147,7 +148,16 @@ fn targets_and_selectors() {
     assert!(parse_target("web").is_err());
     let cs: kruise_tui::api::CloneSet =
         serde_json::from_value(cloneset("cloneset.yaml")).expect("typed CloneSet");
-    assert_eq!(selector_string(&cs.spec.selector), "app=web");
+    let selector = pod_selector(&cs.spec.selector).expect("the fixture's selector is valid");
+    assert_eq!(selector.to_string(), "app=web");
+    let bad: LabelSelector = serde_json::from_value(
+        serde_json::json!({"matchExpressions": [{"key": "tier", "operator": "Near"}]}),
+    )
+    .expect("a selector object");
+    let err = pod_selector(&bad)
+        .expect_err("unknown operator")
+        .to_string();
+    assert!(err.contains("pod selector is not valid"), "{err}");
 }
 
 fn ads_objects() -> (Value, Vec<Node>, Vec<Pod>) {

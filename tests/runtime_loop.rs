@@ -1,6 +1,10 @@
 //! The console event loop with a scripted console on ratatui's TestBackend: keys, resizes,
 //! messages and ticks reach `update`, effects reach the executor channel, `Quit` ends the loop,
 //! and frames are drawn only when the console says the screen is stale.
+//!
+//! The tests run on tokio's paused clock: the drivers' sleeps, the loop's tick interval and the
+//! timeouts advance virtual time as soon as every task waits, so the tests take no wall-clock
+//! time and their timing cannot flake on a busy machine.
 
 use std::{cell::Cell, io, time::Duration};
 
@@ -98,7 +102,7 @@ fn harness() -> Harness {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn keys_and_messages_reach_update_and_q_quits() {
     let mut h = harness();
     let mut console = Scripted::default();
@@ -156,7 +160,7 @@ async fn keys_and_messages_reach_update_and_q_quits() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_quit_effect_ends_the_loop_without_reaching_the_executor() {
     let mut h = harness();
     let mut console = Scripted::default();
@@ -174,7 +178,7 @@ async fn a_quit_effect_ends_the_loop_without_reaching_the_executor() {
     assert!(h.effects.try_recv().is_err());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn ticks_move_the_clock_without_redrawing_an_unchanged_screen() {
     let mut h = harness();
     let mut console = Scripted::default();
@@ -202,7 +206,7 @@ async fn ticks_move_the_clock_without_redrawing_an_unchanged_screen() {
     drop(h.msgs);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_resize_reaches_update_and_the_screen_is_redrawn() {
     let mut h = harness();
     let mut console = Scripted::default();

@@ -8,7 +8,7 @@ use harness::{Harness, discovery, empty_stores};
 use kruise_tui::{
     app::{
         Kind, Msg,
-        msg::{EffectResult, EventRow, ObjectRef},
+        msg::{Denied, EffectResult, EventRow, ObjectRef},
     },
     config::LoadedConfig,
 };
@@ -142,6 +142,44 @@ fn kruise_missing_opens_on_pods() {
     h.type_text(":cs");
     h.press(&["enter"]);
     insta::assert_snapshot!("kruise_missing_workloads", h.screen());
+}
+
+/// A ServiceAccount that may list pods in `demo` and nothing of Kruise (a 403 per kind).
+#[test]
+fn no_permission_for_workloads_opens_on_pods_with_one_line() {
+    let (stores, mut writers) = empty_stores();
+    harness::apply(&mut writers.pods, harness::fixture("pods.yaml"));
+    let mut h = Harness::bare(stores, writers, LoadedConfig::default(), (120, 16));
+    h.feed(Msg::Discovered(discovery(Some("demo"))));
+    h.feed(Msg::StoreReady(Kind::Pod));
+    for (kind, resource) in [
+        (Kind::CloneSet, "clonesets"),
+        (Kind::StatefulSet, "statefulsets"),
+        (Kind::DaemonSet, "daemonsets"),
+    ] {
+        h.feed(Msg::WatchForbidden {
+            kind,
+            denied: Denied {
+                verb: "list".into(),
+                user: Some("system:serviceaccount:demo:viewer".into()),
+                namespace: Some("demo".into()),
+                message: format!(
+                    "{resource}.apps.kruise.io is forbidden: User \"system:serviceaccount:demo:viewer\" \
+                     cannot list resource \"{resource}\" in API group \"apps.kruise.io\" in the namespace \"demo\""
+                ),
+            },
+        });
+    }
+    let screen = h.screen();
+    assert!(
+        !screen.contains("retrying"),
+        "a 403 is not an outage:\n{screen}"
+    );
+    insta::assert_snapshot!(screen);
+    // The Workloads view says what is refused.
+    h.type_text(":cs");
+    h.press(&["enter"]);
+    insta::assert_snapshot!("no_permission_clonesets", h.screen());
 }
 
 #[test]

@@ -26,12 +26,24 @@ pub struct Lifecycle {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LifecycleHook {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub labels_handler: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub finalizers_handler: Vec<String>,
     /// Sets the `KruisePodReady` condition to False while preparing delete/update.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub mark_pod_not_ready: bool,
 }
 
@@ -39,9 +51,17 @@ pub struct LifecycleHook {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdatePriorityStrategy {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub weight_priority: Vec<UpdatePriorityWeightTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub order_priority: Vec<UpdatePriorityOrderTerm>,
 }
 
@@ -50,7 +70,7 @@ pub struct UpdatePriorityStrategy {
 #[serde(rename_all = "camelCase")]
 pub struct UpdatePriorityWeightTerm {
     pub weight: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub match_selector: LabelSelector,
 }
 
@@ -98,11 +118,11 @@ pub struct WorkloadCondition {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetReference {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub api_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
 }
 

@@ -30,9 +30,9 @@ crate::impl_resource!(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pod_name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub containers: Vec<ContainerRecreateRequestContainer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<ContainerRecreateRequestStrategy>,
@@ -77,7 +77,7 @@ pub struct ProbeHandler {
 pub struct ContainerRecreateRequestContainerContext {
     #[serde(rename = "containerID", default)]
     pub container_id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub restart_count: i32,
 }
 
@@ -85,13 +85,25 @@ pub struct ContainerRecreateRequestContainerContext {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestStrategy {
     /// Fail (default) | Ignore ("" when unset, like Go's omitempty string).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub failure_policy: String,
     /// Recreate the next container only after the previous one is running again.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub ordered_recreate: bool,
     /// Kill without preStop and without waiting.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub force_recreate: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub termination_grace_period_seconds: Option<i64>,
@@ -99,7 +111,11 @@ pub struct ContainerRecreateRequestStrategy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unready_grace_period_seconds: Option<i64>,
     /// A recreated container counts as started after running this long (0 when unset).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "is_zero"
+    )]
     pub min_started_seconds: i32,
 }
 
@@ -107,13 +123,21 @@ pub struct ContainerRecreateRequestStrategy {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestStatus {
     /// Pending | Recreating | Succeeded | Failed | Completed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub container_recreate_states: Vec<ContainerRecreateRequestContainerRecreateState>,
 }
 
@@ -122,11 +146,19 @@ pub struct ContainerRecreateRequestStatus {
 pub struct ContainerRecreateRequestContainerRecreateState {
     pub name: String,
     /// Pending | Recreating | Failed | Succeeded.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub message: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub is_killed: bool,
 }
 

@@ -30,7 +30,7 @@ crate::impl_resource!(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePodProbeSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pod_probes: Vec<PodProbe>,
 }
 
@@ -38,16 +38,33 @@ pub struct NodePodProbeSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbe {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub namespace: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub uid: String,
     /// The pod IP ("" when unknown).
-    #[serde(default, rename = "IP", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "IP",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub ip: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub probes: Vec<ContainerProbe>,
 }
 
@@ -56,7 +73,7 @@ pub struct PodProbe {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerProbe {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub container_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<Probe>,
@@ -65,20 +82,20 @@ pub struct ContainerProbe {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePodProbeStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pod_probe_statuses: Vec<PodProbeStatus>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbeStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub namespace: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub uid: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub probe_states: Vec<ContainerProbeState>,
 }
 
@@ -87,12 +104,16 @@ pub struct PodProbeStatus {
 pub struct ContainerProbeState {
     pub name: String,
     /// Succeeded | Failed | Unknown ("" when not probed yet).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub message: String,
 }

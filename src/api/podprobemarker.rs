@@ -35,7 +35,7 @@ pub struct PodProbeMarkerSpec {
     /// None when absent, so validation can tell a missing selector from an empty one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub probes: Vec<PodContainerProbe>,
 }
 
@@ -44,18 +44,26 @@ pub struct PodProbeMarkerSpec {
 #[serde(rename_all = "camelCase")]
 pub struct PodContainerProbe {
     /// Probe name, unique in the marker; also the default pod condition type.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub container_name: String,
     /// The probe (`ContainerProbeSpec`, a core Probe inlined): a handler (exec, httpGet,
     /// tcpSocket, grpc) with its timing; None when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<Probe>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub marker_policy: Vec<ProbeMarkerPolicy>,
     /// Pod condition type written with the result ("" means `name`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub pod_condition_type: String,
 }
 
@@ -64,19 +72,27 @@ pub struct PodContainerProbe {
 #[serde(rename_all = "camelCase")]
 pub struct ProbeMarkerPolicy {
     /// Succeeded | Failed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub state: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub labels: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub annotations: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodProbeMarkerStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub matched_pods: i64,
 }

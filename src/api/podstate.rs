@@ -19,7 +19,7 @@ use super::keys;
 #[serde(rename_all = "camelCase")]
 pub struct InPlaceUpdateState {
     /// The revision being updated to.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub revision: String,
     /// When the whole update started (not reset after a grace period).
     #[serde(default)]
@@ -27,22 +27,50 @@ pub struct InPlaceUpdateState {
     /// Container statuses captured just before the image patch; `null` until then.
     #[serde(default)]
     pub last_container_statuses: Option<BTreeMap<String, InPlaceUpdateContainerStatus>>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub update_resources: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub update_images: bool,
     /// Work left for lower-priority containers (container launch priority).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub next_container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub next_container_ref_metadata: BTreeMap<String, ObjectMeta>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub next_container_resources: BTreeMap<String, ResourceRequirements>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pre_check_before_next: Option<InPlaceUpdatePreCheckBeforeNext>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub container_batches_record: Vec<InPlaceUpdateContainerBatch>,
 }
 
@@ -70,14 +98,23 @@ impl InPlaceUpdateState {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InPlaceUpdateContainerStatus {
-    #[serde(default, rename = "imageID", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "imageID",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub image_id: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InPlaceUpdatePreCheckBeforeNext {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub containers_required_ready: Vec<String>,
 }
 
@@ -86,7 +123,7 @@ pub struct InPlaceUpdatePreCheckBeforeNext {
 pub struct InPlaceUpdateContainerBatch {
     #[serde(default)]
     pub timestamp: Option<Time>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub containers: Vec<String>,
 }
 
@@ -94,20 +131,40 @@ pub struct InPlaceUpdateContainerBatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InPlaceUpdateGraceSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub revision: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub container_images: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub container_ref_metadata: BTreeMap<String, ObjectMeta>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub container_resources: BTreeMap<String, ResourceRequirements>,
     /// A JSON merge patch of pod metadata, base64-encoded as Go writes `[]byte`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_data_patch: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub update_env_from_metadata: bool,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "is_zero"
+    )]
     pub grace_seconds: i32,
     /// Fields of newer versions, kept so a rewrite loses nothing.
     #[serde(flatten)]
@@ -139,15 +196,19 @@ pub struct SidecarSetUpgradeSpec {
     #[serde(default)]
     pub update_timestamp: Option<Time>,
     /// The SidecarSet's hash annotation when this pod's sidecars were written.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub hash: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub sidecar_set_name: String,
     /// Sorted sidecar container names; may be `null`.
     #[serde(default)]
     pub sidecar_list: Option<Vec<String>>,
     /// The SidecarSet's `status.latestRevision` at that time.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub controller_revision: String,
 }
 

@@ -51,27 +51,27 @@ pub struct PodUnavailableBudgetSpec {
 #[serde(rename_all = "camelCase")]
 pub struct PodUnavailableBudgetStatus {
     /// `metadata.generation` last acted on.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
     /// Pods the webhook let go (deleted/evicted), by name, with the admission time, not yet
     /// seen by the controller.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     #[schemars(with = "BTreeMap<String, Time>")]
     pub disrupted_pods: BTreeMap<String, String>,
     /// Pods made unavailable by an update the webhook allowed, by name, with the admission time.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     #[schemars(with = "BTreeMap<String, Time>")]
     pub unavailable_pods: BTreeMap<String, String>,
     /// How many more pods may become unavailable.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub unavailable_allowed: i32,
     /// Available pods counted.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub current_available: i32,
     /// Pods that must stay available.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub desired_available: i32,
     /// Replicas the budget is computed over.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub total_replicas: i32,
 }

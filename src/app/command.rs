@@ -183,6 +183,7 @@ fn switch(app: &mut App, context: Option<String>, namespace: Option<String>) -> 
     app.namespace = namespace.clone();
     app.ready.clear();
     app.failed.clear();
+    app.forbidden.clear();
     app.stack.truncate(1);
     app.rebuild_workloads();
     app.rebuild_pods();

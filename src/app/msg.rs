@@ -60,6 +60,9 @@ pub enum Msg {
     Discovered(Discovery),
     /// A watch failed; it is retried with backoff.
     WatchFailed { kind: Kind, error: String },
+    /// The user may not list or watch this kind here (HTTP 403). Not an outage: nothing is
+    /// retried in a loop; the watch checks again slowly and on `:ns`/`:ctx`.
+    WatchForbidden { kind: Kind, denied: Denied },
     /// A watch is receiving events again after a failure.
     WatchRecovered(Kind),
     /// The result of an [`Effect`](super::Effect) the executor ran.
@@ -67,6 +70,19 @@ pub enum Msg {
     /// `:ns`/`:ctx` rebuilt the watches: read these stores from now on. Sent before any message
     /// of the new watches (and before `EffectDone(Switched)`); the old stores stop changing.
     StoresReplaced(super::Stores),
+}
+
+/// What a 403 said the user may not do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denied {
+    /// The verb refused (`list`, `watch`).
+    pub verb: String,
+    /// The user the server named (`system:serviceaccount:perf-0:viewer`), if it named one.
+    pub user: Option<String>,
+    /// The namespace of the refused request; None for the cluster scope (all namespaces).
+    pub namespace: Option<String>,
+    /// The server's message, whole.
+    pub message: String,
 }
 
 /// What the kube layer learned about the cluster it connected to.

@@ -5,7 +5,7 @@ use super::{
     dialog::{Confirm, Overlay, default_revision},
     keys,
     msg::{EffectResult, Kind, Msg},
-    route::{Fetch, ListView, Route, Scope},
+    route::{Fetch, Route},
 };
 
 /// Applies one message; returns the IO the runtime must perform.
@@ -54,21 +54,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.namespace = d.namespace;
             app.namespaces = d.namespaces;
             app.kruise_missing = d.kruise_missing;
-            let root_is = |app: &App, scope: Scope| {
-                app.stack.len() == 1 && matches!(app.top(), Route::List(l) if l.scope == scope)
-            };
-            if app.kruise_missing && root_is(app, Scope::Workloads) {
-                // Without Kruise the useful view is pods: open on it.
-                app.stack = vec![Route::List(ListView::new(Scope::Pods))];
-                app.pods_for_missing_kruise = true;
-            } else if !app.kruise_missing
-                && app.pods_for_missing_kruise
-                && root_is(app, Scope::Pods)
-            {
-                // Switched to a cluster with Kruise: back to the Workloads view.
-                app.stack = vec![Route::List(ListView::new(Scope::Workloads))];
-                app.pods_for_missing_kruise = false;
-            }
+            // Without Kruise the useful view is pods: open on it (and back once it is there).
+            app.choose_root();
             if ns_changed {
                 app.rebuild_workloads();
                 app.rebuild_pods();
@@ -82,11 +69,26 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.refresh_lists();
             app.mark_dirty();
         }
+        Msg::WatchForbidden { kind, denied } => {
+            // Not an outage: the kind is as loaded as it will get for this user.
+            app.failed.remove(&kind);
+            app.forbidden.insert(kind, denied);
+            app.ready.insert(kind);
+            app.choose_root();
+            app.refresh_lists();
+            app.mark_dirty();
+        }
         Msg::WatchRecovered(kind) => {
-            if app.failed.remove(&kind).is_some() {
-                app.refresh_lists();
-                app.mark_dirty();
+            let failed = app.failed.remove(&kind).is_some();
+            if app.forbidden.remove(&kind).is_some() {
+                // Permission granted meanwhile: its list is loading now.
+                app.ready.remove(&kind);
+                app.choose_root();
+            } else if !failed {
+                return Vec::new();
             }
+            app.refresh_lists();
+            app.mark_dirty();
         }
         Msg::EffectDone(result) => {
             let effects = effect_done(app, result);
@@ -98,6 +100,7 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.stores = stores;
             app.ready.clear();
             app.failed.clear();
+            app.forbidden.clear();
             app.rebuild_workloads();
             app.rebuild_pods();
             app.mark_dirty();

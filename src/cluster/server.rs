@@ -36,6 +36,8 @@ use tokio::{net::TcpListener, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
 pub mod admission;
+pub mod auth;
+pub mod authz;
 pub mod builtin;
 pub mod convert;
 pub mod discovery;
@@ -92,6 +94,8 @@ pub struct EmbeddedCluster {
     tls: tls::Tls,
     serving: Mutex<Option<Serving>>,
     gc: JoinHandle<()>,
+    /// ClusterRole aggregation (kube-controller-manager's job on a real cluster).
+    aggregation: JoinHandle<()>,
 }
 
 impl EmbeddedCluster {
@@ -108,21 +112,26 @@ impl EmbeddedCluster {
             .with_context(|| format!("cannot listen on {}", opts.listen))?;
         let addr = listener.local_addr()?;
         let store = Store::new()?;
+        authz::bootstrap::install(&store)?;
+        authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));
         let shared = Arc::new(http::Shared {
             store: store.clone(),
             admission: Admission::default(),
+            auth: auth::Authenticator::new(token.clone())?,
             token,
             addr,
             applied: Default::default(),
             requests: Default::default(),
         });
+        let aggregation = authz::aggregation::spawn(store.clone());
         let gc = gc::spawn(store);
         let cluster = EmbeddedCluster {
             shared,
             tls: tls::Tls::generate()?,
             serving: Mutex::new(None),
             gc,
+            aggregation,
         };
         cluster.serve_on(listener);
         Ok(cluster)
@@ -229,6 +238,7 @@ impl EmbeddedCluster {
     pub async fn shutdown(self) {
         self.stop_serving().await;
         self.gc.abort();
+        self.aggregation.abort();
     }
 }
 
@@ -240,5 +250,6 @@ impl Drop for EmbeddedCluster {
             s.stop.cancel();
         }
         self.gc.abort();
+        self.aggregation.abort();
     }
 }

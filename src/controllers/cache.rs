@@ -43,6 +43,10 @@ pub struct Informer<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     writer: Mutex<Option<Writer<K>>>,
     handlers: Arc<Mutex<Vec<Handler<K>>>>,
+    /// True once the first list is in the store. Waiters wait on this, not on
+    /// `Store::wait_until_ready`: kube-runtime's one-shot behind it keeps a single waker, so of
+    /// several tasks waiting at once only the last would ever wake.
+    listed: tokio::sync::watch::Sender<bool>,
 }
 
 impl<K> Informer<K>
@@ -55,6 +59,7 @@ where
             store,
             writer: Mutex::new(Some(writer)),
             handlers: Arc::new(Mutex::new(Vec::new())),
+            listed: tokio::sync::watch::channel(false).0,
         }
     }
 
@@ -91,9 +96,10 @@ where
         }
     }
 
-    /// Waits until the first list is in the store.
+    /// Waits until the first list is in the store (any number of tasks may wait at once).
     pub async fn ready(&self) {
-        let _ = self.store.wait_until_ready().await;
+        let mut rx = self.listed.subscribe();
+        let _ = rx.wait_for(|listed| *listed).await;
     }
 
     /// The kind is not served: its store is ready, empty, and never changes.
@@ -114,6 +120,7 @@ where
         };
         let store = self.store.clone();
         let handlers = self.handlers.clone();
+        let listed = self.listed.clone();
         tasks.spawn(async move {
             let mut stream = std::pin::pin!(stream);
             let mut relisting = false;
@@ -131,6 +138,9 @@ where
                     _ => None,
                 };
                 writer.apply_watcher_event(&event);
+                if matches!(event, Event::InitDone) {
+                    listed.send_replace(true);
+                }
                 let Ok(handlers) = handlers.lock() else {
                     continue;
                 };
@@ -223,6 +233,11 @@ pub struct Cache {
     pub probe_markers: Informer<crate::api::PodProbeMarker>,
     pub node_probes: Informer<crate::api::NodePodProbe>,
     pub pubs: Informer<crate::api::PodUnavailableBudget>,
+    /// Built-in workloads, for the PUB controller's replica counts (upstream's controller
+    /// finder).
+    pub deployments: Informer<k8s_openapi::api::apps::v1::Deployment>,
+    pub replicasets: Informer<k8s_openapi::api::apps::v1::ReplicaSet>,
+    pub k8s_statefulsets: Informer<k8s_openapi::api::apps::v1::StatefulSet>,
     tasks: Mutex<JoinSet<()>>,
 }
 
@@ -278,6 +293,9 @@ impl Cache {
             probe_markers: Informer::new(),
             node_probes: Informer::new(),
             pubs: Informer::new(),
+            deployments: Informer::new(),
+            replicasets: Informer::new(),
+            k8s_statefulsets: Informer::new(),
             tasks: Mutex::new(JoinSet::new()),
         })
     }
@@ -320,9 +338,14 @@ impl Cache {
         kruise!(probe_markers, "PodProbeMarker");
         kruise!(node_probes, "NodePodProbe");
         kruise!(pubs, "PodUnavailableBudget");
+        self.deployments.run(t, "Deployment", watch_typed(client));
+        self.replicasets.run(t, "ReplicaSet", watch_typed(client));
+        self.k8s_statefulsets
+            .run(t, "apps/v1 StatefulSet", watch_typed(client));
     }
 
-    /// Waits until every store has its first list.
+    /// Waits until every store has its first list (any number of tasks may wait: each informer
+    /// signals its own readiness).
     pub async fn ready(&self) {
         futures::join!(
             self.pods.ready(),
@@ -339,6 +362,11 @@ impl Cache {
             self.probe_markers.ready(),
             self.node_probes.ready(),
             self.pubs.ready(),
+        );
+        futures::join!(
+            self.deployments.ready(),
+            self.replicasets.ready(),
+            self.k8s_statefulsets.ready(),
         );
     }
 

@@ -23,6 +23,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::{Expect, Expectations},
+    podwrite,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
     write,
@@ -436,71 +437,9 @@ async fn apply_one(
                 name: w.name.clone(),
             }]
         }),
-        PodOp::Delete { uid } => write::delete(api, &w.name, uid).await.map(|()| {
-            vec![Expect::Deleted {
-                name: w.name.clone(),
-                uid: uid.clone(),
-            }]
-        }),
+        PodOp::Delete { uid } => podwrite::delete(api, &w.name, uid).await,
         PodOp::Update { status, pod } => {
-            let mut rv = None;
-            if let Some(status) = status {
-                let written = with_rebase(api, base, status, None, |api, p| async move {
-                    write::replace_status(&api, &p).await
-                })
-                .await?;
-                rv = Some(written.resource_version);
-            }
-            if let Some(pod) = pod {
-                let written = with_rebase(api, base, pod, rv.take(), |api, p| async move {
-                    write::replace(&api, &p).await
-                })
-                .await?;
-                rv = Some(written.resource_version);
-            }
-            Ok(rv
-                .map(|resource_version| Expect::Updated {
-                    name: w.name.clone(),
-                    resource_version,
-                })
-                .into_iter()
-                .collect())
-        }
-    }
-}
-
-/// How often a pod write is re-applied to a freshly read pod after a conflict.
-const CONFLICT_RETRIES: usize = 3;
-
-/// Writes `desired` (computed from `base`); on a conflict re-reads the pod and re-applies the
-/// same change to it (upstream's RetryOnConflict), a bounded number of times. `rv` overrides
-/// the first attempt's resourceVersion (the one a status write just returned).
-async fn with_rebase<F, Fut>(
-    api: &Api<Pod>,
-    base: Option<&Pod>,
-    desired: &Pod,
-    rv: Option<String>,
-    write_fn: F,
-) -> Result<write::Written, kube::Error>
-where
-    F: Fn(Api<Pod>, Pod) -> Fut,
-    Fut: std::future::Future<Output = Result<write::Written, kube::Error>>,
-{
-    let mut attempt = desired.clone();
-    if let Some(rv) = rv {
-        attempt.metadata.resource_version = Some(rv);
-    }
-    let mut tries = 0;
-    loop {
-        match write_fn(api.clone(), attempt.clone()).await {
-            Err(err) if write::code(&err) == Some(409) && tries < CONFLICT_RETRIES => {
-                tries += 1;
-                let Some(base) = base else { return Err(err) };
-                let name = desired.metadata.name.as_deref().unwrap_or_default();
-                let fresh = api.get(name).await?;
-                attempt = pods::rebase(base, desired, &fresh);
-            }
-            other => return other,
+            podwrite::update(api, &w.name, base, status.as_deref(), pod.as_deref()).await
         }
     }
 }

@@ -11,18 +11,7 @@ use kube::{
 use serde::{Serialize, de::DeserializeOwned};
 
 /// An API error as one line: the server's Status message, never the Debug form.
-pub fn describe(err: &kube::Error) -> String {
-    match err {
-        kube::Error::Api(status) => {
-            if status.message.is_empty() {
-                format!("{} ({})", status.reason, status.code)
-            } else {
-                status.message.clone()
-            }
-        }
-        other => other.to_string(),
-    }
-}
+pub use crate::kube::errors::text as describe;
 
 /// The HTTP status of an API error.
 pub fn code(err: &kube::Error) -> Option<u16> {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod convert;
 pub mod plan;
+pub mod reconcile;
 pub mod scheduling;
 pub mod update;
 
@@ -56,10 +57,10 @@ pub enum RollingUpdateType {
 #[serde(rename_all = "camelCase")]
 pub struct DsRollingUpdate {
     /// Standard or InPlaceIfPossible.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub rolling_update_type: RollingUpdateType,
     /// Number of nodes kept on the old revision.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub partition: i32,
     /// Only nodes matching this selector update.
     #[serde(default)]
@@ -71,7 +72,7 @@ pub struct DsRollingUpdate {
     #[serde(default)]
     pub max_surge: Option<IntOrString>,
     /// Stops the rolling update (pods are still created and deleted).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
 }
 
@@ -80,13 +81,13 @@ pub struct DsRollingUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct DsSpec {
     /// `spec.updateStrategy.type`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_strategy_type: DsUpdateStrategyType,
     /// `spec.updateStrategy.rollingUpdate`.
     #[serde(default)]
     pub rolling_update: Option<DsRollingUpdate>,
     /// `spec.minReadySeconds`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub min_ready_seconds: i32,
     /// The `deprecated.daemonset.template.generation` annotation, if parseable.
     #[serde(default)]
@@ -101,25 +102,25 @@ pub struct DsSpec {
 #[serde(rename_all = "camelCase")]
 pub struct DsPod {
     /// Pod name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
     /// `controller-revision-hash` label.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub hash: String,
     /// `pod-template-generation` label.
     #[serde(default)]
     pub template_generation: Option<String>,
     /// Has a deletionTimestamp.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub terminating: bool,
     /// Ready condition is True.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready: bool,
     /// Seconds since Ready turned True (None = unknown).
     #[serde(default)]
     pub ready_for_seconds: Option<i64>,
     /// `lifecycle.apps.kruise.io/state`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub lifecycle_state: String,
 }
 
@@ -151,10 +152,10 @@ impl DsPod {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DsNode {
     /// Node name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
     /// Node labels.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub labels: BTreeMap<String, String>,
 }
 

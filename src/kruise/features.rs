@@ -34,6 +34,8 @@ const DEFAULTS: &[(&str, bool)] = &[
     ("PreparingUpdateAsUpdate", false),
     ("InPlaceUpdateEnvFromMetadata", true),
     ("RecreatePodWhenChangeVCTInCloneSetGate", false),
+    ("PodIndexLabel", true),
+    ("StatefulSetStartOrdinal", false),
 ];
 
 impl FeatureGates {

@@ -68,7 +68,7 @@ pub fn protected_kind(api_version: &str, kind: &str) -> Option<ProtectedKind> {
 #[serde(rename_all = "camelCase")]
 pub struct PodFact {
     /// `status.phase`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]
@@ -80,7 +80,7 @@ pub struct PodFact {
 #[serde(rename_all = "camelCase")]
 pub struct PvcFact {
     /// `status.phase`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]
@@ -92,10 +92,10 @@ pub struct PvcFact {
 #[serde(rename_all = "camelCase")]
 pub struct CrFact {
     /// Namespace (empty for cluster-scoped).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub namespace: String,
     /// Name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
     /// `metadata.deletionTimestamp`, if set.
     #[serde(default)]
@@ -222,18 +222,21 @@ pub fn validate_always_only_deletion(label: Option<&str>) -> Result<(), String> 
     }
 }
 
-/// The storage version's `group/version, Kind=kind` of a CRD object, as Go prints a GVK.
+/// The GVK the CRD webhook lists, as Go prints it (`group/version, Kind=kind`): the storage
+/// version of `spec.versions`, and upstream uses `spec.names.listKind` as the kind. With no
+/// storage version the GVK stays empty (`/, Kind=`), as upstream's does.
 fn crd_storage_gvk(crd: &Value) -> String {
     let spec = &crd["spec"];
-    let group = spec["group"].as_str().unwrap_or_default();
-    let kind = spec["names"]["kind"].as_str().unwrap_or_default();
-    let version = spec["versions"]
+    let storage = spec["versions"]
         .as_array()
-        .and_then(|vs| vs.iter().find(|v| v["storage"].as_bool() == Some(true)))
-        .and_then(|v| v["name"].as_str())
-        .or_else(|| spec["version"].as_str())
-        .unwrap_or_default();
-    format!("{group}/{version}, Kind={kind}")
+        .and_then(|vs| vs.iter().find(|v| v["storage"].as_bool() == Some(true)));
+    let Some(version) = storage else {
+        return "/, Kind=".to_owned();
+    };
+    let group = spec["group"].as_str().unwrap_or_default();
+    let list_kind = spec["names"]["listKind"].as_str().unwrap_or_default();
+    let version = version["name"].as_str().unwrap_or_default();
+    format!("{group}/{version}, Kind={list_kind}")
 }
 
 /// The DELETE admission decision for any object (the webhooks' DELETE branches, v1.8.4).
@@ -352,12 +355,12 @@ mod tests {
     fn crd_list_error_names_the_storage_version() {
         let crd = json!({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
             "metadata":{"labels":{DELETION_PROTECTION_KEY:"Cascading"}},
-            "spec":{"group":"g.io","names":{"kind":"K"},"versions":[{"name":"v1","storage":false},{"name":"v2","storage":true}]}});
+            "spec":{"group":"g.io","names":{"kind":"K","listKind":"KList"},"versions":[{"name":"v1","storage":false},{"name":"v2","storage":true}]}});
         let gates = on().with("DeletionProtectionForCRDCascadingGate", true);
         let v = validate_deletion(&gates, "DELETE", "", Some(&crd), &ClusterFacts::default());
         assert_eq!(
             v.message.as_deref(),
-            Some("failed to list CRs of g.io/v2, Kind=K: custom resources unavailable")
+            Some("failed to list CRs of g.io/v2, Kind=KList: custom resources unavailable")
         );
     }
 

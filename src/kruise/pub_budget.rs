@@ -1,13 +1,15 @@
 //! PodUnavailableBudget (policy.kruise.io/v1alpha1), ported sans-IO from Kruise v1.8.4: the
 //! controller's status arithmetic ([`status`]), the pod admission decision for DELETE, eviction
 //! and UPDATE ([`admission`]), the PUB's own create/update validation ([`validation`]) and the
-//! per-pod predicates ([`pod`]). The embedded API server calls [`admission::pod_admission`] and
-//! [`validation::validate_pub`] as validating admission hooks.
+//! per-pod predicates ([`pod`]); [`sync`] is the pass the embedded controller runs. The
+//! embedded API server calls [`admission::pod_admission`] and [`validation::validate_pub`] as
+//! validating admission hooks.
 
 pub mod admission;
 pub mod pod;
 pub mod resolve;
 pub mod status;
+pub mod sync;
 pub mod validation;
 
 #[cfg(test)]
@@ -46,11 +48,44 @@ impl PodUnavailableBudget {
             .map(String::as_str)
     }
 
-    /// The total replicas: the `pub.kruise.io/protect-total-replicas` override when it parses as
-    /// an int32, else `workload_total` (what the workload resolution found).
+    /// The total replicas: the `pub.kruise.io/protect-total-replicas` override when it is set
+    /// and not empty, else `workload_total` (what the workload resolution found).
+    ///
+    /// As GetPodsForPub reads it with `strconv.ParseInt(value, 10, 32)` and ignores the error, a
+    /// value that is not a number counts as 0 and one out of range as the int32 limit of its
+    /// sign (the webhook refuses such values, but a PUB stored before can carry one).
     pub fn total_replicas(&self, workload_total: i32) -> i32 {
-        self.annotation(PROTECT_TOTAL_REPLICAS_ANNOTATION)
-            .and_then(|v| v.parse::<i32>().ok())
-            .unwrap_or(workload_total)
+        match self.annotation(PROTECT_TOTAL_REPLICAS_ANNOTATION) {
+            Some(v) if !v.is_empty() => go_parse_int32(v),
+            _ => workload_total,
+        }
     }
+}
+
+/// Go's `strconv.ParseInt(s, 10, 32)` with the error dropped: an optional sign then decimal
+/// digits; a syntax error gives 0, a range error the int32 limit of the sign. As Go does, an
+/// overflow found before a bad character is a range error.
+fn go_parse_int32(s: &str) -> i32 {
+    let (negative, digits) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
+        return 0;
+    }
+    let limit = if negative { i32::MIN } else { i32::MAX };
+    // ParseUint(digits, 10, 32) stops with a range error past u32::MAX.
+    let mut n: u64 = 0;
+    for c in digits.bytes() {
+        if !c.is_ascii_digit() {
+            return 0;
+        }
+        n = n * 10 + u64::from(c - b'0');
+        if n > u64::from(u32::MAX) {
+            return limit;
+        }
+    }
+    let n = i64::try_from(n).unwrap_or(i64::MAX);
+    i32::try_from(if negative { -n } else { n }).unwrap_or(limit)
 }

@@ -8,7 +8,9 @@
 //!   summary for views ([`summary::pod_sidecar_summary`]);
 //! - the controller: [`reconcile::reconcile`] (status + pods to write), built on
 //!   [`upgrade::next_upgrade_pods`], with [`revision::plan_latest_revision`] and
-//!   [`history::truncate_history`] for ControllerRevisions;
+//!   [`history::truncate_history`] for ControllerRevisions; [`sync`] is the pass the embedded
+//!   controller runs (revisions, status, hot-upgrade resets, upgrades, events), and
+//!   [`restore`] rebuilds a historic revision for injection;
 //! - admission hooks ([`admission`]): pod CREATE injection (mutating), SidecarSet defaults and
 //!   hashes (mutating) and SidecarSet validation.
 
@@ -25,9 +27,10 @@ mod order;
 pub mod pod_state;
 mod quantity;
 pub mod reconcile;
+pub mod restore;
 pub mod revision;
-mod sha256;
 pub mod summary;
+pub mod sync;
 pub mod types;
 pub mod upgrade;
 pub mod validate;

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod convert;
 pub mod ordinals;
 pub mod plan;
+pub mod reconcile;
 pub mod status;
 pub mod update;
 
@@ -85,22 +86,22 @@ pub struct UnorderedUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct RollingUpdate {
     /// Number of pods kept on the old revision (int32, not a percent).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub partition: i32,
     /// Default 1; a percent rounds down and the result is at least 1.
     #[serde(default)]
     pub max_unavailable: Option<IntOrString>,
     /// Stops the rolling phase.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
     /// Present means unordered update (Parallel only).
     #[serde(default)]
     pub unordered_update: Option<UnorderedUpdate>,
     /// How a pod is updated.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pod_update_policy: PodUpdatePolicy,
     /// `rollingUpdate.minReadySeconds`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub min_ready_seconds: i32,
 }
 
@@ -109,19 +110,19 @@ pub struct RollingUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct AstsSpec {
     /// `spec.replicas` (defaulted to 1 by the API).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub replicas: i32,
     /// `spec.reserveOrdinals`: ints or `"a-b"` ranges.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub reserve_ordinals: Vec<IntOrString>,
     /// `spec.ordinals.start` (needs the `StatefulSetStartOrdinal` gate).
     #[serde(default)]
     pub ordinals_start: Option<i32>,
     /// `spec.podManagementPolicy`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pod_management_policy: PodManagementPolicy,
     /// `spec.updateStrategy.type`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_strategy_type: UpdateStrategyType,
     /// `spec.updateStrategy.rollingUpdate` (None = unset).
     #[serde(default)]
@@ -133,34 +134,34 @@ pub struct AstsSpec {
 #[serde(rename_all = "camelCase")]
 pub struct AstsPod {
     /// Pod name `<set>-<ordinal>`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
     /// Value of the `controller-revision-hash` label.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub revision: String,
     /// `status.phase` (`""` = not created yet).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub phase: String,
     /// Ready condition is True.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready: bool,
     /// Seconds since the Ready condition turned True (None = unknown / zero time).
     #[serde(default)]
     pub ready_for_seconds: Option<i64>,
     /// Has a deletionTimestamp.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub terminating: bool,
     /// `lifecycle.apps.kruise.io/state` (`""` = absent).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub lifecycle_state: String,
     /// Carries `apps.kruise.io/specified-delete`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub specified_delete: bool,
     /// An in-place update of this pod is still in progress.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub in_place_update_pending: bool,
     /// Pod labels (for priority strategies).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub labels: BTreeMap<String, String>,
 }
 

@@ -22,9 +22,17 @@ pub type Labels = BTreeMap<String, String>;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PriorityStrategy {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub weight_priority: Vec<WeightTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub order_priority: Vec<OrderTerm>,
 }
 
@@ -33,9 +41,9 @@ pub struct PriorityStrategy {
 #[serde(rename_all = "camelCase")]
 pub struct WeightTerm {
     // Go decodes a missing `weight` as 0.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub weight: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub match_selector: LabelSelector,
 }
 

@@ -2,6 +2,8 @@
 //! shared by the webhook ports: qualified names, DNS-1123 labels and subdomains, label values and
 //! port names, worded as upstream words them.
 
+use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
+
 /// One validation error (`field.Error`): path and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -125,6 +127,101 @@ pub fn port_name_errors(port: &str) -> Vec<String> {
         errs.push("must not begin or end with a hyphen".to_owned());
     }
     errs
+}
+
+/// apimachinery `metav1validation.ValidateLabelSelector` (v0.30, label values validated): each
+/// `matchLabels` key as a qualified name and value as a label value (at `<path>.matchLabels`;
+/// Go walks the map in random order, here in key order), then every `matchExpressions[i]`:
+/// operator and value count, key, each value.
+pub fn label_selector_errors(sel: &LabelSelector, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let labels_path = format!("{path}.matchLabels");
+    for (k, v) in sel.match_labels.iter().flatten() {
+        for msg in qualified_name_errors(k) {
+            errs.push(field_error(
+                &labels_path,
+                format!("Invalid value: {k:?}: {msg}"),
+            ));
+        }
+        for msg in label_value_errors(v) {
+            errs.push(field_error(
+                &labels_path,
+                format!("Invalid value: {v:?}: {msg}"),
+            ));
+        }
+    }
+    for (i, req) in sel.match_expressions.iter().flatten().enumerate() {
+        let at = format!("{path}.matchExpressions[{i}]");
+        let values = req.values.as_deref().unwrap_or_default();
+        match req.operator.as_str() {
+            "In" | "NotIn" if values.is_empty() => errs.push(field_error(
+                format!("{at}.values"),
+                "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(field_error(
+                format!("{at}.values"),
+                "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.push(field_error(
+                format!("{at}.operator"),
+                format!("Invalid value: {other:?}: not a valid selector operator"),
+            )),
+        }
+        for msg in qualified_name_errors(&req.key) {
+            errs.push(field_error(
+                format!("{at}.key"),
+                format!("Invalid value: {:?}: {msg}", req.key),
+            ));
+        }
+        for (j, v) in values.iter().enumerate() {
+            for msg in label_value_errors(v) {
+                errs.push(field_error(
+                    format!("{at}.values[{j}]"),
+                    format!("Invalid value: {v:?}: {msg}"),
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// Whether `metav1.LabelSelectorAsSelector` accepts the selector: it builds a requirement from
+/// every label and expression, and each one checks exactly what [`label_selector_errors`]
+/// checks.
+pub fn label_selector_convertible(sel: &LabelSelector) -> bool {
+    label_selector_errors(sel, "").is_empty()
+}
+
+/// apps `ValidatePositiveIntOrPercent` then `IsNotMoreThan100Percent` (k8s v1.30): an int must be
+/// ≥ 0; a string must be digits followed by `%` and at most 100%.
+pub fn int_or_percent_errors(v: &IntOrString, path: &str) -> Vec<FieldError> {
+    match v {
+        IntOrString::Int(n) if *n < 0 => vec![field_error(
+            path,
+            format!("Invalid value: {n}: must be greater than or equal to 0"),
+        )],
+        IntOrString::Int(_) => Vec::new(),
+        IntOrString::String(s) => {
+            let digits = s
+                .strip_suffix('%')
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            match digits {
+                None => vec![field_error(
+                    path,
+                    format!(
+                        "Invalid value: {s:?}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                    ),
+                )],
+                // An overflowing number is still "more than 100%" (Atoi saturates).
+                Some(n) if n.parse::<u64>().map_or(true, |p| p > 100) => vec![field_error(
+                    path,
+                    format!("Invalid value: {s:?}: must not be greater than 100%"),
+                )],
+                Some(_) => Vec::new(),
+            }
+        }
+    }
 }
 
 /// Whether a string is a DNS-1123 label.

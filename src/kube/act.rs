@@ -51,10 +51,7 @@ pub enum ActError {
     Failed(String),
 }
 
-/// An API error as one line: the server's Status message, never the Debug form.
-pub fn describe(err: &kube::Error) -> String {
-    crate::controllers::write::describe(err)
-}
+use super::errors::text as describe;
 
 fn classify(err: &kube::Error) -> ActError {
     let message = describe(err);

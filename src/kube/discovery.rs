@@ -1,14 +1,21 @@
-//! Discovery of the Kruise kinds a cluster serves, at every served version.
+//! Discovery of the Kruise kinds a cluster serves, at every served version, and which version
+//! to read.
 //!
 //! A group's *preferred* version can hide a kind (upstream HEAD prefers apps.kruise.io/v1beta1,
-//! which has no DaemonSet, while older releases serve CloneSet only at v1alpha1), so this lists
-//! the resources of each served group version and picks, per kind, the version the console reads.
+//! which older releases do not serve), so this lists the resources of each served group version.
+//! Which version to read matters: upstream HEAD's bare CloneSet CRD serves v1alpha1 *and* v1beta1,
+//! stores v1beta1 and has no conversion webhook, so a real server serves the v1alpha1 view with
+//! every field v1alpha1 does not know pruned (`updateStrategy.rollingUpdate.partition`,
+//! `paused`). [`preferred_version`] picks the version the CRD stores — known from discovery's
+//! `storageVersionHash` — or else the newest served, among those the console can read.
 //! Must not depend on `app` state beyond the `Discovery` message it fills.
 
+use base64::{Engine, engine::general_purpose::STANDARD};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList;
 use kube::{
     Client,
     api::{Api, ListParams},
-    discovery::{self, ApiResource, verbs},
+    discovery::ApiResource,
 };
 
 use crate::app::msg::Kind;
@@ -16,20 +23,116 @@ use crate::app::msg::Kind;
 /// The Kruise API groups the console looks at.
 pub const KRUISE_GROUPS: [&str; 2] = ["apps.kruise.io", "policy.kruise.io"];
 
+/// One listable and watchable kind at one served version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Served {
+    pub kind: String,
+    pub version: String,
+    pub resource: ApiResource,
+    /// Discovery's `storageVersionHash` (the same for every version of a resource).
+    pub storage_hash: Option<String>,
+}
+
 /// Every served (kind, version) of the Kruise groups, with what is needed to watch them.
 #[derive(Debug, Clone, Default)]
 pub struct KruiseApis {
-    /// (kind, version, resource) for each listable kind at each served version.
-    pub served: Vec<(String, String, ApiResource)>,
+    pub served: Vec<Served>,
+}
+
+/// The storage version hash a real API server publishes in discovery for `group/version/kind`
+/// (upstream `discovery.StorageVersionHash`: base64 of the first 8 bytes of its SHA-256).
+pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    let digest = ring::digest::digest(
+        &ring::digest::SHA256,
+        format!("{group}/{version}/{kind}").as_bytes(),
+    );
+    STANDARD.encode(&digest.as_ref()[..8])
+}
+
+/// Which served version of `kind` in `group` to read, among the `readable` ones: the version the
+/// resource is stored at (when discovery's hash names a readable one), else the newest readable
+/// served version. None when no readable version is served.
+pub fn preferred_version<'a>(
+    served: &'a [Served],
+    group: &str,
+    kind: &str,
+    readable: &[&str],
+) -> Option<&'a Served> {
+    let candidates: Vec<&Served> = served
+        .iter()
+        .filter(|s| s.kind == kind && s.resource.group == group)
+        .filter(|s| readable.contains(&s.version.as_str()))
+        .collect();
+    let stored = candidates.iter().find(|s| {
+        s.storage_hash
+            .as_deref()
+            .is_some_and(|h| h == storage_version_hash(group, &s.version, kind))
+    });
+    stored
+        .or_else(|| candidates.iter().max_by_key(|s| version_rank(&s.version)))
+        .copied()
+}
+
+/// The CloneSet version to read or write, from discovery: the stored version (or the newest
+/// served) among those the internal model maps, v1alpha1 and v1beta1. For every component that
+/// reads or writes CloneSets (console, plan, controllers).
+pub fn preferred_cloneset_version(apis: &KruiseApis) -> Option<&ApiResource> {
+    preferred_version(
+        &apis.served,
+        "apps.kruise.io",
+        "CloneSet",
+        readable_versions(Kind::CloneSet),
+    )
+    .map(|s| &s.resource)
+}
+
+/// The versions the internal model of a workload kind can be read from (see `api::cloneset`
+/// for CloneSet's v1beta1 mapping; Advanced StatefulSet's two versions share one shape).
+pub fn readable_versions(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::CloneSet | Kind::StatefulSet => &["v1alpha1", "v1beta1"],
+        Kind::DaemonSet => &["v1alpha1"],
+        Kind::Pod => &[],
+    }
 }
 
 impl KruiseApis {
+    /// Reads the APIResourceLists of the Kruise group versions (`GET /apis/GROUP/VERSION`).
+    /// Pure: for callers that did the discovery requests themselves.
+    pub fn from_resource_lists(lists: &[APIResourceList]) -> KruiseApis {
+        let mut served = Vec::new();
+        for list in lists {
+            let Some((group, version)) = list.group_version.split_once('/') else {
+                continue;
+            };
+            for r in &list.resources {
+                let verbs = |v: &str| r.verbs.iter().any(|x| x == v);
+                if r.name.contains('/') || !verbs("list") || !verbs("watch") {
+                    continue;
+                }
+                served.push(Served {
+                    kind: r.kind.clone(),
+                    version: version.to_owned(),
+                    resource: ApiResource {
+                        group: group.to_owned(),
+                        version: version.to_owned(),
+                        api_version: list.group_version.clone(),
+                        kind: r.kind.clone(),
+                        plural: r.name.clone(),
+                    },
+                    storage_hash: r.storage_version_hash.clone(),
+                });
+            }
+        }
+        KruiseApis { served }
+    }
+
     /// ("CloneSet", "v1alpha1") pairs, sorted, for `Discovery::kruise_kinds`.
     pub fn kinds(&self) -> Vec<(String, String)> {
         let mut kinds: Vec<_> = self
             .served
             .iter()
-            .map(|(kind, version, _)| (kind.clone(), version.clone()))
+            .map(|s| (s.kind.clone(), s.version.clone()))
             .collect();
         kinds.sort();
         kinds.dedup();
@@ -41,8 +144,8 @@ impl KruiseApis {
         self.served.is_empty()
     }
 
-    /// The resource to watch for a workload kind: its own version when served, otherwise the
-    /// newest served one. None when the kind is not served (its watcher is skipped).
+    /// The resource to watch for a workload kind ([`preferred_version`] among the versions the
+    /// console reads, else the newest served one, mapped). None when the kind is not served.
     pub fn resource_for(&self, kind: Kind) -> Option<WatchedVersion> {
         let (kind_name, own_version) = match kind {
             Kind::CloneSet => ("CloneSet", "v1alpha1"),
@@ -50,19 +153,20 @@ impl KruiseApis {
             Kind::DaemonSet => ("DaemonSet", "v1alpha1"),
             Kind::Pod => return None,
         };
-        let candidates: Vec<&ApiResource> = self
-            .served
-            .iter()
-            .filter(|(k, _, ar)| k == kind_name && ar.group == "apps.kruise.io")
-            .map(|(_, _, ar)| ar)
-            .collect();
-        if let Some(own) = candidates.iter().find(|ar| ar.version == own_version) {
-            return Some(WatchedVersion::Own((*own).clone()));
-        }
-        candidates
-            .iter()
-            .max_by_key(|ar| version_rank(&ar.version))
-            .map(|ar| WatchedVersion::Other((*ar).clone()))
+        let group = "apps.kruise.io";
+        let chosen = preferred_version(&self.served, group, kind_name, readable_versions(kind))
+            .or_else(|| {
+                self.served
+                    .iter()
+                    .filter(|s| s.kind == kind_name && s.resource.group == group)
+                    .max_by_key(|s| version_rank(&s.version))
+            })?;
+        let ar = chosen.resource.clone();
+        Some(if chosen.version == own_version {
+            WatchedVersion::Own(ar)
+        } else {
+            WatchedVersion::Other(ar)
+        })
     }
 }
 
@@ -71,7 +175,7 @@ impl KruiseApis {
 pub enum WatchedVersion {
     /// Served at the internal model's own version: watched as the typed resource.
     Own(ApiResource),
-    /// Served only at another version: watched as `DynamicObject` and mapped.
+    /// Read at another version: watched as `DynamicObject` and mapped.
     Other(ApiResource),
 }
 
@@ -93,31 +197,31 @@ pub fn version_rank(version: &str) -> (u32, u32, u32) {
 
 /// Lists the served versions and resources of the Kruise groups.
 ///
-/// A missing group is not an error (Kruise may not be installed); failing to reach the server is.
+/// A missing group is not an error (Kruise may not be installed), nor is a group version whose
+/// list the server refuses (it is skipped); failing to reach the server is.
 pub async fn discover_kruise(client: &Client) -> Result<KruiseApis, kube::Error> {
     let groups = client.list_api_groups().await?;
-    let mut apis = KruiseApis::default();
-    for name in KRUISE_GROUPS {
-        if !groups.groups.iter().any(|g| g.name == name) {
-            continue;
-        }
-        let group = match discovery::group(client, name).await {
-            Ok(group) => group,
-            Err(kube::Error::Discovery(err)) => {
-                tracing::warn!(group = name, %err, "skipping an unusable API group");
-                continue;
-            }
-            Err(err) => return Err(err),
-        };
-        for version in group.versions() {
-            for (ar, caps) in group.versioned_resources(version) {
-                if caps.supports_operation(verbs::LIST) && caps.supports_operation(verbs::WATCH) {
-                    apis.served.push((ar.kind.clone(), version.to_owned(), ar));
+    let mut lists = Vec::new();
+    for group in groups
+        .groups
+        .iter()
+        .filter(|g| KRUISE_GROUPS.contains(&g.name.as_str()))
+    {
+        for version in &group.versions {
+            match client
+                .list_api_group_resources(&version.group_version)
+                .await
+            {
+                Ok(list) => lists.push(list),
+                Err(kube::Error::Api(status)) => {
+                    let error = super::errors::status_text(&status);
+                    tracing::warn!(gv = %version.group_version, %error, "skipping an unusable API group version");
                 }
+                Err(err) => return Err(err),
             }
         }
     }
-    Ok(apis)
+    Ok(KruiseApis::from_resource_lists(&lists))
 }
 
 /// Namespace names for `:ns` completion; empty when listing them is forbidden.
@@ -142,6 +246,8 @@ pub async fn list_namespaces(client: &Client) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+
     use super::*;
 
     fn ar(kind: &str, version: &str) -> ApiResource {
@@ -154,37 +260,121 @@ mod tests {
         }
     }
 
-    fn apis(entries: &[(&str, &str)]) -> KruiseApis {
+    /// Served entries; `stored` names the storage version of each kind (its hash is published).
+    fn apis(entries: &[(&str, &str)], stored: &[(&str, &str)]) -> KruiseApis {
         KruiseApis {
             served: entries
                 .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned(), ar(k, v)))
+                .map(|(k, v)| Served {
+                    kind: (*k).to_owned(),
+                    version: (*v).to_owned(),
+                    resource: ar(k, v),
+                    storage_hash: stored
+                        .iter()
+                        .find(|(sk, _)| sk == k)
+                        .map(|(_, sv)| storage_version_hash("apps.kruise.io", sv, k)),
+                })
                 .collect(),
         }
     }
 
     #[test]
-    fn own_version_wins_when_served() {
-        let apis = apis(&[("CloneSet", "v1beta1"), ("CloneSet", "v1alpha1")]);
+    fn the_hash_is_upstreams() {
+        // What a kube-apiserver publishes for apps/v1 Deployment and v1 Pod.
         assert_eq!(
-            apis.resource_for(Kind::CloneSet),
+            storage_version_hash("apps", "v1", "Deployment"),
+            "8aSe+NMegvE="
+        );
+        assert_eq!(storage_version_hash("", "v1", "Pod"), "xPOwRZ+Yhw8=");
+    }
+
+    #[test]
+    fn the_stored_version_wins() {
+        // Upstream HEAD: both served, v1beta1 stored.
+        let head = apis(
+            &[("CloneSet", "v1alpha1"), ("CloneSet", "v1beta1")],
+            &[("CloneSet", "v1beta1")],
+        );
+        assert_eq!(
+            preferred_cloneset_version(&head),
+            Some(&ar("CloneSet", "v1beta1"))
+        );
+        assert_eq!(
+            head.resource_for(Kind::CloneSet),
+            Some(WatchedVersion::Other(ar("CloneSet", "v1beta1")))
+        );
+        // Stored at v1alpha1 (a cluster upgraded in place keeps the old storage version).
+        let old = apis(
+            &[("CloneSet", "v1alpha1"), ("CloneSet", "v1beta1")],
+            &[("CloneSet", "v1alpha1")],
+        );
+        assert_eq!(
+            old.resource_for(Kind::CloneSet),
             Some(WatchedVersion::Own(ar("CloneSet", "v1alpha1")))
         );
     }
 
     #[test]
-    fn other_version_used_when_own_is_not_served() {
-        let apis = apis(&[("CloneSet", "v1beta1"), ("StatefulSet", "v1alpha1")]);
+    fn without_a_hash_the_newest_readable_version_wins() {
+        let both = apis(&[("CloneSet", "v1beta1"), ("CloneSet", "v1alpha1")], &[]);
         assert_eq!(
-            apis.resource_for(Kind::CloneSet),
-            Some(WatchedVersion::Other(ar("CloneSet", "v1beta1")))
+            preferred_cloneset_version(&both),
+            Some(&ar("CloneSet", "v1beta1"))
+        );
+        let only_alpha = apis(&[("CloneSet", "v1alpha1")], &[]);
+        assert_eq!(
+            only_alpha.resource_for(Kind::CloneSet),
+            Some(WatchedVersion::Own(ar("CloneSet", "v1alpha1")))
+        );
+        // DaemonSet is read at v1alpha1 only, even where v1beta1 is stored.
+        let ds = apis(
+            &[("DaemonSet", "v1alpha1"), ("DaemonSet", "v1beta1")],
+            &[("DaemonSet", "v1beta1")],
         );
         assert_eq!(
-            apis.resource_for(Kind::StatefulSet),
-            Some(WatchedVersion::Other(ar("StatefulSet", "v1alpha1")))
+            ds.resource_for(Kind::DaemonSet),
+            Some(WatchedVersion::Own(ar("DaemonSet", "v1alpha1")))
         );
-        assert_eq!(apis.resource_for(Kind::DaemonSet), None);
-        assert!(!apis.missing());
+        // A version the console cannot read is still watched (mapped) when it is all there is.
+        let future = apis(&[("DaemonSet", "v2")], &[]);
+        assert_eq!(
+            future.resource_for(Kind::DaemonSet),
+            Some(WatchedVersion::Other(ar("DaemonSet", "v2")))
+        );
+        assert_eq!(future.resource_for(Kind::StatefulSet), None);
+        assert!(!future.missing());
+    }
+
+    #[test]
+    fn resource_lists_are_read_without_subresources() {
+        let list = APIResourceList {
+            group_version: "apps.kruise.io/v1beta1".into(),
+            resources: vec![
+                APIResource {
+                    name: "clonesets".into(),
+                    kind: "CloneSet".into(),
+                    verbs: vec!["get".into(), "list".into(), "watch".into()],
+                    storage_version_hash: Some("h".into()),
+                    ..APIResource::default()
+                },
+                APIResource {
+                    name: "clonesets/status".into(),
+                    kind: "CloneSet".into(),
+                    verbs: vec!["get".into(), "list".into(), "watch".into()],
+                    ..APIResource::default()
+                },
+                APIResource {
+                    name: "tokens".into(),
+                    kind: "Token".into(),
+                    verbs: vec!["create".into()],
+                    ..APIResource::default()
+                },
+            ],
+        };
+        let apis = KruiseApis::from_resource_lists(&[list]);
+        assert_eq!(apis.served.len(), 1);
+        assert_eq!(apis.served[0].resource, ar("CloneSet", "v1beta1"));
+        assert_eq!(apis.served[0].storage_hash.as_deref(), Some("h"));
     }
 
     #[test]
@@ -197,7 +387,10 @@ mod tests {
 
     #[test]
     fn kinds_are_sorted_pairs() {
-        let apis = apis(&[("CloneSet", "v1beta1"), ("BroadcastJob", "v1alpha1")]);
+        let apis = apis(
+            &[("CloneSet", "v1beta1"), ("BroadcastJob", "v1alpha1")],
+            &[],
+        );
         assert_eq!(
             apis.kinds(),
             vec![

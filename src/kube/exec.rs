@@ -23,6 +23,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::{
     connect::{Connection, connect},
     discovery::{KruiseApis, WatchedVersion},
+    errors::Plain,
     watchset::WatchSet,
 };
 pub use act::done_text;
@@ -275,10 +276,12 @@ fn describe(target: &ObjectRef) -> String {
     }
 }
 
-fn failed(what: String, err: impl std::fmt::Display) -> EffectResult {
+/// An effect's failure for the status line: the error and its causes, API errors by their
+/// Status message (see [`errors`](super::errors)).
+fn failed(what: String, err: anyhow::Error) -> EffectResult {
     EffectResult::Failed {
         what,
-        error: err.to_string(),
+        error: format!("{err:#}"),
     }
 }
 
@@ -301,7 +304,7 @@ pub fn resource_of(kind: Kind, apis: Option<&KruiseApis>) -> ApiResource {
 /// GETs the object and renders it as YAML, without `metadata.managedFields`.
 pub async fn fetch_yaml(client: Client, ar: &ApiResource, ns: &str, name: &str) -> Result<String> {
     let api: Api<DynamicObject> = Api::namespaced_with(client, ns, ar);
-    let mut obj = api.get(name).await?;
+    let mut obj = api.get(name).await.plain()?;
     obj.metadata.managed_fields = None;
     Ok(serde_saphyr::to_string(&obj)?)
 }
@@ -319,7 +322,10 @@ pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Resul
         "involvedObject.name={},involvedObject.namespace={ns},involvedObject.kind={kind}",
         target.name
     );
-    let list = api.list(&ListParams::default().fields(&fields)).await?;
+    let list = api
+        .list(&ListParams::default().fields(&fields))
+        .await
+        .plain()?;
     let kruise = target.kind != Kind::Pod;
     let mut events: Vec<CoreEvent> = list
         .items

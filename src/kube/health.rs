@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use kube::runtime::{utils::Backoff, watcher};
+use kube::runtime::utils::Backoff;
 
 /// First retry delay after a watch error.
 pub const BACKOFF_MIN: Duration = Duration::from_millis(250);
@@ -64,21 +64,6 @@ impl Health {
     }
 }
 
-/// A watcher error as one line for the banner, with its causes (e.g. "connection refused").
-pub fn describe(err: &watcher::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,11 +90,5 @@ mod tests {
         assert!(health.alive(), "first good event ends it");
         assert!(!health.alive());
         assert!(health.failed(), "a later error is a new episode");
-    }
-
-    #[test]
-    fn describe_includes_the_cause() {
-        let err = watcher::Error::NoResourceVersion;
-        assert!(describe(&err).contains("resourceVersion"));
     }
 }

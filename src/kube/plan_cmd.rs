@@ -9,7 +9,7 @@ pub mod ads;
 
 use std::fmt::Write as _;
 
-use anyhow::{Context as _, Result, anyhow};
+use anyhow::{Context as _, Result, anyhow, bail};
 use k8s_openapi::{
     api::core::v1::Pod,
     apimachinery::pkg::{
@@ -20,11 +20,17 @@ use k8s_openapi::{
 use kube::{
     Api,
     api::{DynamicObject, ListParams},
+    core::Selector,
 };
 use serde_json::Value;
 
+use super::{
+    discovery::{discover_kruise, preferred_version, readable_versions},
+    errors::Plain,
+};
 use crate::{
     api::cloneset::from_served_json,
+    app::msg::Kind,
     cli::PlanArgs,
     kruise::{
         FeatureGates, KruiseVersion,
@@ -38,7 +44,7 @@ use crate::{
             WorkloadKind,
         },
         revision,
-        statefulset::{AstsSpec, RollingUpdate},
+        statefulset::RollingUpdate,
     },
 };
 
@@ -77,25 +83,38 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
         .namespace
         .clone()
         .unwrap_or_else(|| conn.default_namespace.clone());
-    let served_kind = match kind {
-        WorkloadKind::AdvancedStatefulSet => "StatefulSet",
-        WorkloadKind::AdvancedDaemonSet => "DaemonSet",
-        WorkloadKind::CloneSet => "CloneSet",
+    let (served_kind, console_kind) = match kind {
+        WorkloadKind::AdvancedStatefulSet => ("StatefulSet", Kind::StatefulSet),
+        WorkloadKind::AdvancedDaemonSet => ("DaemonSet", Kind::DaemonSet),
+        WorkloadKind::CloneSet => ("CloneSet", Kind::CloneSet),
     };
     let shown = kind.display();
-    let group = kube::discovery::group(&conn.client, "apps.kruise.io")
+    let apis = discover_kruise(&conn.client)
         .await
-        .context("the cluster does not serve apps.kruise.io (is OpenKruise installed?)")?;
-    // Not `recommended_kind`: the group's preferred version may not serve this kind at all.
-    let (resource, _) = group
-        .resources_by_stability()
-        .into_iter()
-        .find(|(r, _)| r.kind == served_kind)
-        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
+        .plain()
+        .context("cannot discover the Kruise APIs")?;
+    if !apis
+        .served
+        .iter()
+        .any(|s| s.resource.group == "apps.kruise.io")
+    {
+        bail!("the cluster does not serve apps.kruise.io (is OpenKruise installed?)");
+    }
+    // The version the CRD stores (or the newest served) among those the planner reads: another
+    // served version may be a pruned view (a bare multi-version CRD has no conversion).
+    let served = preferred_version(
+        &apis.served,
+        "apps.kruise.io",
+        served_kind,
+        readable_versions(console_kind),
+    )
+    .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
+    let resource = served.resource.clone();
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &resource);
     let object = api
         .get_opt(name)
         .await
+        .plain()
         .with_context(|| format!("cannot read {shown} {namespace}/{name}"))?
         .ok_or_else(|| anyhow!("{shown} {namespace}/{name} not found"))?;
     let json =
@@ -113,8 +132,9 @@ async fn fetch_and_plan(args: &PlanArgs, kind: WorkloadKind, name: &str) -> Resu
             .unwrap_or_default();
         let pods_api: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
         let pods = pods_api
-            .list(&ListParams::default().labels(&selector_string(&selector)))
+            .list(&ListParams::default().labels_from(&pod_selector(&selector)?))
             .await
+            .plain()
             .with_context(|| format!("cannot list the pods of {shown} {namespace}/{name}"))?
             .items;
         if kind == WorkloadKind::AdvancedStatefulSet {
@@ -142,38 +162,16 @@ pub fn asts_plan_input_from_objects(
         .context("cannot read the metadata")?
         .unwrap_or_default();
     let name = meta.name.clone().unwrap_or_default();
-    let spec = json.get("spec").cloned().unwrap_or(Value::Null);
     let field = |pointer: &str| json.pointer(pointer).filter(|v| !v.is_null()).cloned();
     let rolling: Option<RollingUpdate> = field("/spec/updateStrategy/rollingUpdate")
         .map(serde_json::from_value)
         .transpose()
         .context("cannot read updateStrategy.rollingUpdate")?;
-    let asts = AstsSpec {
-        replicas: spec
-            .get("replicas")
-            .and_then(Value::as_i64)
-            .and_then(|r| i32::try_from(r).ok())
-            .unwrap_or(1),
-        reserve_ordinals: field("/spec/reserveOrdinals")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.reserveOrdinals")?
-            .unwrap_or_default(),
-        ordinals_start: field("/spec/ordinals/start")
-            .and_then(|v| v.as_i64())
-            .and_then(|v| i32::try_from(v).ok()),
-        pod_management_policy: field("/spec/podManagementPolicy")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.podManagementPolicy")?
-            .unwrap_or_default(),
-        update_strategy_type: field("/spec/updateStrategy/type")
-            .map(serde_json::from_value)
-            .transpose()
-            .context("cannot read spec.updateStrategy.type")?
-            .unwrap_or_default(),
-        rolling_update: rolling.clone(),
-    };
+    // The controller's reading of the spec (upstream's defaults included), so the plan predicts
+    // what the embedded controller does. v1alpha1 and v1beta1 read alike.
+    let set = crate::api::statefulset::from_served_json("v1beta1", json.clone())
+        .context("cannot read the Advanced StatefulSet")?;
+    let asts = crate::kruise::statefulset::reconcile::spec_of(&set);
     let revision_of =
         |key: &str| field(&format!("/status/{key}")).and_then(|v| v.as_str().map(str::to_owned));
     let update_revision = revision_of("updateRevision").ok_or_else(|| {
@@ -199,24 +197,11 @@ pub fn asts_plan_input_from_objects(
     Ok(partition_input(workload, &meta, pods, partition, now))
 }
 
-/// Renders a label selector as `a=b,c in (d,e),!f`.
-pub fn selector_string(selector: &LabelSelector) -> String {
-    let mut parts: Vec<String> = selector
-        .match_labels
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    for req in selector.match_expressions.iter().flatten() {
-        let values = req.values.clone().unwrap_or_default().join(",");
-        parts.push(match req.operator.as_str() {
-            "In" => format!("{} in ({values})", req.key),
-            "NotIn" => format!("{} notin ({values})", req.key),
-            "Exists" => req.key.clone(),
-            _ => format!("!{}", req.key),
-        });
-    }
-    parts.join(",")
+/// A workload's pod selector as kube's label [`Selector`], for listing its pods; a malformed
+/// requirement (bad operator, `In` without values) is a clear error, not a wrong query.
+pub fn pod_selector(selector: &LabelSelector) -> Result<Selector> {
+    Selector::try_from(selector.clone())
+        .map_err(|e| anyhow!("the workload's pod selector is not valid: {}", e.0))
 }
 
 fn strategy_field<'a>(json: &'a Value, key: &str) -> Option<&'a Value> {
@@ -435,7 +420,12 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
         "  maxUnavailable {} ({})  maxSurge {} ({})  strategy {}  paused {}",
         or_default(
             w.max_unavailable.as_ref(),
-            if daemon { "unset" } else { "20%" }
+            // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
+            match plan.kind {
+                WorkloadKind::AdvancedDaemonSet => "unset",
+                WorkloadKind::AdvancedStatefulSet => "1",
+                WorkloadKind::CloneSet => "20%",
+            }
         ),
         plan.max_unavailable,
         or_default(w.max_surge.as_ref(), "0"),

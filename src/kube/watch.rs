@@ -6,7 +6,9 @@
 //! `Msg::StoreChanged` at most once per frame, `Msg::StoreReady` after each initial list, and
 //! `Msg::WatchFailed`/`Msg::WatchRecovered` once per failure episode. While a watch is failing it
 //! probes the server once a second, because a watch that resumes from its resourceVersion gets no
-//! event until something changes.
+//! event until something changes. A 403 is no failure: it is reported once as
+//! `Msg::WatchForbidden` and asked again only every [`FORBIDDEN_RECHECK`] (a permission granted
+//! later shows up then, or at once on `:ns`/`:ctx`), never in the backoff loop.
 
 use std::{future::Future, hash::Hash, pin::pin, sync::Arc, time::Duration};
 
@@ -18,8 +20,11 @@ use kube::runtime::{
 };
 use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 
-use super::health::{Health, WatchBackoff, describe};
-use crate::app::msg::{Kind, Msg};
+use super::{
+    errors,
+    health::{Health, WatchBackoff},
+};
+use crate::app::msg::{Denied, Kind, Msg};
 
 /// At most one `StoreChanged` per kind per frame (~60 fps).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -27,6 +32,8 @@ pub const FRAME: Duration = Duration::from_millis(16);
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// A failure this soon after a probe said "recovered" means the probe cannot be trusted.
 pub const PROBE_GRACE: Duration = Duration::from_secs(10);
+/// How often a watch the user may not make (403) asks again.
+pub const FORBIDDEN_RECHECK: Duration = Duration::from_secs(60);
 
 /// What applying one event did to the store.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -152,10 +159,17 @@ pub async fn drive<K, S, P, F>(
     let mut last_sent: Option<Instant> = None;
     let mut probe_tick = tokio::time::interval(PROBE_EVERY);
     probe_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The refusal last reported, and when to ask again (the stream is not polled until then).
+    let mut denied: Option<Denied> = None;
+    let mut recheck_at: Option<Instant> = None;
     loop {
         let flush_at = last_sent.map_or_else(Instant::now, |at| at + FRAME);
         let sent = tokio::select! {
-            item = stream.next() => match item {
+            () = tokio::time::sleep_until(recheck_at.unwrap_or_else(Instant::now)), if recheck_at.is_some() => {
+                recheck_at = None;
+                true
+            }
+            item = stream.next(), if recheck_at.is_none() => match item {
                 None => return,
                 // `Init` comes before the list request is even made: no sign of life.
                 Some(Ok(event)) if matches!(event, Event::Init) => {
@@ -166,7 +180,8 @@ pub async fn drive<K, S, P, F>(
                     let mut ok = true;
                     unconfirmed = None;
                     probe_trusted = true;
-                    if health.alive() {
+                    let was_failing = health.alive();
+                    if was_failing | denied.take().is_some() {
                         tracing::info!(?kind, "watch recovered");
                         ok &= tx.send(Msg::WatchRecovered(kind)).is_ok();
                     }
@@ -182,8 +197,25 @@ pub async fn drive<K, S, P, F>(
                     }
                     ok
                 }
+                Some(Err(err)) if errors::forbidden(&err).is_some() => {
+                    // An answer, not an outage: say once what is refused, ask again slowly.
+                    health.alive();
+                    unconfirmed = None;
+                    recheck_at = Some(Instant::now() + FORBIDDEN_RECHECK);
+                    let now_denied = errors::forbidden(&err).map(errors::denied);
+                    if now_denied != denied {
+                        denied = now_denied;
+                        tracing::info!(?kind, error = %errors::watcher_text(&err), "not permitted");
+                        match &denied {
+                            Some(d) => tx.send(Msg::WatchForbidden { kind, denied: d.clone() }).is_ok(),
+                            None => true,
+                        }
+                    } else {
+                        true
+                    }
+                }
                 Some(Err(err)) => {
-                    let error = describe(&err);
+                    let error = errors::watcher_text(&err);
                     if unconfirmed.take().is_some_and(|at| at.elapsed() < PROBE_GRACE) {
                         probe_trusted = false;
                     }
@@ -245,202 +277,4 @@ where
 }
 
 #[cfg(test)]
-mod tests {
-    use kube::runtime::reflector::store;
-
-    use super::*;
-    use crate::api::SlimPod;
-
-    fn pod(name: &str) -> SlimPod {
-        let mut pod = SlimPod::default();
-        pod.metadata.name = Some(name.to_owned());
-        pod.metadata.namespace = Some("demo".to_owned());
-        pod
-    }
-
-    fn names(store: &kube::runtime::reflector::Store<SlimPod>) -> Vec<String> {
-        let mut names: Vec<_> = store
-            .state()
-            .iter()
-            .filter_map(|p| p.metadata.name.clone())
-            .collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn first_list_shows_pages_as_they_arrive() {
-        let (reader, writer) = store::<SlimPod>();
-        let mut feed = StoreFeed::new(writer);
-        feed.apply(Event::Init);
-        let applied = feed.apply(Event::InitApply(pod("a")));
-        assert!(applied.changed && !applied.ready);
-        assert_eq!(names(&reader), ["a"], "first page visible before InitDone");
-        feed.apply(Event::InitApply(pod("b")));
-        let done = feed.apply(Event::InitDone);
-        assert!(done.ready);
-        assert_eq!(names(&reader), ["a", "b"]);
-    }
-
-    #[test]
-    fn a_restarted_first_list_drops_objects_not_listed_again() {
-        let (reader, writer) = store::<SlimPod>();
-        let mut feed = StoreFeed::new(writer);
-        feed.apply(Event::Init);
-        feed.apply(Event::InitApply(pod("gone")));
-        // The list failed half-way and started over; "gone" was deleted meanwhile.
-        feed.apply(Event::Init);
-        feed.apply(Event::InitApply(pod("kept")));
-        feed.apply(Event::InitDone);
-        assert_eq!(names(&reader), ["kept"]);
-    }
-
-    #[test]
-    fn relists_after_the_first_swap_atomically() {
-        let (reader, writer) = store::<SlimPod>();
-        let mut feed = StoreFeed::new(writer);
-        feed.apply(Event::Init);
-        feed.apply(Event::InitApply(pod("a")));
-        feed.apply(Event::InitDone);
-        feed.apply(Event::Init);
-        let applied = feed.apply(Event::InitApply(pod("b")));
-        assert!(!applied.changed);
-        assert_eq!(
-            names(&reader),
-            ["a"],
-            "old state kept until the relist is done"
-        );
-        feed.apply(Event::InitDone);
-        assert_eq!(names(&reader), ["b"]);
-        feed.apply(Event::Delete(pod("b")));
-        assert!(names(&reader).is_empty());
-    }
-
-    #[tokio::test]
-    async fn ready_resolves_after_the_first_list() {
-        let (reader, writer) = store::<SlimPod>();
-        let mut feed = StoreFeed::new(writer);
-        feed.apply(Event::Init);
-        feed.apply(Event::InitApply(pod("a")));
-        feed.apply(Event::InitDone);
-        let ready = tokio::time::timeout(Duration::from_secs(1), reader.wait_until_ready()).await;
-        assert!(matches!(ready, Ok(Ok(()))));
-    }
-
-    type Item = Result<Event<SlimPod>, watcher::Error>;
-
-    /// Runs `drive` over a channel-fed stream; returns the event sender and the message receiver.
-    fn driven(
-        probe_answers: bool,
-    ) -> (
-        futures::channel::mpsc::UnboundedSender<Item>,
-        tokio::sync::mpsc::UnboundedReceiver<Msg>,
-        kube::runtime::reflector::Store<SlimPod>,
-    ) {
-        let (events, stream) = futures::channel::mpsc::unbounded::<Item>();
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (reader, writer) = store::<SlimPod>();
-        let probe = move || async move { probe_answers };
-        tokio::spawn(drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx));
-        (events, rx, reader)
-    }
-
-    async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
-        tokio::time::timeout(Duration::from_secs(10), rx.recv())
-            .await
-            .expect("a message")
-            .expect("channel open")
-    }
-
-    #[tokio::test]
-    async fn a_burst_of_events_is_one_change_message_per_frame() {
-        let (events, mut rx, reader) = driven(true);
-        events.unbounded_send(Ok(Event::Init)).unwrap();
-        for i in 0..2000 {
-            events
-                .unbounded_send(Ok(Event::InitApply(pod(&format!("p{i}")))))
-                .unwrap();
-        }
-        events.unbounded_send(Ok(Event::InitDone)).unwrap();
-        let mut changed = 0;
-        loop {
-            match next(&mut rx).await {
-                Msg::StoreChanged(Kind::Pod) => changed += 1,
-                Msg::StoreReady(Kind::Pod) => break,
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-        assert!(changed >= 1, "the change is announced");
-        assert!(changed < 2000, "{changed} messages for 2000 events");
-        assert_eq!(reader.len(), 2000);
-    }
-
-    #[tokio::test]
-    async fn retried_errors_are_one_failure_and_an_event_ends_it() {
-        let (events, mut rx, _reader) = driven(false);
-        for _ in 0..3 {
-            events
-                .unbounded_send(Err(watcher::Error::NoResourceVersion))
-                .unwrap();
-        }
-        assert!(matches!(
-            next(&mut rx).await,
-            Msg::WatchFailed { kind: Kind::Pod, error } if error.contains("resourceVersion")
-        ));
-        events.unbounded_send(Ok(Event::Apply(pod("a")))).unwrap();
-        // The two retried errors (backed off 0.25 s + 0.5 s) said nothing.
-        assert!(matches!(
-            next(&mut rx).await,
-            Msg::WatchRecovered(Kind::Pod)
-        ));
-        assert!(matches!(next(&mut rx).await, Msg::StoreChanged(Kind::Pod)));
-    }
-
-    #[tokio::test]
-    async fn a_relist_that_keeps_failing_is_one_failure() {
-        let (events, mut rx, _reader) = driven(false);
-        // What kube's watcher yields while the server is down before the first list: Init
-        // (before any request), then the list error, again and again.
-        for _ in 0..3 {
-            events.unbounded_send(Ok(Event::Init)).unwrap();
-            events
-                .unbounded_send(Err(watcher::Error::NoResourceVersion))
-                .unwrap();
-        }
-        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
-        let quiet = tokio::time::timeout(Duration::from_millis(1500), rx.recv()).await;
-        assert!(quiet.is_err(), "Init is not a recovery: {quiet:?}");
-        events.unbounded_send(Ok(Event::Init)).unwrap();
-        events.unbounded_send(Ok(Event::InitDone)).unwrap();
-        assert!(matches!(
-            next(&mut rx).await,
-            Msg::WatchRecovered(Kind::Pod)
-        ));
-    }
-
-    #[tokio::test]
-    async fn the_probe_ends_an_episode_of_a_silently_resumed_watch_once() {
-        let (events, mut rx, _reader) = driven(true);
-        events
-            .unbounded_send(Err(watcher::Error::NoResourceVersion))
-            .unwrap();
-        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
-        // No event follows, but the server answers the probe.
-        assert!(matches!(
-            next(&mut rx).await,
-            Msg::WatchRecovered(Kind::Pod)
-        ));
-        // The watch fails again at once: the probe is no longer trusted for this episode.
-        events
-            .unbounded_send(Err(watcher::Error::NoResourceVersion))
-            .unwrap();
-        assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
-        let quiet = tokio::time::timeout(Duration::from_millis(2500), rx.recv()).await;
-        assert!(quiet.is_err(), "no flapping: {quiet:?}");
-        events.unbounded_send(Ok(Event::Apply(pod("a")))).unwrap();
-        assert!(matches!(
-            next(&mut rx).await,
-            Msg::WatchRecovered(Kind::Pod)
-        ));
-    }
-}
+mod tests;

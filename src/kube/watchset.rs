@@ -154,11 +154,14 @@ async fn discover_then_watch(
             Ok(apis) => break apis,
             Err(err) => {
                 let delay = backoff.next().unwrap_or(super::health::BACKOFF_MAX);
-                tracing::warn!(%err, ?delay, "discovery failed; retrying");
+                tracing::warn!(err = %super::errors::text(&err), ?delay, "discovery failed; retrying");
                 if !std::mem::replace(&mut failed, true) {
                     // The Kruise watches cannot start yet: say so where their banner goes.
                     for kind in WORKLOAD_KINDS {
-                        let error = format!("discovering the Kruise APIs failed: {err}");
+                        let error = format!(
+                            "discovering the Kruise APIs failed: {}",
+                            super::errors::text(&err)
+                        );
                         if tx.send(Msg::WatchFailed { kind, error }).is_err() {
                             return;
                         }

@@ -84,6 +84,11 @@ fn empty_state(app: &App, list: &ListView, what: &str, where_: &str) -> Vec<Line
             list.filter
         ))];
     }
+    if app.forbidden.contains_key(&Kind::Pod) {
+        return vec![Line::from(format!(
+            "You may not list pods in {where_} (see above)."
+        ))];
+    }
     if app.failed.contains_key(&Kind::Pod) {
         return vec![Line::from(
             "Cannot list pods yet: the watch is failing (see above)",

@@ -97,6 +97,15 @@ fn empty_state(app: &App, list: &ListView, what: &str, where_: &str) -> Vec<Line
         Scope::WorkloadKind(k) => &[k][..],
         _ => &[Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet][..],
     };
+    if kinds.iter().all(|k| app.forbidden.contains_key(k)) {
+        let mut lines = vec![Line::from(format!(
+            "You may not list {what} in {where_} (see above)."
+        ))];
+        if !app.forbidden.contains_key(&Kind::Pod) {
+            lines.push(Line::from("Pods: :pods"));
+        }
+        return lines;
+    }
     if kinds.iter().any(|k| app.failed.contains_key(k)) {
         return vec![Line::from(format!(
             "Cannot list {what} yet: the watch is failing (see above)"

@@ -15,6 +15,15 @@ pub fn expected(case: &Value) -> Result<&Value, String> {
         .ok_or_else(|| "case has no expected".to_owned())
 }
 
+/// For vector files without ops: a case that names an `op` is a failure, not silently
+/// evaluated as the file's one function.
+pub fn no_op(op: Option<&str>, file: &str) -> Result<(), String> {
+    match op {
+        None => Ok(()),
+        Some(op) => Err(format!("{file} has no ops, but the case names op {op:?}")),
+    }
+}
+
 /// Deserializes a value into a typed input, naming the failure.
 pub fn parse<T: serde::de::DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
     serde_json::from_value(v.clone()).map_err(|e| format!("cannot read {what}: {e}"))
@@ -32,6 +41,35 @@ pub fn expect_subset(expected: &Value, actual: &Value) -> Result<(), String> {
     let mut diffs = Vec::new();
     diff_values("$", expected, actual, true, &mut diffs);
     finish(diffs)
+}
+
+/// Compares the keys present in `expected`, which must include every key of `required` (the
+/// upstream test's own assertions; the other keys are derived values a case may leave out).
+pub fn expect_assertions(
+    expected: &Value,
+    actual: &Value,
+    required: &[&str],
+) -> Result<(), String> {
+    for key in required {
+        if expected.get(*key).is_none() {
+            return Err(format!("expected has no {key}"));
+        }
+    }
+    expect_subset(expected, actual)
+}
+
+/// Compares a validation result with `expected`: `errorCount` (the upstream test's assertion)
+/// and, when given, `errors`, the field paths one for one and in order.
+pub fn expect_field_errors(
+    expected: &Value,
+    errors: &[kruise_tui::kruise::validation::FieldError],
+) -> Result<(), String> {
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    let actual = serde_json::json!({ "errorCount": errors.len(), "errors": fields });
+    if expected.get("errorCount").is_none() {
+        return Err("expected has no errorCount".to_owned());
+    }
+    expect_subset(expected, &actual).map_err(|d| format!("{d}\nerrors: {errors:?}"))
 }
 
 fn finish(diffs: Vec<String>) -> Result<(), String> {

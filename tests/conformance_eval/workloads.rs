@@ -7,7 +7,7 @@ use kruise_tui::kruise::{
     statefulset as asts,
 };
 
-use super::common::{expect_eq, expect_subset, expected, input, parse};
+use super::common::{expect_eq, expect_field_errors, expect_subset, expected, input, parse};
 
 /// Feature gates from `input.featureGates` over upstream defaults.
 fn gates_from(input: &Value, base: FeatureGates) -> FeatureGates {
@@ -444,6 +444,9 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
             let expected = normalize_lists(expected, &["disruptedPods", "unavailablePods"]);
             return expect_eq(&expected, &pub_status_case(input)?);
         }
+        Some("pubReconcile") => {
+            return expect_eq(expected, &super::pub_reconcile::pub_reconcile(input)?);
+        }
         Some("desiredAvailable") => {
             let spec: pubb::PodUnavailableBudgetSpec = parse("spec", field(input, "spec")?)?;
             json!({ "desiredAvailable": pubb::desired_available(&spec, int(input, "totalReplicas")?)? })
@@ -481,8 +484,12 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
                 input.get("otherPubsInCluster").unwrap_or(&json!([])),
             )?;
             let errors = pubb::validate_pub(&obj, old.as_ref(), &others);
-            let actual = json!({ "errorCount": errors.len() });
-            return expect_eq(expected, &actual).map_err(|d| format!("{d}\nerrors: {errors:?}"));
+            return expect_field_errors(expected, &errors);
+        }
+        Some("matchExpOverlap") => {
+            let a = parse("a", field(input, "a")?)?;
+            let b = parse("b", field(input, "b")?)?;
+            json!({ "overlap": pubb::validation::requirement_overlap(&a, &b) })
         }
         Some("selectorLooseOverlap") => {
             let a = parse("a", field(input, "a")?)?;

@@ -21,6 +21,8 @@ use kube::{
 };
 use serde_json::{Value, json};
 
+use crate::kube::errors::Plain as _;
+
 pub use objects::PROBE_CONDITION;
 
 /// How many simulated nodes a scenario of about `pods` pods spreads over.
@@ -79,6 +81,7 @@ pub(crate) async fn create(client: &Client, obj: &Obj) -> Result<bool> {
         Ok(_) => Ok(true),
         Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
         Err(err) => Err(err)
+            .plain()
             .with_context(|| format!("cannot create the demo's {} {}", obj.ar.kind, obj.name())),
     }
 }
@@ -88,6 +91,7 @@ async fn patch(client: &Client, obj: &Obj, patch: &Value) -> Result<()> {
     api(client, &obj.ar, obj.namespace.as_deref())
         .patch(obj.name(), &PatchParams::default(), &Patch::Merge(patch))
         .await
+        .plain()
         .with_context(|| format!("cannot change the demo's {} {}", obj.ar.kind, obj.name()))?;
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The built-in kinds (core v1, apps/v1, apiextensions, authorization, coordination, events) and the
-//! upstream Kruise CRDs compiled into the binary.
+//! The built-in kinds (core v1, apps/v1, apiextensions, authorization, authentication, rbac,
+//! coordination, events) and the upstream Kruise CRDs compiled into the binary.
 
 use serde_json::Value;
 
@@ -83,6 +83,7 @@ const fn def(
 }
 
 const CREATE_ONLY: &[&str] = &["create"];
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
 fn defs() -> Vec<Def> {
     vec![
@@ -112,7 +113,10 @@ fn defs() -> Vec<Def> {
         },
         def("", "v1", "ConfigMap", "configmaps", true, &["cm"]),
         def("", "v1", "Secret", "secrets", true, &[]),
-        def("", "v1", "ServiceAccount", "serviceaccounts", true, &["sa"]),
+        Def {
+            extra: &[("token", "TokenRequest", "authentication.k8s.io/v1")],
+            ..def("", "v1", "ServiceAccount", "serviceaccounts", true, &["sa"])
+        },
         Def {
             status: true,
             ..def(
@@ -177,6 +181,39 @@ fn defs() -> Vec<Def> {
                 &[],
             )
         },
+        Def {
+            verbs: CREATE_ONLY,
+            ..def(
+                "authorization.k8s.io",
+                "v1",
+                "SelfSubjectRulesReview",
+                "selfsubjectrulesreviews",
+                false,
+                &[],
+            )
+        },
+        Def {
+            verbs: CREATE_ONLY,
+            ..def(
+                "authentication.k8s.io",
+                "v1",
+                "SelfSubjectReview",
+                "selfsubjectreviews",
+                false,
+                &[],
+            )
+        },
+        def(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", false, &[]),
+        def(
+            RBAC_GROUP,
+            "v1",
+            "ClusterRoleBinding",
+            "clusterrolebindings",
+            false,
+            &[],
+        ),
+        def(RBAC_GROUP, "v1", "Role", "roles", true, &[]),
+        def(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", true, &[]),
         def("coordination.k8s.io", "v1", "Lease", "leases", true, &[]),
         def("events.k8s.io", "v1", "Event", "events", true, &["ev"]),
     ]
@@ -306,6 +343,13 @@ pub fn top_level_fields(group: &str, kind: &str) -> &'static [&'static str] {
             "deprecatedCount",
         ],
         ("apps", "ControllerRevision") => &["apiVersion", "kind", "metadata", "data", "revision"],
+        (RBAC_GROUP, "Role") => &["apiVersion", "kind", "metadata", "rules"],
+        (RBAC_GROUP, "ClusterRole") => {
+            &["apiVersion", "kind", "metadata", "rules", "aggregationRule"]
+        }
+        (RBAC_GROUP, "RoleBinding" | "ClusterRoleBinding") => {
+            &["apiVersion", "kind", "metadata", "subjects", "roleRef"]
+        }
         _ => &["apiVersion", "kind", "metadata", "spec", "status"],
     }
 }

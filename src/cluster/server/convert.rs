@@ -1,10 +1,17 @@
 //! Representations that share storage: `events.k8s.io/v1` Events are stored as core `v1` Events
-//! (so `kubectl describe` sees what kube-rs' event recorder writes), and multi-version CRDs are
-//! served at the requested version (Advanced StatefulSet v1alpha1/v1beta1 share one schema shape).
+//! (so `kubectl describe` sees what kube-rs' event recorder writes), and the versions of a
+//! multi-version CRD share one stored object, as on a real server without a conversion webhook
+//! (strategy `None`): an object is stored at the CRD's storage version, and each read or write
+//! through a version only rewrites `apiVersion` and prunes the fields that version's schema does
+//! not know (upstream's `schemaCoercingConverter`). So a CloneSet written as v1beta1 with
+//! `rollingUpdate.partition` reads at v1alpha1 without a partition, as a real server serves it.
 
 use serde_json::{Map, Value, json};
 
-use super::resources::ResourceInfo;
+use super::{
+    resources::{Registry, ResourceInfo},
+    schema,
+};
 
 const NEW_EVENTS: &str = "events.k8s.io";
 
@@ -111,15 +118,36 @@ pub fn to_served(res: &ResourceInfo, stored: &Value) -> Option<Value> {
     if let Some(m) = v.as_object_mut() {
         m.insert("apiVersion".into(), json!(res.api_version()));
     }
+    prune_for(res, &mut v);
     Some(v)
 }
 
-/// An object written through `res`, in its storage form.
-pub fn to_stored(res: &ResourceInfo, served: Value) -> Value {
+/// Drops what the schema of `res` (a CRD version) does not know, as the real server does after
+/// converting an object to that version.
+fn prune_for(res: &ResourceInfo, v: &mut Value) {
+    if let (true, Some(schema)) = (res.crd, &res.schema) {
+        // Only the pruning matters here: the object was validated when it was written.
+        let _ = schema::validate_object(schema, v);
+    }
+}
+
+/// An object written through `res`, in its storage form: core Events for `events.k8s.io`, the
+/// storage version (pruned to its schema) for a CRD served at several versions.
+pub fn to_stored(reg: &Registry, res: &ResourceInfo, served: Value) -> Value {
     if res.group == NEW_EVENTS && res.plural == "events" {
         return new_to_core(&served);
     }
-    served
+    let mut v = served;
+    if res.crd
+        && reg.storage_version(res) != res.version
+        && let Some(storage) = reg.storage_resource(res)
+    {
+        if let Some(m) = v.as_object_mut() {
+            m.insert("apiVersion".into(), json!(storage.api_version()));
+        }
+        prune_for(&storage, &mut v);
+    }
+    v
 }
 
 /// Field selector paths of the served form, rewritten for the storage form.

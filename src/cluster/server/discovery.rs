@@ -82,7 +82,14 @@ pub fn resource_list(reg: &Registry, group: &str, version: &str) -> Option<Value
             if !r.categories.is_empty() {
                 m.insert("categories".into(), json!(r.categories));
             }
-            m.insert("storageVersionHash".into(), json!(short_hash(&r.key)));
+            // The real server's hash of the storage group/version/kind: clients can tell
+            // which served version is stored.
+            let stored = crate::kube::discovery::storage_version_hash(
+                &r.group,
+                reg.storage_version(r),
+                &r.kind,
+            );
+            m.insert("storageVersionHash".into(), json!(stored));
         }
         out.push(main);
         if r.status {
@@ -130,7 +137,7 @@ pub fn resource_list(reg: &Registry, group: &str, version: &str) -> Option<Value
     )
 }
 
-/// A short stable hash (FNV-1a, base-36-ish hex), for storageVersionHash and OpenAPI URLs.
+/// A short stable hash (FNV-1a, base-36-ish hex), for OpenAPI URLs.
 pub fn short_hash(s: &str) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     for b in s.bytes() {

@@ -14,7 +14,13 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
-use super::{admission::Admission, routes, status::ApiError, store::Store};
+use super::{
+    admission::Admission,
+    auth::{Authenticator, UserInfo},
+    routes,
+    status::ApiError,
+    store::Store,
+};
 
 pub type Body = BoxBody<Bytes, Infallible>;
 pub type Resp = Response<Body>;
@@ -23,6 +29,8 @@ pub type Resp = Response<Body>;
 pub struct Shared {
     pub store: Arc<Store>,
     pub admission: Admission,
+    /// Bearer tokens: the admin token and the ServiceAccount tokens this server issues.
+    pub auth: Authenticator,
     pub token: String,
     pub addr: SocketAddr,
     /// The last configuration each field manager applied to each object (uid, manager), so a
@@ -39,6 +47,8 @@ pub struct Req {
     pub query: HashMap<String, String>,
     pub headers: HeaderMap,
     pub body: Bytes,
+    /// Who sent it.
+    pub user: Arc<UserInfo>,
 }
 
 impl Req {
@@ -138,15 +148,15 @@ async fn handle(
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_string();
     let public = matches!(path.as_str(), "/healthz" | "/livez" | "/readyz");
-    let expected = format!("Bearer {}", shared.token);
-    let authed = parts
+    let credentials = parts
         .headers
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v == expected);
-    if !public && !authed {
-        return Ok(error_response(&ApiError::unauthorized()));
-    }
+        .and_then(|v| v.to_str().ok());
+    let user = match shared.auth.authenticate(&shared.store, credentials) {
+        Some(user) => user,
+        None if public && credentials.is_none() => Arc::new(UserInfo::anonymous()),
+        None => return Ok(error_response(&ApiError::unauthorized())),
+    };
     shared.requests.record(&parts.method, &path, &parts.headers);
     let body = match body.collect().await {
         Ok(b) => b.to_bytes(),
@@ -162,6 +172,7 @@ async fn handle(
         path,
         headers: parts.headers,
         body,
+        user,
     };
     let started = std::time::Instant::now();
     let resp = routes::dispatch(&shared, &stop, r).await;

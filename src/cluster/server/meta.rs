@@ -66,6 +66,39 @@ pub fn valid_name(name: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
+/// Like [`resolve_name`], with the name rules of `group`: RBAC objects take any path segment
+/// (`system:discovery`), as upstream's `ValidateRBACName`; every other kind a DNS subdomain.
+pub fn resolve_name_for(group: &str, meta: &Map<String, Value>) -> Result<String, Vec<FieldError>> {
+    if group != "rbac.authorization.k8s.io" {
+        return resolve_name(meta);
+    }
+    let given = meta.get("name").and_then(Value::as_str).unwrap_or("");
+    let (field, name) = match meta.get("generateName").and_then(Value::as_str) {
+        Some(prefix) if given.is_empty() && !prefix.is_empty() => (
+            "metadata.generateName",
+            format!("{prefix}{}", random_suffix(5)),
+        ),
+        _ => ("metadata.name", given.to_string()),
+    };
+    if name.is_empty() {
+        return resolve_name(meta);
+    }
+    let problem = match name.as_str() {
+        "." | ".." => Some(format!("may not be '{name}'")),
+        _ if name.contains('/') => Some("may not contain '/'".to_string()),
+        _ if name.contains('%') => Some("may not contain '%'".to_string()),
+        _ => None,
+    };
+    match problem {
+        Some(detail) => Err(vec![FieldError::invalid(
+            field,
+            &Value::String(name),
+            detail,
+        )]),
+        None => Ok(name),
+    }
+}
+
 /// Validate `metadata.name`/`generateName` and produce the final name.
 pub fn resolve_name(meta: &Map<String, Value>) -> Result<String, Vec<FieldError>> {
     if let Some(name) = meta.get("name").and_then(Value::as_str)

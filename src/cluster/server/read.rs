@@ -93,14 +93,16 @@ pub fn matches_obj(label: &LabelSelector, field: &FieldSelector, o: &Obj) -> boo
     }
 }
 
-fn encode_token(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
+/// A continue token: the list's resourceVersion and the last (namespace, name) returned, so
+/// every page is served at the first page's version (see `store::snapshot`).
+fn encode_token(rv: u64, ns: &str, name: &str) -> String {
+    format!("{rv}/{ns}/{name}")
         .bytes()
         .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
+fn decode_token(tok: &str) -> Result<(u64, String, String), ApiError> {
     let bad = || ApiError::bad_request(format!("invalid continue token: {tok}"));
     if !tok.len().is_multiple_of(2) {
         return Err(bad());
@@ -114,8 +116,10 @@ fn decode_token(tok: &str) -> Result<(String, String), ApiError> {
         })
         .collect();
     let s = String::from_utf8(bytes.map_err(|_| bad())?).map_err(|_| bad())?;
-    let (ns, name) = s.split_once('/').ok_or_else(bad)?;
-    Ok((ns.to_string(), name.to_string()))
+    let (rv, rest) = s.split_once('/').ok_or_else(bad)?;
+    let rv = rv.parse().map_err(|_| bad())?;
+    let (ns, name) = rest.split_once('/').ok_or_else(bad)?;
+    Ok((rv, ns.to_string(), name.to_string()))
 }
 
 fn selectors(req: &Req, t: &Target) -> Result<(LabelSelector, FieldSelector), ApiError> {
@@ -138,10 +142,19 @@ pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         .filter(|l| *l > 0);
     let after = req.q("continue").map(decode_token).transpose()?;
     let filter = |o: &Obj| matches_obj(&label, &field, o);
-    let r = shared
-        .store
-        .list(&t.res, t.namespace.as_deref(), &filter, limit, after);
-    let token = r.continue_after.as_ref().map(|(ns, n)| encode_token(ns, n));
+    let ns = t.namespace.as_deref();
+    let r = match after {
+        Some((rv, a_ns, a_name)) => {
+            shared
+                .store
+                .list_at(&t.res, ns, &filter, limit, (a_ns, a_name), rv)?
+        }
+        None => shared.store.list(&t.res, ns, &filter, limit, None),
+    };
+    let token = r
+        .continue_after
+        .as_ref()
+        .map(|(ns, n)| encode_token(r.rv, ns, n));
     if table::wants_table(req) {
         return Ok(json_response(
             200,
@@ -327,10 +340,14 @@ mod tests {
 
     #[test]
     fn continue_tokens_round_trip() {
-        let t = encode_token("default", "web-1");
+        let t = encode_token(42, "default", "web-1");
         assert_eq!(
             decode_token(&t).unwrap(),
-            ("default".into(), "web-1".into())
+            (42, "default".into(), "web-1".into())
+        );
+        assert_eq!(
+            decode_token(&encode_token(7, "", "node-a")).unwrap(),
+            (7, String::new(), "node-a".into())
         );
         assert!(decode_token("zz").is_err());
         assert!(decode_token("é1").is_err());

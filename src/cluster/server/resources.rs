@@ -83,6 +83,8 @@ pub struct Registry {
     all: Vec<Arc<ResourceInfo>>,
     by_gvr: HashMap<(String, String, String), Arc<ResourceInfo>>,
     by_gvk: HashMap<(String, String), Arc<ResourceInfo>>,
+    /// The storage version of each CRD resource, by storage key (built-in kinds store their own).
+    storage: HashMap<Arc<str>, String>,
     /// Bumped whenever the table changes (discovery/OpenAPI hashes).
     pub generation: u64,
 }
@@ -96,8 +98,13 @@ impl Registry {
 
     pub fn rebuild(&mut self, builtin: Vec<ResourceInfo>, crds: &[Value]) {
         let mut all: Vec<Arc<ResourceInfo>> = builtin.into_iter().map(Arc::new).collect();
+        self.storage.clear();
         for crd in crds {
-            all.extend(from_crd(crd).into_iter().map(Arc::new));
+            let served = from_crd(crd);
+            if let (Some(first), Some(version)) = (served.first(), storage_version_of(crd)) {
+                self.storage.insert(first.key.clone(), version);
+            }
+            all.extend(served.into_iter().map(Arc::new));
         }
         self.by_gvr.clear();
         self.by_gvk.clear();
@@ -148,6 +155,22 @@ impl Registry {
         out
     }
 
+    /// The version objects of `res` are stored at: the CRD's `storage: true` version; a
+    /// built-in kind's own version.
+    pub fn storage_version<'a>(&'a self, res: &'a ResourceInfo) -> &'a str {
+        if !res.crd {
+            return &res.version;
+        }
+        self.storage
+            .get(&res.key)
+            .map_or(res.version.as_str(), String::as_str)
+    }
+
+    /// The served resource at the storage version of `res` (itself for built-in kinds).
+    pub fn storage_resource(&self, res: &ResourceInfo) -> Option<Arc<ResourceInfo>> {
+        self.lookup(&res.group, self.storage_version(res), &res.plural)
+    }
+
     pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<ResourceInfo>> {
         self.all
             .iter()
@@ -185,6 +208,16 @@ fn strings(v: Option<&Value>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The name of the CRD's `storage: true` version.
+fn storage_version_of(crd: &Value) -> Option<String> {
+    crd["spec"]["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["storage"].as_bool() == Some(true))
+        .and_then(|v| v["name"].as_str())
+        .map(str::to_string)
 }
 
 /// The served versions of a CRD object (none if it is malformed).

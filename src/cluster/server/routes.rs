@@ -38,6 +38,10 @@ fn not_found() -> ApiError {
 }
 
 pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) -> Resp {
+    // Authorization comes first, as on a real server: no rights, no hint whether it exists.
+    if let Err(e) = super::authz::authorize_request(shared, &req) {
+        return error_response(&e);
+    }
     let segs: Vec<String> = req
         .path
         .split('/')

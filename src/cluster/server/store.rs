@@ -8,6 +8,7 @@
 //! seed objects fast (no admission, no schema validation).
 
 mod grace;
+mod snapshot;
 mod write;
 
 use std::{

@@ -1,6 +1,6 @@
 //! Writes: create (generateName, dryRun, fieldValidation), update (PUT, 409 on a stale
 //! resourceVersion), patch (merge, JSON, strategic, server-side apply; retried internally on
-//! concurrent changes), the status and scale subresources, and SelfSubjectAccessReview. Each write
+//! concurrent changes), the status and scale subresources; the auth kinds are answered by `auth` and `authz`. Each write
 //! runs mutating admission, schema validation, then validating admission, like the real server.
 
 use std::sync::Arc;
@@ -59,11 +59,18 @@ pub fn body_json(req: &Req) -> Result<Value, ApiError> {
     patch::parse_body(&req.body)
 }
 
-/// The resource whose table stores objects written through `res`.
+/// The resource (and version) objects written through `res` are stored as.
 fn storage(shared: &Shared, res: &Arc<ResourceInfo>) -> Arc<ResourceInfo> {
+    let reg = shared.store.registry();
     convert::storage_of(res)
-        .and_then(|(g, v, p)| shared.store.registry().lookup(g, v, p))
+        .and_then(|(g, v, p)| reg.lookup(g, v, p))
+        .or_else(|| reg.storage_resource(res))
         .unwrap_or_else(|| res.clone())
+}
+
+/// `obj` written through `res`, in the form the store keeps.
+fn stored_form(shared: &Shared, res: &ResourceInfo, obj: Value) -> Value {
+    convert::to_stored(&shared.store.registry(), res, obj)
 }
 
 pub fn dry_run(req: &Req) -> bool {
@@ -205,8 +212,8 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     shared.admission.validate(&areq).map_err(denied)?;
     if dry {
         let m = meta_mut(&mut obj).ok_or_else(|| ApiError::bad_request("bad metadata"))?;
-        let name =
-            meta::resolve_name(m).map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
+        let name = meta::resolve_name_for(&res.group, m)
+            .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
         m.insert("name".into(), json!(name));
         m.insert("uid".into(), json!(meta::new_uid()));
         m.insert("creationTimestamp".into(), json!(meta::now()));
@@ -214,7 +221,7 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     }
     let o = shared
         .store
-        .insert(&storage(shared, res), t.ns(), convert::to_stored(res, obj))?;
+        .insert(&storage(shared, res), t.ns(), stored_form(shared, res, obj))?;
     Ok(with_warnings(
         bytes_response(201, output(res, &o)),
         &warnings,
@@ -228,26 +235,25 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     if t.sub.as_deref() == Some("binding") {
         return bind(shared, req, t);
     }
+    if t.sub.as_deref() == Some("token") {
+        return super::auth::token_request(shared, req, t);
+    }
     if t.sub.is_some() {
         return Err(ApiError::method_not_allowed(
             "create is not supported on this subresource",
         ));
     }
-    if t.res.kind == "SelfSubjectAccessReview" {
-        // The body may be protobuf (kubectl auth can-i); every answer is "allowed" anyway.
-        let spec = patch::parse_body(&req.body)
-            .map(|b| b["spec"].clone())
-            .unwrap_or(Value::Null);
-        return Ok(json_response(
-            201,
-            &json!({
-                "kind": "SelfSubjectAccessReview",
-                "apiVersion": "authorization.k8s.io/v1",
-                "metadata": {"creationTimestamp": null},
-                "spec": spec,
-                "status": {"allowed": true, "reason": "the kruise-tui embedded cluster allows every request"},
-            }),
-        ));
+    match (t.res.group.as_str(), t.res.kind.as_str()) {
+        ("authorization.k8s.io", "SelfSubjectAccessReview") => {
+            return super::authz::reviews::access_review(shared, req);
+        }
+        ("authorization.k8s.io", "SelfSubjectRulesReview") => {
+            return super::authz::reviews::rules_review(shared, req);
+        }
+        ("authentication.k8s.io", "SelfSubjectReview") => {
+            return Ok(super::auth::self_subject_review(req));
+        }
+        _ => {}
     }
     let obj = body_json(req)?;
     create_object(shared, req, t, obj)
@@ -308,7 +314,7 @@ fn commit_update(
         &name,
         dry,
         Some(new),
-        Some(old.value()),
+        Some(output_value(res, old)),
     );
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut new = areq.object.take().unwrap_or(Value::Null);
@@ -323,7 +329,7 @@ fn commit_update(
         &storage(shared, res),
         t.ns(),
         &name,
-        convert::to_stored(res, new),
+        stored_form(shared, res, new),
     )?;
     Ok((o.value(), Some(o), warnings))
 }
@@ -346,14 +352,14 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     let body = body_json(req)?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
     let new = if t.sub.as_deref() == Some("scale") {
-        let mut n = old.value();
+        let mut n = output_value(&t.res, &old);
         if let Some(m) = n["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
         apply_scale(&t.res, &mut n, &body);
         n
     } else {
-        split_status(&t.res, t.sub.as_deref(), &old.value(), body)
+        split_status(&t.res, t.sub.as_deref(), &output_value(&t.res, &old), body)
     };
     let committed = commit_update(shared, req, t, &old, new)?;
     Ok(respond(t, 200, committed))
@@ -409,10 +415,11 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             Err(e) => return Err(e),
         };
         let scale = t.sub.as_deref() == Some("scale");
+        let served = output_value(&t.res, &old);
         let mut doc = if scale {
-            scale_of(&t.res, &old.value())
+            scale_of(&t.res, &served)
         } else {
-            output_value(&t.res, &old)
+            served.clone()
         };
         match kind {
             PatchKind::Merge => patch::merge_patch(&mut doc, &body),
@@ -428,11 +435,11 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         let user_rv =
             doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
         let new = if scale {
-            let mut n = old.value();
+            let mut n = served;
             apply_scale(&t.res, &mut n, &doc);
             n
         } else {
-            split_status(&t.res, t.sub.as_deref(), &old.value(), doc)
+            split_status(&t.res, t.sub.as_deref(), &served, doc)
         };
         match commit_update(shared, req, t, &old, new) {
             Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,

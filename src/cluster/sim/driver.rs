@@ -93,11 +93,17 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
             item = streams.next() => match item {
                 Some(StreamItem::Pod(event)) => match *event {
                     Ok(event) => sim.on_pod_event(event),
-                    Err(err) => tracing::warn!("sim-nodes: pod watch error (retrying): {err}"),
+                    Err(err) => tracing::warn!(
+                        "sim-nodes: pod watch error (retrying): {}",
+                        crate::kube::errors::watcher_text(&err)
+                    ),
                 },
                 Some(StreamItem::Node(event)) => match *event {
                     Ok(event) => sim.on_node_event(event),
-                    Err(err) => tracing::warn!("sim-nodes: node watch error (retrying): {err}"),
+                    Err(err) => tracing::warn!(
+                        "sim-nodes: node watch error (retrying): {}",
+                        crate::kube::errors::watcher_text(&err)
+                    ),
                 },
                 None => break,
             },

@@ -16,6 +16,7 @@ use super::{
     events::{PodEvent, event_object},
     nodes,
 };
+use crate::kube::errors::Plain as _;
 
 /// The outcome of one pod request, for the driver's bookkeeping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +38,7 @@ fn status_code(err: &kube::Error) -> Option<u16> {
 fn stale_or(err: kube::Error, what: &str) -> Result<Outcome> {
     match status_code(&err) {
         Some(404 | 409) => Ok(Outcome::Stale),
-        _ => Err(err).context(what.to_owned()),
+        _ => Err(err).plain().context(what.to_owned()),
     }
 }
 
@@ -53,9 +54,14 @@ pub async fn register_node(client: &Client, index: usize) -> Result<Node> {
             let patch = serde_json::json!({ "metadata": { "labels": node.metadata.labels } });
             api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
                 .await
+                .plain()
                 .with_context(|| format!("cannot update node {name}"))?;
         }
-        Err(err) => return Err(err).with_context(|| format!("cannot register node {name}")),
+        Err(err) => {
+            return Err(err)
+                .plain()
+                .with_context(|| format!("cannot register node {name}"));
+        }
     }
     heartbeat(client, index, None).await
 }
@@ -72,6 +78,7 @@ pub async fn heartbeat(client: &Client, index: usize, existing: Option<&Node>) -
     let patch = serde_json::json!({ "status": status });
     api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
+        .plain()
         .with_context(|| format!("cannot post the heartbeat of node {name}"))
 }
 
@@ -175,7 +182,11 @@ pub async fn post_events(client: &Client, pod: &Pod, events: &[PodEvent], host: 
     for event in events {
         let object = event_object(pod, event, host, Timestamp::now());
         if let Err(err) = api.create(&PostParams::default(), &object).await {
-            tracing::debug!("sim-nodes: cannot post event {}: {err}", event.reason);
+            tracing::debug!(
+                "sim-nodes: cannot post event {}: {}",
+                event.reason,
+                crate::kube::errors::text(&err)
+            );
         }
     }
 }

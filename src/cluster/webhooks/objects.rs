@@ -6,7 +6,10 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::{
+    apps::v1::ControllerRevision,
+    core::v1::{Node, Pod},
+};
 
 use super::{Hook, decode, list_typed, mutated, namespace_labels};
 use crate::cluster::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict};
@@ -19,9 +22,11 @@ use crate::kruise::{
     },
     probe_marker::{PodProbeMarker, validate::admit as admit_probe_marker},
     sidecarset::{
-        SidecarSet,
+        SIDECARSET_NAME_LABEL, SidecarSet,
         admission::{admit_pod_create, admit_sidecar_set, mutate_sidecar_set},
         inject::InjectContext,
+        restore::{REVISION_NAMESPACE, injection_revision, restore_from_revision},
+        sync::revisions::revision_ref,
         validate::ValidationContext,
     },
 };
@@ -133,6 +138,32 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
             .filter(|s| s.metadata.name != set.metadata.name)
             .collect();
     let namespaces = namespace_labels(store);
+    // injectionStrategy.revision must name an existing revision: one of the set's, or any of
+    // the revision namespace by name (as upstream's lookup reads them).
+    let wanted_name = set
+        .spec
+        .injection_strategy
+        .revision
+        .as_ref()
+        .and_then(|r| r.revision_name.clone());
+    let revisions: Vec<_> = list_typed::<ControllerRevision>(
+        store,
+        "apps/v1",
+        "ControllerRevision",
+        Some(REVISION_NAMESPACE),
+    )
+    .iter()
+    .filter(|r| {
+        let labelled = r
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(SIDECARSET_NAME_LABEL))
+            .is_some_and(|n| Some(n.as_str()) == set.metadata.name.as_deref());
+        labelled || (wanted_name.is_some() && r.metadata.name == wanted_name)
+    })
+    .map(revision_ref)
+    .collect();
     let ctx = ValidationContext {
         gates: gates.clone(),
         version: KruiseVersion::default(),
@@ -140,7 +171,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
         others: &others,
         namespaces: Some(&namespaces),
         patch_whitelist: None,
-        revisions: &[],
+        revisions: &revisions,
     };
     port(admit_sidecar_set(&set, &ctx))
 }
@@ -157,7 +188,19 @@ fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
     }
     let namespaces = namespace_labels(store);
     let now = jiff::Timestamp::now();
-    let historic = |_: &SidecarSet| None;
+    // injectionStrategy.revision: the set as the named revision recorded it.
+    let revisions: Vec<ControllerRevision> = list_typed(
+        store,
+        "apps/v1",
+        "ControllerRevision",
+        Some(REVISION_NAMESPACE),
+    );
+    let historic = |set: &SidecarSet| {
+        let rev = injection_revision(set, &revisions)?;
+        restore_from_revision(set, rev)
+            .inspect_err(|e| tracing::warn!(sidecarset = set.name(), "{e}"))
+            .ok()
+    };
     let ctx = InjectContext {
         sets: &sets,
         namespaces: &namespaces,

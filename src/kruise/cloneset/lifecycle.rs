@@ -12,11 +12,11 @@ use crate::kruise::KruiseVersion;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LifecycleHook {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub labels_handler: BTreeMap<String, String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub finalizers_handler: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub mark_pod_not_ready: bool,
 }
 
@@ -33,17 +33,24 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    /// Whether any hook asks to mark the pod not ready.
+    /// Port of lifecycle_utils.go::IsLifecycleMarkPodNotReady (v1.8.4): the PreDelete or the
+    /// InPlaceUpdate hook asks to mark the pod not ready (PreNormal's flag is not read).
     pub fn any_marks_not_ready(&self) -> bool {
-        [&self.pre_delete, &self.in_place_update, &self.pre_normal]
+        [&self.pre_delete, &self.in_place_update]
             .into_iter()
             .flatten()
             .any(|h| h.mark_pod_not_ready)
     }
 }
 
+/// `pod.Labels[k]` as Go reads it: a missing key is `""`.
+fn label<'a>(labels: &'a BTreeMap<String, String>, key: &str) -> &'a str {
+    labels.get(key).map_or("", String::as_str)
+}
+
 /// Port of pkg/util/lifecycle/lifecycle_utils.go::IsPodHooked (v1.8.4): any finalizer or any
-/// label pair of the hook is on the pod. A nil hook never hooks.
+/// label pair of the hook is on the pod (a missing label reads as `""`, so a handler label with
+/// an empty value matches a pod without it). A nil hook never hooks.
 pub fn is_pod_hooked(
     hook: Option<&LifecycleHook>,
     labels: &BTreeMap<String, String>,
@@ -51,14 +58,13 @@ pub fn is_pod_hooked(
 ) -> bool {
     hook.is_some_and(|h| {
         h.finalizers_handler.iter().any(|f| finalizers.contains(f))
-            || h.labels_handler
-                .iter()
-                .any(|(k, v)| labels.get(k) == Some(v))
+            || h.labels_handler.iter().any(|(k, v)| label(labels, k) == v)
     })
 }
 
 /// Port of pkg/util/lifecycle/lifecycle_utils.go::IsPodAllHooked (v1.8.4): every finalizer and
-/// label pair of the hook is on the pod. A nil hook is never all-hooked.
+/// label pair of the hook is on the pod (a missing label reads as `""`). A nil hook is never
+/// all-hooked.
 pub fn is_pod_all_hooked(
     hook: Option<&LifecycleHook>,
     labels: &BTreeMap<String, String>,
@@ -66,9 +72,7 @@ pub fn is_pod_all_hooked(
 ) -> bool {
     hook.is_some_and(|h| {
         h.finalizers_handler.iter().all(|f| finalizers.contains(f))
-            && h.labels_handler
-                .iter()
-                .all(|(k, v)| labels.get(k) == Some(v))
+            && h.labels_handler.iter().all(|(k, v)| label(labels, k) == v)
     })
 }
 

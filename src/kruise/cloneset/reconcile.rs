@@ -500,6 +500,16 @@ fn create_pods(
         .iter()
         .filter_map(|c| c.metadata.name.clone())
         .collect();
+    let template_gates: Vec<String> = cs
+        .spec
+        .template
+        .spec
+        .as_ref()
+        .and_then(|s| s.readiness_gates.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|g| g.condition_type.clone())
+        .collect();
     let plan = scale::plan_pod_creations(&CreationInput {
         cloneset_name: cs_name,
         expected_creations: total,
@@ -509,6 +519,7 @@ fn create_pods(
         available_ids: &ids,
         volume_claim_templates: &vct_names,
         existing_pvcs: &existing_pvcs,
+        template_readiness_gates: &template_gates,
         gates: input.gates,
     });
     let current_template = revisions::template_of(input.current);

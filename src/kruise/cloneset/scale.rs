@@ -129,8 +129,12 @@ pub fn scale(input: &ScaleInput<'_>) -> ScaleOutcome {
             return ScaleOutcome { diffs, actions };
         }
     }
-    // 5. Specified delete, within the ready-delete budget.
+    // 5. Specified delete (those not already in PreparingDelete), within the ready-delete budget.
     let mut ready_limit = diffs.delete_ready_limit;
+    let specified: Vec<usize> = specified
+        .into_iter()
+        .filter(|i| !pre_delete.contains(i))
+        .collect();
     if !specified.is_empty() {
         let chosen = limit_ready(pods, &specified, &mut ready_limit);
         delete_pods(input, &chosen, &mut actions);
@@ -183,7 +187,9 @@ fn delete_pods(input: &ScaleInput<'_>, chosen: &[usize], actions: &mut Vec<Scale
 }
 
 /// Port of sync/cloneset_scale.go::choosePodsToDelete (v1.8.4): old-revision pods first (up to
-/// `scaleDownNumOldRevision`), then updated ones, each group in deletion order.
+/// `scaleDownNumOldRevision`), then updated ones for the rest of `scaleDownNum`, each group in
+/// deletion order. As upstream, a group smaller than its share gives all it has and the other
+/// group does not make up the difference.
 pub fn choose_pods_to_delete(input: &ScaleInput<'_>, diffs: &ExpectationDiffs) -> Vec<usize> {
     let (updated, not_updated): (Vec<usize>, Vec<usize>) = (0..input.pods.len()).partition(|&i| {
         let p = &input.pods[i];
@@ -196,15 +202,15 @@ pub fn choose_pods_to_delete(input: &ScaleInput<'_>, diffs: &ExpectationDiffs) -
     });
     let diff = usize::try_from(diffs.scale_down_num).unwrap_or(0);
     let old_diff = usize::try_from(diffs.scale_down_num_old_revision).unwrap_or(0);
-    let mut out = Vec::new();
-    if old_diff > 0 {
-        out = choose(input, &not_updated, diff.min(old_diff));
+    if old_diff >= diff {
+        choose(input, &not_updated, diff)
+    } else if old_diff > 0 {
+        let mut out = choose(input, &not_updated, old_diff);
+        out.extend(choose(input, &updated, diff - old_diff));
+        out
+    } else {
+        choose(input, &updated, diff)
     }
-    if diff > out.len() {
-        let more = choose(input, &updated, diff - out.len());
-        out.extend(more);
-    }
-    out
 }
 
 fn choose(input: &ScaleInput<'_>, group: &[usize], diff: usize) -> Vec<usize> {
@@ -245,6 +251,8 @@ pub struct CreationInput<'a> {
     pub volume_claim_templates: &'a [String],
     /// PVC names that already exist.
     pub existing_pvcs: &'a [String],
+    /// `spec.template.spec.readinessGates` condition types.
+    pub template_readiness_gates: &'a [String],
     pub gates: &'a FeatureGates,
 }
 
@@ -255,6 +263,9 @@ pub struct NewPod {
     pub labels: BTreeMap<String, String>,
     /// Volume name → claim name.
     pub claim_names: BTreeMap<String, String>,
+    /// The pod's `readinessGates`: the template's plus `InPlaceUpdateReady`
+    /// (`inplaceupdate.InjectReadinessGate`).
+    pub readiness_gates: Vec<String>,
     pub from_current: bool,
 }
 
@@ -310,6 +321,7 @@ pub fn plan_pod_creations(input: &CreationInput<'_>) -> CreationPlan {
             name: format!("{}-{id}", input.cloneset_name),
             labels,
             claim_names,
+            readiness_gates: inject_readiness_gate(input.template_readiness_gates),
             from_current,
         });
     }
@@ -319,11 +331,37 @@ pub fn plan_pod_creations(input: &CreationInput<'_>) -> CreationPlan {
     }
 }
 
+/// Port of inplaceupdate.InjectReadinessGate (v1.8.4): `InPlaceUpdateReady` is appended unless
+/// the gates already hold it.
+pub fn inject_readiness_gate(gates: &[String]) -> Vec<String> {
+    let mut out = gates.to_vec();
+    if !out
+        .iter()
+        .any(|g| g == super::inplace::IN_PLACE_UPDATE_READY)
+    {
+        out.push(super::inplace::IN_PLACE_UPDATE_READY.to_owned());
+    }
+    out
+}
+
+/// Port of the PVC clean-up in sync/cloneset_scale.go::deletePods (v1.8.4): when a pod is
+/// deleted, every PVC whose instance-id label equals the pod's goes with it. As upstream, the
+/// labels are compared as strings, so a pod without the label takes the PVCs without it.
+/// `pvcs` are (name, instance-id label or "") pairs; returns the names to delete.
+pub fn pvcs_deleted_with_pod(pod_instance_id: &str, pvcs: &[(String, String)]) -> Vec<String> {
+    pvcs.iter()
+        .filter(|(_, id)| id == pod_instance_id)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 const ID_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// Port of sync/cloneset_scale.go::getOrGenAvailableIDs (v1.8.4): ids of PVCs whose pod is gone
 /// first, then random 5-character ids (from `rng`) colliding with nothing. Returns fewer than
-/// `num` only if `rng` keeps producing collisions.
+/// `num` only if `rng` keeps producing collisions. Upstream returns a set and creates pods in its
+/// sorted order (`sets.String.List()`), so the result is sorted: the first ids in that order are
+/// the ones that get the current revision.
 pub fn available_ids(
     num: usize,
     pod_ids: &[String],
@@ -354,6 +392,7 @@ pub fn available_ids(
             out.push(id);
         }
     }
+    out.sort();
     out
 }
 
@@ -461,6 +500,7 @@ mod tests {
             available_ids: &["x1".to_owned(), "x2".to_owned()],
             volume_claim_templates: &["data".to_owned()],
             existing_pvcs: &["data-cs-x2".to_owned()],
+            template_readiness_gates: &[],
             gates: &FeatureGates::new(),
         });
         assert_eq!(

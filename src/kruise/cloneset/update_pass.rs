@@ -174,7 +174,7 @@ fn update_pod(
             let hook = input.lifecycle.and_then(|l| l.in_place_update.as_ref());
             let hooked = lifecycle::is_pod_hooked(hook, &pod.labels, &pod.finalizers);
             match pod.lifecycle_state() {
-                "" | state::NORMAL => {
+                "" | state::PREPARING_NORMAL | state::NORMAL => {
                     if input.lifecycle.is_some() && hooked {
                         pod.set_lifecycle_state(state::PREPARING_UPDATE, input.now);
                         if hook.is_some_and(|h| h.mark_pod_not_ready) {
@@ -190,7 +190,8 @@ fn update_pod(
                 }
                 state::UPDATED => {
                     // A newer revision arrived before the user re-armed the hook: the controller
-                    // re-adds the hook markers itself.
+                    // re-adds the hook markers itself (UpdatePodLifecycleWithHandler, which does
+                    // nothing without an InPlaceUpdate hook).
                     if let Some(h) = hook {
                         pod.labels.extend(h.labels_handler.clone());
                         for f in &h.finalizers_handler {
@@ -198,11 +199,11 @@ fn update_pod(
                                 pod.finalizers.push(f.clone());
                             }
                         }
+                        pod.set_lifecycle_state(state::PREPARING_UPDATE, input.now);
                     }
-                    pod.set_lifecycle_state(state::PREPARING_UPDATE, input.now);
                     return Ok(None);
                 }
-                state::PREPARING_NORMAL | state::UPDATING => {}
+                state::UPDATING => {}
                 other => {
                     return Err(format!(
                         "not allowed to in-place update pod {} in state {other}",

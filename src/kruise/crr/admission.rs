@@ -135,9 +135,9 @@ pub fn admit_create(
                 format!("failed to get Node {node_name}: nodes \"{node_name}\" not found"),
             );
         }
-        Err(e) => return deny(400, format!("failed to get Node {node_name}: {e}")),
+        Err(e) => return deny(500, format!("failed to get Node {node_name}: {e}")),
     };
-    if let Err(e) = inject_pod_into_crr(&mut obj, pod, &node) {
+    if let Err(e) = inject_pod_into_crr(&mut obj, pod, Some(&node)) {
         return deny(400, e);
     }
     CreateOutcome {
@@ -146,14 +146,18 @@ pub fn admit_create(
     }
 }
 
-/// Labels the CRR with the pod's node and UID (and `type=virtual-kubelet` from the node),
-/// copies the grace period, and fills each container's preStop, ports and status context.
+/// Labels the CRR with the pod's node and UID (and `type=virtual-kubelet` from the node, when
+/// there is one), copies the grace period, and fills each container's preStop, ports and status
+/// context. A container is looked up among the init containers first, then the containers.
+///
+/// Upstream's duplicate check ("can not recreate X multi times") never fires: it tests a set it
+/// never adds to. A container named twice is therefore accepted and filled twice, as upstream.
 ///
 /// Port of pkg/webhook/containerrecreaterequest/mutating/crr_mutating_handler.go::injectPodIntoContainerRecreateRequest (v1.8.4).
 pub fn inject_pod_into_crr(
     obj: &mut ContainerRecreateRequest,
     pod: &Pod,
-    node: &Node,
+    node: Option<&Node>,
 ) -> Result<(), String> {
     let spec = pod.spec.clone().unwrap_or_default();
     let labels = obj.metadata.labels.get_or_insert_with(BTreeMap::new);
@@ -166,9 +170,7 @@ pub fn inject_pod_into_crr(
         pod.metadata.uid.clone().unwrap_or_default(),
     );
     let virtual_kubelet = node
-        .metadata
-        .labels
-        .as_ref()
+        .and_then(|n| n.metadata.labels.as_ref())
         .and_then(|l| l.get("type"))
         .is_some_and(|t| t == "virtual-kubelet");
     if virtual_kubelet {
@@ -186,20 +188,17 @@ pub fn inject_pod_into_crr(
         .as_ref()
         .and_then(|s| s.container_statuses.clone())
         .unwrap_or_default();
-    let mut seen = std::collections::BTreeSet::new();
     for c in &mut obj.spec.containers {
-        if !seen.insert(c.name.clone()) {
-            return Err(format!("can not recreate {} multi times", c.name));
-        }
         if c.pre_stop.is_some() || c.ports.is_some() || c.status_context.is_some() {
             return Err(
                 "preStop, ports, statusContext in container are ready-only fields".to_owned(),
             );
         }
         let pod_container = spec
-            .containers
+            .init_containers
             .iter()
-            .chain(spec.init_containers.iter().flatten())
+            .flatten()
+            .chain(&spec.containers)
             .find(|pc| pc.name == c.name)
             .ok_or_else(|| format!("container {} not found in Pod", c.name))?;
         if let Some(pre_stop) = pod_container

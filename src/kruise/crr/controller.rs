@@ -68,8 +68,9 @@ pub fn reconcile(
     now: jiff::Timestamp,
 ) -> Decision {
     let mut d = Decision::default();
-    let completed = crr.phase() == phase::COMPLETED;
-    if crr.metadata.deletion_timestamp.is_some() || completed {
+    // Upstream tests completionTime (not the phase) to know the CRR is done.
+    let completion_time = crr.status.as_ref().and_then(|s| s.completion_time.as_ref());
+    if crr.metadata.deletion_timestamp.is_some() || completion_time.is_some() {
         d.release_unready = crr
             .metadata
             .finalizers
@@ -79,13 +80,18 @@ pub fn reconcile(
         if crr.metadata.deletion_timestamp.is_some() {
             return d;
         }
-        if crr.label(ACTIVE_KEY) == "true" {
+        // The label's presence counts, whatever its value.
+        if crr
+            .metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key(ACTIVE_KEY))
+        {
             d.remove_active_label = true;
             return d;
         }
         if let Some(ttl) = crr.spec.ttl_seconds_after_finished {
-            let done = crr.status.as_ref().and_then(|s| s.completion_time.as_ref());
-            let left = i64::from(ttl) - seconds_since(done, now);
+            let left = i64::from(ttl) - seconds_since(completion_time, now);
             if left <= 0 {
                 d.delete = true;
             } else {
@@ -121,10 +127,9 @@ pub fn reconcile(
         }
         update(left);
     }
-    if let Some(pod) = pod {
-        if crr.phase() == phase::RECREATING {
-            d.sync_container_statuses = Some(sync_container_statuses(crr, pod));
-        }
+    // Only a recreating CRR syncs statuses and makes the pod not ready.
+    if let Some(pod) = pod.filter(|_| crr.phase() == phase::RECREATING) {
+        d.sync_container_statuses = Some(sync_container_statuses(crr, pod));
         let has_gate = pod
             .spec
             .as_ref()
@@ -135,11 +140,13 @@ pub fn reconcile(
             .strategy
             .as_ref()
             .is_some_and(|s| s.unready_grace_period_seconds.is_some());
+        // An empty annotation counts as not acquired, as upstream reads it.
         let acquired = crr
             .metadata
             .annotations
             .as_ref()
-            .is_some_and(|a| a.contains_key(UNREADY_ACQUIRED_KEY));
+            .and_then(|a| a.get(UNREADY_ACQUIRED_KEY))
+            .is_some_and(|v| !v.is_empty());
         d.acquire_unready = wants_unready && has_gate && !acquired;
         d.stamp_unready_acquired = wants_unready && !acquired;
     }
@@ -147,7 +154,7 @@ pub fn reconcile(
     d
 }
 
-/// The CRR's containers that are running and started after the CRR was created.
+/// The CRR's containers that are running and did not start before the CRR was created.
 ///
 /// Port of pkg/controller/containerrecreaterequest/crr_controller.go::syncContainerStatuses (v1.8.4).
 pub fn sync_container_statuses(
@@ -167,7 +174,8 @@ pub fn sync_container_statuses(
         .filter_map(|c| {
             let s = statuses.get(c.name.as_str())?;
             let started = s.state.as_ref()?.running.as_ref()?.started_at.as_ref()?.0;
-            if created.is_some_and(|t| started <= t) {
+            // metav1.Time.Before: a container started exactly at creation is kept.
+            if created.is_some_and(|t| started < t) {
                 return None;
             }
             Some(CrrSyncContainerStatus {

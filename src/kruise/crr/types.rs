@@ -30,9 +30,9 @@ pub mod phase {
 #[serde(rename_all = "camelCase")]
 pub struct CrrSyncContainerStatus {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub restart_count: i32,
     #[serde(rename = "containerID", default)]
     pub container_id: String,

@@ -115,8 +115,8 @@ pub fn updated_desired_node_counts(
 ) -> Result<(i32, i32, usize), String> {
     let mut empty = 0;
     for name in nodes_that_should_run {
-        if !node_to_pods.contains_key(name) {
-            node_to_pods.insert(name.clone(), Vec::new());
+        // A node already listed without pods is as empty as one that was missing.
+        if node_to_pods.entry(name.clone()).or_default().is_empty() {
             empty += 1;
         }
     }

@@ -6,28 +6,46 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::types::{ContainerProbe, NodePodProbeSpec, PodProbe, PodProbeMarker};
 
-/// Resolves a named tcpSocket port to the container's port number.
-///
-/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::convertTcpSocketProbeCheckPort (v1.8.4).
+/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::
+/// convertTcpSocketProbeCheckPort and convertHttpGetProbeCheckPort (v1.8.4), with util.ExtractPort:
+/// an int port is kept as is; a named one is looked up in the pod's (regular) container of that
+/// name, and when no port has that name a string holding a number is taken as the number; the
+/// result must be 1-65535. The errors are upstream's.
 pub fn convert_tcp_socket_port(
     port: &IntOrString,
     container_name: &str,
     pod: &Pod,
 ) -> Result<i32, String> {
-    match port {
-        IntOrString::Int(n) => Ok(*n),
-        IntOrString::String(name) => pod
-            .spec
-            .iter()
-            .flat_map(|s| s.containers.iter())
-            .filter(|c| c.name == container_name)
-            .flat_map(|c| c.ports.iter().flatten())
-            .find(|p| p.name.as_deref() == Some(name.as_str()))
-            .map(|p| p.container_port)
-            .ok_or_else(|| {
-                format!("failed to get container port {name} of container {container_name}")
-            }),
-    }
+    let name = match port {
+        IntOrString::Int(n) => return Ok(*n),
+        IntOrString::String(name) => name,
+    };
+    let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
+    let pod_name = pod.metadata.name.as_deref().unwrap_or_default();
+    let container = pod
+        .spec
+        .iter()
+        .flat_map(|s| s.containers.iter())
+        .find(|c| c.name == container_name)
+        .ok_or_else(|| {
+            format!(
+                "Failed to get container by name: {container_name} in pod: {namespace}/{pod_name}"
+            )
+        })?;
+    let by_name = container
+        .ports
+        .iter()
+        .flatten()
+        .find(|p| p.name.as_deref() == Some(name.as_str()))
+        .map(|p| p.container_port);
+    by_name
+        .or_else(|| name.parse::<i32>().ok())
+        .filter(|p| (1..65536).contains(p))
+        .ok_or_else(|| {
+            format!(
+                "Failed to extract port for container: {container_name} in pod: {namespace}/{pod_name}"
+            )
+        })
 }
 
 fn is_active_initialized(pod: &Pod) -> bool {
@@ -46,8 +64,10 @@ fn is_active_initialized(pod: &Pod) -> bool {
 }
 
 /// Adds (or replaces in place) the marker's probes, named `<ppm>#<probe>`, under the pod's
-/// entry. Pods without a node, not Initialized or inactive are ignored. Returns whether the
-/// spec changed.
+/// entry (matched by name, namespace and UID; an entry without an IP gets the pod's). Pods
+/// without a node, not Initialized or inactive are ignored, and so is a probe whose named port
+/// cannot be resolved. Returns whether the spec changed (the `Result` is kept for callers; it is
+/// always Ok).
 ///
 /// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::updateNodePodProbes (v1.8.4).
 pub fn merge_node_pod_probe(
@@ -65,23 +85,30 @@ pub fn merge_node_pod_probe(
     }
     let before = spec.clone();
     let name = pod.metadata.name.clone().unwrap_or_default();
+    let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let uid = pod.metadata.uid.clone().unwrap_or_default();
+    let ip = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.pod_ip.clone())
+        .unwrap_or_default();
     let idx = match spec
         .pod_probes
         .iter()
-        .position(|p| p.name == name && p.uid == uid)
+        .position(|p| p.name == name && p.namespace == namespace && p.uid == uid)
     {
-        Some(i) => i,
+        Some(i) => {
+            if spec.pod_probes[i].ip.is_empty() {
+                spec.pod_probes[i].ip = ip;
+            }
+            i
+        }
         None => {
             spec.pod_probes.push(PodProbe {
                 name,
-                namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+                namespace,
                 uid,
-                ip: pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.pod_ip.clone())
-                    .unwrap_or_default(),
+                ip,
                 probes: Vec::new(),
             });
             spec.pod_probes.len() - 1
@@ -90,9 +117,18 @@ pub fn merge_node_pod_probe(
     let ppm_name = ppm.metadata.name.clone().unwrap_or_default();
     for p in &ppm.spec.probes {
         let mut probe: Option<Probe> = p.probe.clone();
+        // A port that cannot be resolved skips this probe only (upstream logs and continues).
         if let Some(tcp) = probe.as_mut().and_then(|pr| pr.tcp_socket.as_mut()) {
-            tcp.port =
-                IntOrString::Int(convert_tcp_socket_port(&tcp.port, &p.container_name, pod)?);
+            match convert_tcp_socket_port(&tcp.port, &p.container_name, pod) {
+                Ok(port) => tcp.port = IntOrString::Int(port),
+                Err(_) => continue,
+            }
+        }
+        if let Some(http) = probe.as_mut().and_then(|pr| pr.http_get.as_mut()) {
+            match convert_tcp_socket_port(&http.port, &p.container_name, pod) {
+                Ok(port) => http.port = IntOrString::Int(port),
+                Err(_) => continue,
+            }
         }
         let entry = ContainerProbe {
             name: format!("{ppm_name}#{}", p.name),

@@ -111,8 +111,9 @@ fn admission_verdicts() {
     assert!(v.allowed, "{errs:?}");
     let mut bad = marker();
     bad.spec.probes[0].name = "Ready".to_owned();
+    // validatingPodProbeMarkerFn errors go back as admission.Errored(http.StatusBadRequest, ...).
     let (v, _) = admit(&FeatureGates::new(), &bad, None);
-    assert_eq!(v.code, 422);
+    assert_eq!(v.code, 400);
     let (v, _) = admit(
         &FeatureGates::new().with("KruiseDaemon", false),
         &marker(),
@@ -120,7 +121,8 @@ fn admission_verdicts() {
     );
     assert_eq!(
         (v.code, v.message_text()),
-        (403, "feature-gate PodProbeMarkerGate is not enabled")
+        // Handle names the gate that is off.
+        (403, "feature-gate KruiseDaemon is not enabled")
     );
     assert!(qualified_name_errors("example.com/ok-name").is_empty());
     assert_eq!(qualified_name_errors("a/b/c").len(), 1);

@@ -1,12 +1,17 @@
 //! PodProbeMarker admission (validating webhook); the apimachinery name validators it uses
 //! live in the shared `kruise::validation`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Probe, TCPSocketAction};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 
-use crate::kruise::{admission::Verdict, features::FeatureGates, selector};
+use crate::kruise::{
+    admission::Verdict,
+    features::FeatureGates,
+    selector,
+    validation::{label_selector_convertible, label_selector_errors},
+};
 
 pub use crate::kruise::validation::{
     FieldError, dns1123_subdomain_errors, field_error, label_value_errors, port_name_errors,
@@ -15,7 +20,7 @@ pub use crate::kruise::validation::{
 
 use super::{
     PROBE_FAILED, PROBE_SUCCEEDED,
-    types::{PodContainerProbe, PodProbeMarker},
+    types::{PodProbeMarker, ProbeMarkerPolicy},
 };
 
 fn push(errs: &mut Vec<FieldError>, field: impl Into<String>, message: impl Into<String>) {
@@ -28,13 +33,15 @@ fn push(errs: &mut Vec<FieldError>, field: impl Into<String>, message: impl Into
 pub fn validate_port_num_or_name(port: &IntOrString, field: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match port {
-        IntOrString::Int(n) if !(1..=65535).contains(n) => {
-            push(&mut errs, field, "must be between 1 and 65535, inclusive")
-        }
+        IntOrString::Int(n) if !(1..=65535).contains(n) => push(
+            &mut errs,
+            field,
+            format!("Invalid value: {n}: must be between 1 and 65535, inclusive"),
+        ),
         IntOrString::Int(_) => {}
         IntOrString::String(name) => {
             for m in port_name_errors(name) {
-                push(&mut errs, field, m);
+                push(&mut errs, field, format!("Invalid value: {name:?}: {m}"));
             }
         }
     }
@@ -45,14 +52,18 @@ pub fn validate_port_num_or_name(port: &IntOrString, field: &str) -> Vec<FieldEr
 ///
 /// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateTCPSocketAction (v1.8.4).
 pub fn validate_tcp_socket_action(tcp: &TCPSocketAction, field: &str) -> Vec<FieldError> {
-    let mut errs = validate_port_num_or_name(&tcp.port, &format!("{field}.port"));
-    if tcp.host.as_deref().is_some_and(|h| !h.is_empty()) {
+    let mut errs = Vec::new();
+    if let Some(host) = tcp.host.as_deref().filter(|h| !h.is_empty()) {
         push(
             &mut errs,
             format!("{field}.host"),
-            "host field in probes is not allowed",
+            format!("Invalid value: {host:?}: host field in probes is not allowed"),
         );
     }
+    errs.extend(validate_port_num_or_name(
+        &tcp.port,
+        &format!("{field}.port"),
+    ));
     errs
 }
 
@@ -73,14 +84,14 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
             push(
                 &mut errs,
                 format!("{field}.httpGet"),
-                "may not specify more than 1 handler type",
+                "Forbidden: may not specify more than 1 handler type",
             );
         } else {
             handlers += 1;
             push(
                 &mut errs,
                 format!("{field}.probe"),
-                "current no support http probe",
+                "Forbidden: current no support http probe",
             );
         }
     }
@@ -89,7 +100,7 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
             push(
                 &mut errs,
                 format!("{field}.tcpSocket"),
-                "may not specify more than 1 handler type",
+                "Forbidden: may not specify more than 1 handler type",
             );
         } else {
             handlers += 1;
@@ -100,7 +111,11 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
         }
     }
     if handlers == 0 {
-        push(&mut errs, field, "must specify a handler type");
+        push(
+            &mut errs,
+            field,
+            "Required value: must specify a handler type",
+        );
     }
     errs
 }
@@ -115,13 +130,16 @@ const RESERVED: &[&str] = &[
     "InPlaceUpdateReady",
 ];
 
-/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateProbe (v1.8.4).
-fn validate_probe(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>) {
-    let Some(probe) = &p.probe else {
-        push(errs, format!("{field}.probe"), "probe is required");
+/// Port of probe_create_update_handler.go::validateProbe (v1.8.4), at upstream's path
+/// `spec.probe` (no probe index). A missing probe is the zero ContainerProbeSpec upstream: no
+/// handler.
+fn validate_probe(probe: Option<&Probe>, errs: &mut Vec<FieldError>) {
+    let path = "spec.probe";
+    let Some(probe) = probe else {
+        push(errs, path, "Required value: must specify a handler type");
         return;
     };
-    errs.extend(validate_handler(probe, &format!("{field}.probe")));
+    errs.extend(validate_handler(probe, path));
     for (name, v) in [
         ("initialDelaySeconds", probe.initial_delay_seconds),
         ("timeoutSeconds", probe.timeout_seconds),
@@ -129,144 +147,210 @@ fn validate_probe(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>
         ("successThreshold", probe.success_threshold),
         ("failureThreshold", probe.failure_threshold),
     ] {
-        if v.is_some_and(|v| v < 0) {
+        if let Some(v) = v.filter(|v| *v < 0) {
             push(
                 errs,
-                format!("{field}.probe.{name}"),
-                "must be greater than or equal to 0",
+                format!("{path}.{name}"),
+                format!("Invalid value: {v}: must be greater than or equal to 0"),
             );
         }
     }
 }
 
-/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateProbeMarkerPolicy (v1.8.4).
-fn validate_policies(p: &PodContainerProbe, field: &str, errs: &mut Vec<FieldError>) {
-    let mut states = BTreeSet::new();
-    for policy in &p.marker_policy {
-        let path = format!("{field}.markerPolicy");
-        if !states.insert(policy.state.as_str()) {
+/// Port of probe_create_update_handler.go::validateProbeMarkerPolicy (v1.8.4): the state, then
+/// labels or annotations present, then `ValidateObjectMeta` on them (labels, then annotations).
+fn validate_policy(policy: &ProbeMarkerPolicy, errs: &mut Vec<FieldError>) {
+    let path = "spec.markerPolicy";
+    if policy.state != PROBE_SUCCEEDED && policy.state != PROBE_FAILED {
+        push(
+            errs,
+            format!("{path}.state"),
+            "Required value: marker policy state must be 'True' or 'False'",
+        );
+        return;
+    }
+    if policy.labels.is_empty() && policy.annotations.is_empty() {
+        push(
+            errs,
+            path,
+            "Required value: marker policy annotations or labels can't be both empty",
+        );
+        return;
+    }
+    for (k, v) in &policy.labels {
+        for m in qualified_name_errors(k) {
             push(
                 errs,
-                format!("{path}.state"),
-                "marker policy state must be unique",
+                format!("{path}.labels"),
+                format!("Invalid value: {k:?}: {m}"),
             );
         }
-        if policy.state != PROBE_SUCCEEDED && policy.state != PROBE_FAILED {
+        for m in label_value_errors(v) {
             push(
                 errs,
-                format!("{path}.state"),
-                "marker policy state must be 'True' or 'False'",
+                format!("{path}.labels"),
+                format!("Invalid value: {v:?}: {m}"),
             );
         }
-        if policy.labels.is_empty() && policy.annotations.is_empty() {
+    }
+    for k in policy.annotations.keys() {
+        for m in qualified_name_errors(&k.to_lowercase()) {
             push(
                 errs,
-                &path,
-                "marker policy labels and annotations cannot be empty at the same time",
+                format!("{path}.annotations"),
+                format!("Invalid value: {k:?}: {m}"),
             );
-        }
-        for (k, v) in &policy.labels {
-            for m in qualified_name_errors(k)
-                .into_iter()
-                .chain(label_value_errors(v))
-            {
-                push(errs, format!("{path}.labels"), m);
-            }
-        }
-        for k in policy.annotations.keys() {
-            for m in qualified_name_errors(&k.to_lowercase()) {
-                push(errs, format!("{path}.annotations"), m);
-            }
         }
     }
 }
 
-/// Spec rules (and, on UPDATE, selector immutability).
+/// Port of probe_create_update_handler.go::validateSelector (v1.8.4).
+fn validate_selector(sel: &LabelSelector, errs: &mut Vec<FieldError>) {
+    errs.extend(label_selector_errors(sel, "spec.selector"));
+    if selector::is_empty(sel) {
+        push(
+            errs,
+            "spec.selector",
+            "Invalid value: empty selector is not valid for podProbeMarker.",
+        );
+    }
+    if !label_selector_convertible(sel) {
+        push(errs, "spec.selector.selector", "Invalid value: \"\"");
+    }
+}
+
+/// Returns upstream's field errors one for one, in its order: the selector, then the probes
+/// (validation stops at the first probe-level problem: a name with `#`, an empty name or
+/// containerName, a reserved or repeated name, no condition type and no marker policy, a
+/// repeated condition type or policy state), and on UPDATE the selector's immutability. The
+/// paths are upstream's, which carry no probe index (`spec.probes`, `spec.probe.…`,
+/// `spec.markerPolicy`, `spec` for the condition type, `selector` for immutability).
 ///
 /// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validatingPodProbeMarkerFn (v1.8.4).
 pub fn validate_pod_probe_marker(
     obj: &PodProbeMarker,
     old: Option<&PodProbeMarker>,
 ) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let spec = &obj.spec;
-    match &spec.selector {
-        None => push(&mut errs, "spec.selector", "selector is required"),
-        Some(sel) if selector::is_empty(sel) => push(
-            &mut errs,
-            "spec.selector",
-            "empty selector is not valid for PodProbeMarker",
-        ),
-        Some(sel) => {
-            if let Err(e) = selector::matches(sel, &BTreeMap::new()) {
-                push(&mut errs, "spec.selector", e.to_string());
-            }
-        }
-    }
-    if spec.probes.is_empty() {
-        push(&mut errs, "spec.probes", "probes is required");
-    }
-    let mut names = BTreeSet::new();
-    let mut conditions = BTreeSet::new();
-    for (i, p) in spec.probes.iter().enumerate() {
-        let field = format!("spec.probes[{i}]");
-        if p.name.is_empty() || p.name.contains('#') {
-            push(
-                &mut errs,
-                format!("{field}.name"),
-                "probe name can't be empty or contain '#'",
-            );
-        } else if !names.insert(p.name.as_str()) {
-            push(
-                &mut errs,
-                format!("{field}.name"),
-                "probe name must be unique",
-            );
-        } else if RESERVED.contains(&p.name.as_str()) {
-            push(
-                &mut errs,
-                format!("{field}.name"),
-                format!("probe name can't be {}", p.name),
-            );
-        }
-        if p.container_name.is_empty() {
-            push(
-                &mut errs,
-                format!("{field}.containerName"),
-                "probe containerName is required",
-            );
-        }
-        validate_probe(p, &field, &mut errs);
-        validate_policies(p, &field, &mut errs);
-        if p.pod_condition_type.is_empty() && p.marker_policy.is_empty() {
-            push(
-                &mut errs,
-                format!("{field}.podConditionType"),
-                "podConditionType and markerPolicy cannot be empty at the same time",
-            );
-        }
-        if !p.pod_condition_type.is_empty() {
-            if !conditions.insert(p.pod_condition_type.as_str()) {
-                push(
-                    &mut errs,
-                    format!("{field}.podConditionType"),
-                    "podConditionType must be unique",
-                );
-            }
-            for m in qualified_name_errors(&p.pod_condition_type) {
-                push(&mut errs, format!("{field}.podConditionType"), m);
-            }
-        }
-    }
+    let mut errs = validate_spec(obj);
     if let Some(old) = old
         && old.spec.selector != obj.spec.selector
     {
-        push(&mut errs, "spec.selector", "selector is immutable");
+        push(
+            &mut errs,
+            "selector",
+            "Invalid value: selector must be immutable",
+        );
     }
     errs
 }
 
-/// The webhook answer: 403 with a gate off, 422 with the aggregated field errors, else allowed.
+/// Port of probe_create_update_handler.go::validatePodProbeMarkerSpec (v1.8.4).
+fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let spec = &obj.spec;
+    match &spec.selector {
+        None => push(
+            &mut errs,
+            "spec.selector",
+            "Invalid value: null: empty Selector is not valid for PodProbeMarker.",
+        ),
+        Some(sel) => validate_selector(sel, &mut errs),
+    }
+    if spec.probes.is_empty() {
+        push(
+            &mut errs,
+            "spec.probes",
+            "Invalid value: null: empty probes is not valid for PodProbeMarker.",
+        );
+        return errs;
+    }
+    let mut names = BTreeSet::new();
+    let mut conditions = BTreeSet::new();
+    for p in &spec.probes {
+        let invalid = |value: &str, message: String| {
+            field_error(
+                "spec.probes",
+                format!("Invalid value: {value:?}: {message}"),
+            )
+        };
+        let stop = if p.name.contains('#') {
+            Some(invalid(
+                &p.name,
+                "probe name can't contains '#'.".to_owned(),
+            ))
+        } else if p.name.is_empty() {
+            Some(invalid(
+                &p.name,
+                "probe name can't be empty in PodProbeMarker.".to_owned(),
+            ))
+        } else if p.container_name.is_empty() {
+            Some(invalid(
+                &p.container_name,
+                "probe containerName can't be empty in PodProbeMarker.".to_owned(),
+            ))
+        } else if RESERVED.contains(&p.name.as_str()) {
+            Some(invalid(&p.name, format!("probe name can't be {}", p.name)))
+        } else if !names.insert(p.name.as_str()) {
+            Some(invalid(
+                &p.name,
+                "probe name must be unique in PodProbeMarker.".to_owned(),
+            ))
+        } else {
+            None
+        };
+        if let Some(e) = stop {
+            errs.push(e);
+            return errs;
+        }
+        validate_probe(p.probe.as_ref(), &mut errs);
+        if p.pod_condition_type.is_empty() && p.marker_policy.is_empty() {
+            push(
+                &mut errs,
+                "spec.probes",
+                "Invalid value: podConditionType and markerPolicy cannot be empty at the same time",
+            );
+            return errs;
+        }
+        if !p.pod_condition_type.is_empty() {
+            if !conditions.insert(p.pod_condition_type.as_str()) {
+                errs.push(invalid(
+                    &p.pod_condition_type,
+                    format!(
+                        "podConditionType {} must be unique in podProbeMarker",
+                        p.pod_condition_type
+                    ),
+                ));
+                return errs;
+            }
+            for m in qualified_name_errors(&p.pod_condition_type) {
+                push(
+                    &mut errs,
+                    "spec",
+                    format!("Invalid value: {:?}: {m}", p.pod_condition_type),
+                );
+            }
+        }
+        let mut states = BTreeSet::new();
+        for policy in &p.marker_policy {
+            if !states.insert(policy.state.as_str()) {
+                push(
+                    &mut errs,
+                    "spec.markerPolicy",
+                    format!(
+                        "Invalid value: {:?}: marker policy state must be unique.",
+                        policy.state
+                    ),
+                );
+                return errs;
+            }
+            validate_policy(policy, &mut errs);
+        }
+    }
+    errs
+}
+
+/// The webhook answer: 403 with a gate off (PodProbeMarkerGate checked first), 400 with Go's
+/// aggregate of the field errors (one error alone, several as `[e1, e2]`), else allowed.
 ///
 /// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::Handle (v1.8.4).
 pub fn admit(
@@ -274,20 +358,23 @@ pub fn admit(
     obj: &PodProbeMarker,
     old: Option<&PodProbeMarker>,
 ) -> (Verdict, Vec<FieldError>) {
-    if !gates.enabled("PodProbeMarkerGate") || !gates.enabled("KruiseDaemon") {
-        return (
-            Verdict::deny(403, "feature-gate PodProbeMarkerGate is not enabled"),
-            Vec::new(),
-        );
+    for gate in ["PodProbeMarkerGate", "KruiseDaemon"] {
+        if !gates.enabled(gate) {
+            return (
+                Verdict::deny(403, format!("feature-gate {gate} is not enabled")),
+                Vec::new(),
+            );
+        }
     }
     let errs = validate_pod_probe_marker(obj, old);
-    if errs.is_empty() {
-        return (Verdict::allow(), errs);
-    }
-    let message = errs
+    let joined: Vec<String> = errs
         .iter()
         .map(|e| format!("{}: {}", e.field, e.message))
-        .collect::<Vec<_>>()
-        .join(", ");
-    (Verdict::deny(422, format!("[{message}]")), errs)
+        .collect();
+    let verdict = match joined.as_slice() {
+        [] => Verdict::allow(),
+        [one] => Verdict::deny(400, one.clone()),
+        _ => Verdict::deny(400, format!("[{}]", joined.join(", "))),
+    };
+    (verdict, errs)
 }

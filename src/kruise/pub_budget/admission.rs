@@ -104,7 +104,8 @@ fn check_and_decrement(
 /// Port of pkg/control/pubcontrol/pub_control_utils.go::PodUnavailableBudgetValidatePod
 /// (v1.8.4).
 ///
-/// `pub_` is the PUB the pod's `kruise.io/related-pub` annotation names (None when not found).
+/// `pub_` is the PUB the pod's `kruise.io/related-pub` annotation names in the pod's namespace
+/// (None when not found; a PUB of another name or namespace is treated as not found).
 /// On an allowed, non-dry-run request the PUB's status is updated in place (one fewer
 /// unavailable allowed, the pod recorded with time `now`); a denial or a dry run leaves it
 /// untouched.
@@ -121,8 +122,12 @@ pub fn validate_pod(
     if !is_pod_ready(pod) || !is_pod_state_consistent(pod) {
         return Verdict::allow();
     }
+    // GetPubForPod: the PUB the annotation names, in the pod's namespace.
     let related = pod_annotation(pod, RELATED_PUB_ANNOTATION);
-    let Some(pub_) = pub_.filter(|p| p.name() == related) else {
+    let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
+    let Some(pub_) = pub_.filter(|p| {
+        p.name() == related && p.metadata.namespace.as_deref().unwrap_or_default() == namespace
+    }) else {
         return Verdict::allow();
     };
     if pub_.status.desired_available == 0 {

@@ -30,11 +30,14 @@ pub struct OwnedPod {
     pub controller_uid: Option<String>,
 }
 
-/// Port of pkg/controller/util/pod_controller_finder.go::GetExpectedScaleForPods (v1.8.4).
+/// Port of pkg/util/controllerfinder/controller_finder.go::GetExpectedScaleForPods (v1.8.4).
 ///
 /// Sums the replicas of the distinct top-level workloads controlling `pods` (a ReplicaSet
 /// controlled by a Deployment counts as the Deployment), skipping workloads being deleted and
-/// pods without a controller. A controller that is not in `workloads` is an error.
+/// pods without a controller. As upstream's finders answer "not found" with nothing, a
+/// controller missing from `workloads` is skipped; a ReplicaSet whose Deployment is missing is
+/// only found by the last finder (`getRefUID`), which reports [`REPLICAS_UNKNOWN`] and no
+/// deletion time. The `Result` is kept for the lister errors upstream can return.
 pub fn expected_scale_for_pods(
     pods: &[OwnedPod],
     workloads: &[WorkloadFact],
@@ -47,31 +50,42 @@ pub fn expected_scale_for_pods(
         if !seen_refs.insert(uid) {
             continue;
         }
-        let workload = by_uid
-            .get(uid)
-            .ok_or_else(|| format!("controller {uid} of a selected pod was not found"))?;
-        let top = workload
-            .controller_uid
-            .as_deref()
-            .and_then(|parent| by_uid.get(parent))
-            .unwrap_or(workload);
-        if top.deleting {
+        let Some(workload) = by_uid.get(uid) else {
             continue;
+        };
+        match workload.controller_uid.as_deref() {
+            Some(parent) => match by_uid.get(parent) {
+                Some(top) if !top.deleting => {
+                    tops.insert(top.uid.as_str(), top.replicas);
+                }
+                Some(_) => {}
+                None => {
+                    tops.insert(workload.uid.as_str(), REPLICAS_UNKNOWN);
+                }
+            },
+            None if workload.deleting => {}
+            None => {
+                tops.insert(workload.uid.as_str(), workload.replicas);
+            }
         }
-        tops.insert(top.uid.as_str(), top.replicas);
     }
     Ok(tops.values().fold(0i32, |acc, r| acc.saturating_add(*r)))
 }
 
-/// The total and the counted pods of a `targetRef` PUB: none when the workload has 0 replicas
-/// or is being deleted (Port of pkg/control/pubcontrol/pub_control.go::GetPodsForPub (v1.8.4)).
-/// The `protect-total-replicas` annotation replaces the total.
+/// The total and the counted pods of a `targetRef` PUB (Port of
+/// pkg/control/pubcontrol/pub_control.go::GetPodsForPub over controllerfinder.GetPodsForRef,
+/// v1.8.4): a workload being deleted counts 0 replicas and no pods, one at 0 replicas counts
+/// no pods. The `protect-total-replicas` annotation then replaces the total, as upstream
+/// applies it to whatever GetPodsForRef returned (a missing workload is `total_replicas(0)`).
 pub fn resolve_target_ref<'a>(
     pub_: &PodUnavailableBudget,
     workload: &WorkloadFact,
     owned_pods: &'a [String],
 ) -> (i32, &'a [String]) {
-    let pods: &[String] = if workload.replicas == 0 || workload.deleting {
+    if workload.deleting {
+        return (pub_.total_replicas(0), &[]);
+    }
+    let pods: &[String] = if workload.replicas == 0 {
         &[]
     } else {
         owned_pods
@@ -79,14 +93,20 @@ pub fn resolve_target_ref<'a>(
     (pub_.total_replicas(workload.replicas), pods)
 }
 
-/// The total of a `selector` PUB: the annotation if set, else [`expected_scale_for_pods`].
+/// The total of a `selector` PUB: the annotation if set (upstream then does not look at the
+/// workloads at all), else [`expected_scale_for_pods`].
 pub fn resolve_selector_total(
     pub_: &PodUnavailableBudget,
     pods: &[OwnedPod],
     workloads: &[WorkloadFact],
 ) -> Result<i32, String> {
-    let scale = expected_scale_for_pods(pods, workloads)?;
-    Ok(pub_.total_replicas(scale))
+    if pub_
+        .annotation(super::PROTECT_TOTAL_REPLICAS_ANNOTATION)
+        .is_some_and(|v| !v.is_empty())
+    {
+        return Ok(pub_.total_replicas(0));
+    }
+    expected_scale_for_pods(pods, workloads)
 }
 
 #[cfg(test)]
@@ -126,7 +146,15 @@ mod tests {
         ];
         let pods = [p("a", Some("rs1")), p("b", Some("sts"))];
         assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(3));
-        assert!(expected_scale_for_pods(&[p("x", Some("ghost"))], &[]).is_err());
+        // A controller that is gone adds nothing; a ReplicaSet whose Deployment is gone is
+        // found only as an unknown-scale controller.
+        assert_eq!(
+            expected_scale_for_pods(&[p("x", Some("ghost"))], &[]),
+            Ok(0)
+        );
+        let workloads = [w("rs1", 4, false, Some("gone")), w("sts", 3, false, None)];
+        let pods = [p("a", Some("rs1")), p("b", Some("sts"))];
+        assert_eq!(expected_scale_for_pods(&pods, &workloads), Ok(2));
     }
 
     #[test]
@@ -154,5 +182,46 @@ mod tests {
             resolve_target_ref(&pub_, &w("d", 1, false, None), &pods).0,
             15
         );
+    }
+
+    #[test]
+    fn a_deleted_target_counts_zero_unless_the_annotation_says_otherwise() {
+        let mut pub_ = PodUnavailableBudget::default();
+        let pods = vec!["a".to_owned()];
+        assert_eq!(
+            resolve_target_ref(&pub_, &w("d", 10, true, None), &pods),
+            (0, &[][..])
+        );
+        let with = |v: &str| {
+            Some(
+                [(
+                    "pub.kruise.io/protect-total-replicas".to_owned(),
+                    v.to_owned(),
+                )]
+                .into(),
+            )
+        };
+        pub_.metadata.annotations = with("15");
+        assert_eq!(
+            resolve_target_ref(&pub_, &w("d", 10, true, None), &pods),
+            (15, &[][..])
+        );
+        // strconv.ParseInt(v, 10, 32) with the error ignored.
+        for (v, total) in [
+            ("", 10),
+            ("+7", 7),
+            ("-3", -3),
+            ("x", 0),
+            ("12x", 0),
+            ("3000000000", i32::MAX),
+            ("-3000000000", i32::MIN),
+            ("3000000000x", 0),
+            ("99999999999x", i32::MAX),
+            ("2147483647", i32::MAX),
+            ("-2147483648", i32::MIN),
+        ] {
+            pub_.metadata.annotations = with(v);
+            assert_eq!(pub_.total_replicas(10), total, "{v:?}");
+        }
     }
 }

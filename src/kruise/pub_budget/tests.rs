@@ -29,6 +29,7 @@ fn pod(name: &str, ready: bool, extra_annotations: serde_json::Value) -> Pod {
 fn budget(allowed: i32, desired: i32, disrupted: &[&str]) -> PodUnavailableBudget {
     let mut p = PodUnavailableBudget::default();
     p.metadata.name = Some("pub".into());
+    p.metadata.namespace = Some("ns".into());
     p.status.unavailable_allowed = allowed;
     p.status.desired_available = desired;
     for d in disrupted {

@@ -3,17 +3,21 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::{
-    apis::meta::v1::{LabelSelector, LabelSelectorRequirement},
-    util::intstr::IntOrString,
-};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
 use serde_json::Value;
 
 use super::{
     PROTECT_OPERATIONS_ANNOTATION, PROTECT_TOTAL_REPLICAS_ANNOTATION, PodUnavailableBudget,
 };
-use crate::kruise::{FeatureGates, admission::Verdict, selector};
+use crate::kruise::{
+    FeatureGates,
+    admission::Verdict,
+    validation::{
+        FieldError, field_error, int_or_percent_errors, label_selector_convertible,
+        label_selector_errors,
+    },
+};
 
 fn as_expressions(sel: &LabelSelector) -> BTreeMap<String, LabelSelectorRequirement> {
     let mut out: BTreeMap<String, LabelSelectorRequirement> = sel
@@ -39,8 +43,9 @@ fn values(req: &LabelSelectorRequirement) -> &[String] {
     req.values.as_deref().unwrap_or_default()
 }
 
-/// Port of pkg/util/selector.go::isMatchExpOverlap (v1.8.4).
-fn requirement_overlap(a: &LabelSelectorRequirement, b: &LabelSelectorRequirement) -> bool {
+/// Port of pkg/util/selector.go::isMatchExpOverlap (v1.8.4): whether requirement `a`, read from
+/// `a`'s side, can be met together with `b` (not symmetric).
+pub fn requirement_overlap(a: &LabelSelectorRequirement, b: &LabelSelectorRequirement) -> bool {
     let overlaps = |x: &[String], y: &[String]| y.iter().any(|v| x.contains(v));
     let contains_all = |x: &[String], y: &[String]| y.iter().all(|v| x.contains(v));
     match (a.operator.as_str(), b.operator.as_str()) {
@@ -76,72 +81,45 @@ fn parse_group(api_version: &str) -> Result<&str, String> {
     }
 }
 
-/// `appsvalidation.ValidatePositiveIntOrPercent` + `IsNotMoreThan100Percent`.
-fn validate_int_or_percent(v: &IntOrString, field: &str, errors: &mut Vec<String>) {
-    match v {
-        IntOrString::Int(n) if *n < 0 => {
-            errors.push(format!(
-                "{field}: Invalid value: {n}: must be greater than or equal to 0"
-            ));
-        }
-        IntOrString::Int(_) => {}
-        IntOrString::String(s) => {
-            let number = s
-                .strip_suffix('%')
-                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-            match number.and_then(|n| n.parse::<u64>().ok()) {
-                None => errors.push(format!(
-                    "{field}: Invalid value: {s:?}: must be an integer or percentage (e.g '5%')"
-                )),
-                Some(p) if p > 100 => errors.push(format!(
-                    "{field}: Invalid value: {s:?}: must not be greater than 100%"
-                )),
-                Some(_) => {}
-            }
-        }
-    }
-}
-
-fn validate_selector(sel: &LabelSelector, errors: &mut Vec<String>) {
-    if let Err(e) = selector::matches(sel, &BTreeMap::new()) {
-        // ValidateLabelSelector and LabelSelectorAsSelector both report a malformed requirement.
-        errors.push(format!(
-            "spec.selector.matchExpressions: Invalid value: {e}"
-        ));
-        errors.push("spec.selector: Invalid value: \"\"".to_owned());
-    }
-    for req in sel.match_expressions.iter().flatten() {
-        if req.key.is_empty() {
-            errors.push("spec.selector.matchExpressions.key: Invalid value: \"\": name part must be non-empty".to_owned());
-        }
-    }
+/// The selector branch of validatePodUnavailableBudgetSpec: ValidateLabelSelector's errors, then
+/// an empty selector, then LabelSelectorAsSelector's failure (its detail is empty upstream).
+fn validate_selector(sel: &LabelSelector, errors: &mut Vec<FieldError>) {
+    errors.extend(label_selector_errors(sel, "spec.selector"));
     if sel.match_labels.as_ref().map_or(0, BTreeMap::len)
         + sel.match_expressions.as_ref().map_or(0, Vec::len)
         == 0
     {
-        errors.push(
-            "spec.selector: Invalid value: empty selector is not valid for PodUnavailableBudget."
-                .to_owned(),
-        );
+        errors.push(field_error(
+            "spec.selector",
+            "Invalid value: empty selector is not valid for PodUnavailableBudget.",
+        ));
+    }
+    if !label_selector_convertible(sel) {
+        errors.push(field_error("spec.selector", "Invalid value: \"\""));
     }
 }
 
 /// Port of pkg/webhook/podunavailablebudget/validating/pub_create_update_handler.go::
 /// validatingPodUnavailableBudgetFn (v1.8.4).
 ///
-/// `old` is the stored object on UPDATE; `others` are the PUBs of the same namespace. Returns
-/// the field errors (empty = valid); the webhook denies with all of them.
+/// `old` is the stored object on UPDATE. `others` may hold PUBs of any namespace: as upstream
+/// lists the PUBs of `obj`'s namespace only, the others are filtered to that namespace here.
+/// Returns upstream's field errors, one for one and in its order (empty = valid); the webhook
+/// denies with all of them.
 pub fn validate_pub(
     obj: &PodUnavailableBudget,
     old: Option<&PodUnavailableBudget>,
     others: &[PodUnavailableBudget],
-) -> Vec<String> {
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let Some(ops) = obj.annotation(PROTECT_OPERATIONS_ANNOTATION) {
         for op in ops.split(',') {
             if !matches!(op, "UPDATE" | "DELETE" | "EVICT") {
-                errors.push(format!(
-                    "metadata: Internal error: annotation[{PROTECT_OPERATIONS_ANNOTATION}] is invalid"
+                errors.push(field_error(
+                    "metadata",
+                    format!(
+                        "Internal error: annotation[{PROTECT_OPERATIONS_ANNOTATION}] is invalid"
+                    ),
                 ));
             }
         }
@@ -149,43 +127,66 @@ pub fn validate_pub(
     if let Some(total) = obj.annotation(PROTECT_TOTAL_REPLICAS_ANNOTATION)
         && total.parse::<i32>().is_err()
     {
-        errors.push(format!(
-            "metadata: Internal error: annotation[{PROTECT_TOTAL_REPLICAS_ANNOTATION}] is invalid"
+        errors.push(field_error(
+            "metadata",
+            format!("Internal error: annotation[{PROTECT_TOTAL_REPLICAS_ANNOTATION}] is invalid"),
         ));
     }
     let spec = &obj.spec;
     match (&spec.selector, &spec.target_ref) {
-        (None, None) => errors.push(
-            "spec.selector, targetRef: Required value: no selector or targetRef defined in PodUnavailableBudget".to_owned(),
-        ),
-        (Some(_), Some(_)) => errors.push(
-            "spec.selector, targetRef: Required value: selector and targetRef are mutually exclusive".to_owned(),
-        ),
+        (None, None) => errors.push(field_error(
+            "spec.selector, targetRef",
+            "Required value: no selector or targetRef defined in PodUnavailableBudget",
+        )),
+        (Some(_), Some(_)) => errors.push(field_error(
+            "spec.selector, targetRef",
+            "Required value: selector and targetRef are mutually exclusive",
+        )),
         (None, Some(target)) => {
             if target.api_version.is_empty() || target.name.is_empty() || target.kind.is_empty() {
-                errors.push("spec.TargetReference: Invalid value: empty TargetReference is not valid for PodUnavailableBudget.".to_owned());
+                errors.push(field_error(
+                    "spec.TargetReference",
+                    "Invalid value: empty TargetReference is not valid for PodUnavailableBudget.",
+                ));
             }
             if let Err(e) = parse_group(&target.api_version) {
-                errors.push(format!("spec.TargetReference: Invalid value: {e}"));
+                errors.push(field_error(
+                    "spec.TargetReference",
+                    format!("Invalid value: {e}"),
+                ));
             }
         }
         (Some(sel), None) => validate_selector(sel, &mut errors),
     }
     match (&spec.max_unavailable, &spec.min_available) {
-        (None, None) => errors.push("spec.maxUnavailable, minAvailable: Required value: no maxUnavailable or minAvailable defined in PodUnavailableBudget".to_owned()),
-        (Some(_), Some(_)) => errors.push("spec.maxUnavailable, minAvailable: Required value: maxUnavailable and minAvailable are mutually exclusive".to_owned()),
-        (Some(v), None) => validate_int_or_percent(v, "spec.maxUnavailable", &mut errors),
-        (None, Some(v)) => validate_int_or_percent(v, "spec.minAvailable", &mut errors),
+        (None, None) => errors.push(field_error(
+            "spec.maxUnavailable, minAvailable",
+            "Required value: no maxUnavailable or minAvailable defined in PodUnavailableBudget",
+        )),
+        (Some(_), Some(_)) => errors.push(field_error(
+            "spec.maxUnavailable, minAvailable",
+            "Required value: maxUnavailable and minAvailable are mutually exclusive",
+        )),
+        (Some(v), None) => errors.extend(int_or_percent_errors(v, "spec.maxUnavailable")),
+        (None, Some(v)) => errors.extend(int_or_percent_errors(v, "spec.minAvailable")),
     }
     if let Some(old) = old
         && (old.spec.selector != spec.selector || old.spec.target_ref != spec.target_ref)
     {
-        errors.push(
-            "spec.selector, targetRef: Required value: selector and targetRef cannot be modified"
-                .to_owned(),
-        );
+        errors.push(field_error(
+            "spec.selector, targetRef",
+            "Required value: selector and targetRef cannot be modified",
+        ));
     }
-    for other in others.iter().filter(|o| o.name() != obj.name()) {
+    let namespace = obj.metadata.namespace.as_deref().unwrap_or_default();
+    let same_namespace = |o: &&PodUnavailableBudget| {
+        o.metadata.namespace.as_deref().unwrap_or_default() == namespace
+    };
+    for other in others
+        .iter()
+        .filter(same_namespace)
+        .filter(|o| o.name() != obj.name())
+    {
         match (
             &spec.target_ref,
             &other.spec.target_ref,
@@ -196,12 +197,12 @@ pub fn validate_pub(
                 let same_group =
                     parse_group(&cur.api_version).ok() == parse_group(&oth.api_version).ok();
                 if same_group && cur.kind == oth.kind && cur.name == oth.name {
-                    errors.push(format!("spec.targetReference: Invalid value: pub.spec.targetReference is in conflict with other PodUnavailableBudget {}", other.name()));
+                    errors.push(field_error("spec.targetReference", format!("Invalid value: pub.spec.targetReference is in conflict with other PodUnavailableBudget {}", other.name())));
                     break;
                 }
             }
             (_, _, Some(cur), Some(oth)) if selector_loose_overlap(cur, oth) => {
-                errors.push(format!("spec.selector: Invalid value: pub.spec.selector is in conflict with other PodUnavailableBudget {}", other.name()));
+                errors.push(field_error("spec.selector", format!("Invalid value: pub.spec.selector is in conflict with other PodUnavailableBudget {}", other.name())));
                 break;
             }
             _ => {}
@@ -242,7 +243,10 @@ pub fn admit_pub(
         },
         _ => None,
     };
-    let errors = validate_pub(&obj, old.as_ref(), others);
+    let errors: Vec<String> = validate_pub(&obj, old.as_ref(), others)
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect();
     match errors.len() {
         0 => Verdict::allow(),
         1 => Verdict::deny(400, errors.concat()),

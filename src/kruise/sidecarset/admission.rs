@@ -23,19 +23,22 @@ pub fn mutate_sidecar_set(set: &SidecarSet) -> (SidecarSet, json_patch::Patch) {
     (out, patch)
 }
 
-/// The validating step: allowed, or 422 with the aggregated field errors.
+/// The validating step: allowed, or the aggregated field errors. Upstream's handler turns the
+/// error list into an error and answers `admission.Errored(500, ...)`, so a refused SidecarSet
+/// is a 500 whose message is Go's aggregate (one error alone, several as `[e1, e2]`).
 ///
 /// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::Handle (v1.8.4).
 pub fn admit_sidecar_set(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Verdict {
     let errs = validate_sidecar_set(set, ctx);
-    if errs.is_empty() {
-        return Verdict::allow();
-    }
     let joined: Vec<String> = errs
         .iter()
         .map(|e| format!("{}: {}", e.field, e.message))
         .collect();
-    Verdict::deny(422, format!("[{}]", joined.join(", ")))
+    match joined.as_slice() {
+        [] => Verdict::allow(),
+        [one] => Verdict::deny(500, one.clone()),
+        _ => Verdict::deny(500, format!("[{}]", joined.join(", "))),
+    }
 }
 
 /// Pod CREATE: the verdict and, when some set was injected, the JSON patch to the pod.

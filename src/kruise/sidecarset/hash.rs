@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{gojson, sha256, types::SidecarSetSpec};
+use sha2::{Digest, Sha256};
+
+use super::{gojson, types::SidecarSetSpec};
 
 /// apimachinery `rand.SafeEncodeString` alphabet (no vowels, no confusable digits).
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -52,7 +54,9 @@ pub fn canonical_json(spec: &Value, without_image: bool) -> String {
 ///
 /// Port of pkg/control/sidecarcontrol/hash.go::hash (v1.8.4).
 pub fn hash_canonical(canonical: &str) -> String {
-    safe_encode_string(&sha256::hex_digest(canonical.as_bytes()))
+    let digest = Sha256::digest(canonical.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    safe_encode_string(&hex)
 }
 
 /// `kruise.io/sidecarset-hash` of a spec given as Kubernetes JSON.

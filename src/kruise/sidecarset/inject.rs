@@ -221,8 +221,9 @@ fn prepare_sidecar(sidecar: &SidecarContainer, pod: &Pod) -> SidecarContainer {
         }
     }
     out.container.volume_mounts = (!mounts.is_empty()).then_some(mounts);
-    let mut envs = vec![env(SIDECAR_ENV_KEY, "true")];
-    merge_env(&mut envs, out.container.env.take().unwrap_or_default());
+    // Upstream appends IS_INJECTED to the sidecar's own env, then the transferred env.
+    let mut envs = out.container.env.take().unwrap_or_default();
+    envs.push(env(SIDECAR_ENV_KEY, "true"));
     merge_env(&mut envs, transfer);
     out.container.env = Some(envs);
     out

@@ -47,18 +47,20 @@ pub fn pod_matched_sidecar_set(
     Ok(!selector::is_empty(sel) && selector::matches(sel, pod_labels)?)
 }
 
-/// Whether two selectors can select a common label set. They are disjoint when one side
-/// pins a key (`k=v`, `k In`, `k Exists`) that the other excludes (`k=other`, `k In` without
-/// a shared value, `k NotIn` covering every pinned value, `k DoesNotExist`).
+/// Whether two selectors can select a common label set: neither is disjoint from the other.
 ///
 /// Port of pkg/util/selector.go::IsSelectorOverlapping (v1.8.4).
 pub fn is_selector_overlapping(a: &LabelSelector, b: &LabelSelector) -> bool {
     !(is_disjoint(a, b) || is_disjoint(b, a))
 }
 
-/// Port of pkg/util/selector.go::isDisjoint (v1.8.4).
+/// Upstream's marker for "any value" (`k Exists`); a literal label value `ALL` reads the same.
+const ALL: &str = "ALL";
+
+/// Port of pkg/util/selector.go::isDisjoint (v1.8.4), literally: `a`'s labels and `In` values
+/// (or `ALL` for `Exists`) per key, then `b`'s requirements against them. As upstream, a key that
+/// `b` requires to exist and `a` does not mention makes the two disjoint.
 fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
-    // key -> the values `a` allows; an empty list means "any value" (Exists).
     let mut pinned: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (k, v) in a.match_labels.iter().flatten() {
         pinned.insert(k, vec![v]);
@@ -70,14 +72,14 @@ fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
                 .or_default()
                 .extend(req.values.iter().flatten().map(String::as_str)),
             "Exists" => {
-                pinned.insert(&req.key, Vec::new());
+                pinned.insert(&req.key, vec![ALL]);
             }
             _ => {}
         }
     }
     for (k, v) in b.match_labels.iter().flatten() {
         if let Some(values) = pinned.get(k.as_str())
-            && !values.is_empty()
+            && !values.contains(&ALL)
             && !values.contains(&v.as_str())
         {
             return true;
@@ -89,7 +91,7 @@ fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
         match req.operator.as_str() {
             "In" => {
                 if let Some(values) = values
-                    && !values.is_empty()
+                    && !values.contains(&ALL)
                     && !values.iter().any(|v| theirs.contains(v))
                 {
                     return true;
@@ -97,12 +99,12 @@ fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
             }
             "NotIn" => {
                 if let Some(values) = values
-                    && !values.is_empty()
                     && values.iter().all(|v| theirs.contains(v))
                 {
                     return true;
                 }
             }
+            "Exists" if values.is_none() => return true,
             "DoesNotExist" if values.is_some() => return true,
             _ => {}
         }
@@ -112,7 +114,11 @@ fn is_disjoint(a: &LabelSelector, b: &LabelSelector) -> bool {
 
 /// Whether the namespace scopes of two sets can share a pod.
 ///
-/// Port of pkg/webhook/sidecarset/validating/sidecarset_validating.go::isSidecarSetNamespaceOverlapping (v1.8.4).
+/// Port of pkg/webhook/sidecarset/validating/utils.go::isSidecarSetNamespaceOverlapping
+/// (v1.8.4). A namespace that does not exist is selected by no namespaceSelector
+/// (`IsSelectorNamespace`). As upstream, the last check tests `b`'s namespace against `b`'s own
+/// namespaceSelector (upstream passes `otherSelector` there), and only when `a` has a
+/// namespaceSelector.
 pub fn is_namespace_overlapping(
     a: &SidecarSet,
     b: &SidecarSet,
@@ -130,22 +136,26 @@ pub fn is_namespace_overlapping(
     {
         return false;
     }
-    let selects = |ns: &str, sel: &LabelSelector| {
-        let empty = BTreeMap::new();
-        let labels = namespaces.get(ns).unwrap_or(&empty);
-        selector::matches(sel, labels).unwrap_or(false)
-    };
     if !ns_a.is_empty()
         && let Some(y) = sel_b
-        && !selects(ns_a, y)
+        && !is_selector_namespace(ns_a, y, namespaces)
     {
         return false;
     }
     if !ns_b.is_empty()
-        && let Some(x) = sel_a
-        && !selects(ns_b, x)
+        && sel_a.is_some()
+        && !sel_b.is_some_and(|y| is_selector_namespace(ns_b, y, namespaces))
     {
         return false;
     }
     true
+}
+
+/// Port of pkg/control/sidecarcontrol/util.go::IsSelectorNamespace (v1.8.4): the Namespace
+/// exists and its labels match; a nil selector (upstream's `labels.Nothing()`) and a malformed
+/// one match nothing.
+pub fn is_selector_namespace(ns: &str, sel: &LabelSelector, namespaces: &NamespaceLabels) -> bool {
+    namespaces
+        .get(ns)
+        .is_some_and(|labels| selector::matches(sel, labels).unwrap_or(false))
 }

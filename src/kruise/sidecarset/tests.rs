@@ -383,7 +383,7 @@ fn admission_defaults_validate_and_inject() {
     assert_eq!(set.annotation(SIDECARSET_HASH_ANNOTATION).len(), 64);
     assert!(admit_sidecar_set(&set, &ValidationContext::default()).allowed);
     let denied = admit_sidecar_set(&user, &ValidationContext::default());
-    assert_eq!(denied.code, 422);
+    assert_eq!(denied.code, 500);
 
     let p = pod("p", "", vec![container("app", "app:1")], vec![]);
     let mut p = p;

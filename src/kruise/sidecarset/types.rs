@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSet {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: SidecarSetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<SidecarSetStatus>,
@@ -36,21 +36,41 @@ pub struct SidecarSetSpec {
     pub namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub init_containers: Vec<SidecarContainer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub containers: Vec<SidecarContainer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub volumes: Vec<Volume>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_strategy: SidecarSetUpdateStrategy,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub injection_strategy: SidecarSetInjectionStrategy,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub image_pull_secrets: Vec<LocalObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_history_limit: Option<i32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub patch_pod_metadata: Vec<SidecarSetPatchPodMetadata>,
 }
 
@@ -60,13 +80,21 @@ pub struct SidecarSetSpec {
 pub struct SidecarContainer {
     #[serde(flatten)]
     pub container: Container,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub pod_inject_policy: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub upgrade_strategy: SidecarContainerUpgradeStrategy,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub share_volume_policy: ShareVolumePolicy,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub transfer_env: Vec<TransferEnvVar>,
 }
 
@@ -95,16 +123,29 @@ pub const COLD_UPGRADE: &str = "ColdUpgrade";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarContainerUpgradeStrategy {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub upgrade_type: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub hot_upgrade_empty_image: String,
 }
 
 /// `ShareVolumePolicy`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShareVolumePolicy {
-    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "type",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub type_: String,
 }
 
@@ -112,13 +153,25 @@ pub struct ShareVolumePolicy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferEnvVar {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub source_container_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_container_name_from: Option<SourceContainerNameSource>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub env_name: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub env_names: Vec<String>,
 }
 
@@ -134,9 +187,14 @@ pub struct SourceContainerNameSource {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetUpdateStrategy {
-    #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "type",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub type_: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
@@ -146,7 +204,11 @@ pub struct SidecarSetUpdateStrategy {
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_strategy: Option<UpdatePriorityStrategy>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub scatter_strategy: Vec<UpdateScatterTerm>,
 }
 
@@ -159,9 +221,17 @@ pub const ROLLING_UPDATE: &str = "RollingUpdate";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdatePriorityStrategy {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub order_priority: Vec<UpdatePriorityOrderTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub weight_priority: Vec<UpdatePriorityWeightTerm>,
 }
 
@@ -191,7 +261,7 @@ pub struct UpdateScatterTerm {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetInjectionStrategy {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<SidecarSetInjectRevision>,
@@ -205,7 +275,11 @@ pub struct SidecarSetInjectRevision {
     pub custom_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_name: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub policy: String,
 }
 
@@ -213,9 +287,13 @@ pub struct SidecarSetInjectRevision {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetPatchPodMetadata {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub patch_policy: String,
 }
 
@@ -230,17 +308,21 @@ pub const PATCH_MERGE_JSON: &str = "MergePatchJson";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub matched_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_ready_pods: i32,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub latest_revision: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,

@@ -3,20 +3,26 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
+
 use crate::kruise::{KruiseVersion, features::FeatureGates, selector};
 
-use crate::kruise::validation::field_error as err;
 pub use crate::kruise::validation::{FieldError, is_dns1123_label};
+use crate::kruise::validation::{
+    field_error as err, int_or_percent_errors, label_selector_convertible, label_selector_errors,
+    qualified_name_errors,
+};
 
 use super::{
     history::RevisionRef,
     matching::{NamespaceLabels, is_namespace_overlapping, is_selector_overlapping},
     types::{
-        AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, COLD_UPGRADE, HOT_UPGRADE, NOT_UPDATE,
-        PATCH_MERGE_JSON, PATCH_OVERWRITE, PATCH_RETAIN, ROLLING_UPDATE, SidecarContainer,
-        SidecarSet,
+        AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, PATCH_OVERWRITE, PATCH_RETAIN, ROLLING_UPDATE,
+        SidecarContainer, SidecarSet, UpdatePriorityStrategy, UpdateScatterTerm,
     },
 };
+
+pub mod podspec;
 
 /// What validation needs to know about the cluster and the request.
 #[derive(Debug, Clone, Default)]
@@ -28,353 +34,477 @@ pub struct ValidationContext<'a> {
     /// Every other SidecarSet.
     pub others: &'a [SidecarSet],
     pub namespaces: Option<&'a NamespaceLabels>,
-    /// Whether the `SidecarSet_PatchPodMetadata_WhiteList` configuration exists, and its
-    /// allowed key patterns (plain prefixes/exact keys; a trailing `*` or `.*` is a prefix).
+    /// The `SidecarSet_PatchPodMetadata_WhiteList` configuration: None when it does not exist,
+    /// else the `allowedAnnotationKeyExprs` (Go regular expressions) of the rules whose
+    /// selector matches this set.
     pub patch_whitelist: Option<&'a [String]>,
     /// This set's ControllerRevisions (for injectionStrategy.revision).
     pub revisions: &'a [RevisionRef],
 }
 
-/// Validates a SidecarSet on CREATE/UPDATE: spec rules, conflicts, immutable containers.
+/// Port of validateSidecarSetName (v1.8.4): `^[a-zA-Z0-9\-]+$`, at most 63 characters.
+fn sidecar_set_name_errors(name: &str) -> Vec<String> {
+    let mut msgs = Vec::new();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        msgs.push("sidecarset name must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '^[a-zA-Z0-9\\-]+$')".to_owned());
+    }
+    if name.len() > 63 {
+        msgs.push("must be no more than 63 characters".to_owned());
+    }
+    msgs
+}
+
+/// Validates a SidecarSet on CREATE/UPDATE and returns upstream's field errors one for one, in
+/// its order: metadata, spec, then (UPDATE) the container conflicts with the old object. Only
+/// when all of those pass are the conflicts with the other SidecarSets checked.
 ///
-/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarSetSpec
-/// and validateSidecarSet (v1.8.4).
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarSet
+/// (v1.8.4). The Kubernetes container and volume validation it runs on a fake pod is reduced to
+/// the checks in [`podspec`].
 pub fn validate_sidecar_set(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let name = set.name();
-    if name.is_empty()
-        || name.len() > 63
-        || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-    {
-        errs.push(err("metadata.name", format!("invalid name {name:?}")));
-    }
-    let spec = &set.spec;
-    match &spec.selector {
-        None => errs.push(err("spec.selector", "no selector defined for SidecarSet")),
-        Some(sel) if selector::is_empty(sel) => {
-            errs.push(err(
-                "spec.selector",
-                "empty selector is not valid for sidecarset.",
-            ));
-        }
-        Some(sel) => {
-            if let Err(e) = selector::matches(sel, &BTreeMap::new()) {
-                errs.push(err("spec.selector", e.to_string()));
-            }
-        }
-    }
-    let has_ns = spec.namespace.as_deref().is_some_and(|n| !n.is_empty());
-    if ctx.version == KruiseVersion::V1_8 && has_ns && spec.namespace_selector.is_some() {
-        errs.push(err(
-            "spec.namespace",
-            "namespace and namespaceSelector are mutually exclusive",
-        ));
-    }
-    if let Some(sel) = &spec.namespace_selector {
-        if selector::is_empty(sel) {
-            errs.push(err(
-                "spec.namespaceSelector",
-                "empty namespaceSelector is not valid for sidecarset.",
-            ));
-        } else if let Err(e) = selector::matches(sel, &BTreeMap::new()) {
-            errs.push(err("spec.namespaceSelector", e.to_string()));
-        }
-    }
-    validate_update_strategy(set, &mut errs);
-    if spec.containers.is_empty() && spec.init_containers.is_empty() {
-        errs.push(err(
-            "spec.containers",
-            "no container defined for SidecarSet",
-        ));
-    }
-    for (i, c) in spec.init_containers.iter().enumerate() {
-        validate_container(c, &format!("spec.initContainers[{i}]"), &mut errs);
-        if c.container.restart_policy.as_deref() == Some("Always")
-            && spec.update_strategy.type_ != NOT_UPDATE
-        {
-            errs.push(err(
-                format!("spec.initContainers[{i}].restartPolicy"),
-                "The initContainer in-place upgrade is not currently supported.",
-            ));
-        }
-    }
-    for (i, c) in spec.containers.iter().enumerate() {
-        validate_container(c, &format!("spec.containers[{i}]"), &mut errs);
-    }
-    validate_patch_metadata(set, ctx, &mut errs);
-    if let Some(rev) = &spec.injection_strategy.revision {
-        let rn = rev.revision_name.as_deref().unwrap_or_default();
-        let cv = rev.custom_version.as_deref().unwrap_or_default();
-        if rn.is_empty() && cv.is_empty() {
-            errs.push(err(
-                "spec.injectionStrategy.revision",
-                "revisionName and customVersion cannot be empty simultaneously",
-            ));
-        } else if !rn.is_empty() && !ctx.revisions.iter().any(|r| r.name == rn) {
-            errs.push(err(
-                "spec.injectionStrategy.revision.revisionName",
-                format!("Cannot find specific ControllerRevision {rn}"),
-            ));
-        } else if rn.is_empty()
-            && !ctx
-                .revisions
-                .iter()
-                .any(|r| r.custom_version.as_deref() == Some(cv))
-        {
-            errs.push(err(
-                "spec.injectionStrategy.revision.customVersion",
-                format!("Cannot find specific ControllerRevision with customVersion {cv}"),
-            ));
-        }
-        if !matches!(rev.policy.as_str(), "" | "Always" | "Partial") {
-            errs.push(err(
-                "spec.injectionStrategy.revision.policy",
-                format!("Invalid policy {}", rev.policy),
-            ));
-        }
-    }
+    let mut errs = podspec::validate_object_meta(&set.metadata, sidecar_set_name_errors);
+    errs.extend(validate_sidecar_set_spec(set, ctx));
     if let Some(old) = ctx.old {
         errs.extend(validate_sidecar_container_conflict(
             &set.spec.containers,
             &old.spec.containers,
         ));
     }
+    if !errs.is_empty() {
+        return errs;
+    }
     let empty = NamespaceLabels::new();
-    errs.extend(validate_sidecar_conflict(
-        set,
-        ctx.others,
-        ctx.namespaces.unwrap_or(&empty),
-    ));
+    validate_sidecar_conflict(set, ctx.others, ctx.namespaces.unwrap_or(&empty))
+}
+
+/// `validateSelector` (v1.8.4): ValidateLabelSelector, an empty selector, then a selector
+/// LabelSelectorAsSelector refuses (reported one level deeper, at `<path>.selector`, as
+/// upstream does).
+fn validate_selector(sel: &LabelSelector, path: &str, errs: &mut Vec<FieldError>) {
+    errs.extend(label_selector_errors(sel, path));
+    if selector::is_empty(sel) {
+        errs.push(err(
+            path,
+            "Invalid value: empty selector is not valid for sidecarset.",
+        ));
+    }
+    if !label_selector_convertible(sel) {
+        errs.push(err(format!("{path}.selector"), "Invalid value: \"\""));
+    }
+}
+
+/// Port of sidecarset_create_update_handler.go::validateSidecarSetSpec (v1.8.4).
+pub fn validate_sidecar_set_spec(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let spec = &set.spec;
+    for c in &spec.init_containers {
+        if c.container.restart_policy.as_deref() == Some("Always")
+            && spec.update_strategy.type_ == ROLLING_UPDATE
+        {
+            errs.push(err(
+                "spec.updateStrategy",
+                "Required value: The initContainer in-place upgrade is not currently supported.",
+            ));
+        }
+    }
+    match &spec.selector {
+        None => errs.push(err(
+            "spec.selector",
+            "Required value: no selector defined for SidecarSet",
+        )),
+        Some(sel) => validate_selector(sel, "spec.selector", &mut errs),
+    }
+    let has_ns = spec.namespace.as_deref().is_some_and(|n| !n.is_empty());
+    match &spec.namespace_selector {
+        Some(_) if has_ns && ctx.version == KruiseVersion::V1_8 => errs.push(err(
+            "spec.namespace, namespaceSelector",
+            "Required value: namespace and namespaceSelector are mutually exclusive",
+        )),
+        Some(sel) => validate_selector(sel, "spec.namespaceSelector", &mut errs),
+        None => {}
+    }
+    validate_injection_strategy(set, ctx, &mut errs);
+    validate_update_strategy(set, &mut errs);
+    if spec.init_containers.is_empty() && spec.containers.is_empty() {
+        errs.push(err(
+            "spec",
+            "Required value: no initContainer or container defined for SidecarSet",
+        ));
+    } else {
+        validate_containers_for_sidecar_set(set, &mut errs);
+    }
+    validate_patch_metadata(set, ctx, &mut errs);
     errs
 }
 
-/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarSetSpec, updateStrategy part (v1.8.4).
-fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
-    let s = &set.spec.update_strategy;
-    if !matches!(s.type_.as_str(), "" | ROLLING_UPDATE | NOT_UPDATE) {
-        errs.push(err(
-            "spec.updateStrategy.type",
-            format!("unsupported type {}", s.type_),
-        ));
-    }
-    let partition_set = match &s.partition {
-        None => false,
-        Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(0)) => false,
-        Some(_) => true,
+/// `validateSidecarSetInjectionStrategy` (v1.8.4). Upstream tests the pointers, so an empty
+/// `revisionName` or `customVersion` counts as given; its errors sit at `revision` (no `spec.`
+/// prefix).
+fn validate_injection_strategy(
+    set: &SidecarSet,
+    ctx: &ValidationContext<'_>,
+    errs: &mut Vec<FieldError>,
+) {
+    let Some(rev) = &set.spec.injection_strategy.revision else {
+        return;
     };
-    if s.type_ != NOT_UPDATE && s.selector.is_some() && partition_set {
+    match (&rev.revision_name, &rev.custom_version) {
+        (None, None) => errs.push(err(
+            "revision",
+            "Invalid value: revisionName and customVersion cannot be empty simultaneously",
+        )),
+        (Some(name), _) => {
+            if !ctx.revisions.iter().any(|r| r.name == *name) {
+                errs.push(err(
+                    "revision",
+                    format!("Invalid value: null: Cannot find specific ControllerRevision, err: controllerrevisions.apps \"{name}\" not found"),
+                ));
+            }
+        }
+        (None, Some(version)) => {
+            if !ctx
+                .revisions
+                .iter()
+                .any(|r| r.custom_version.as_deref() == Some(version.as_str()))
+            {
+                errs.push(err(
+                    "revision",
+                    "Invalid value: null: Cannot find specific ControllerRevision, err: <nil>",
+                ));
+            }
+        }
+    }
+    if !matches!(rev.policy.as_str(), "" | "Always" | "Partial") {
         errs.push(err(
-            "spec.updateStrategy",
-            "Partition and Selector cannot be used together",
+            "revision.policy",
+            format!(
+                "Invalid value: Invalid policy {}, supported: [Always, Partial]",
+                rev.policy
+            ),
         ));
-    }
-    if let Some(sel) = &s.selector
-        && let Err(e) = selector::matches(sel, &BTreeMap::new())
-    {
-        errs.push(err("spec.updateStrategy.selector", e.to_string()));
-    }
-    let mut seen = BTreeSet::new();
-    for (i, term) in s.scatter_strategy.iter().enumerate() {
-        if term.key.is_empty() || term.value.is_empty() {
-            errs.push(err(
-                format!("spec.updateStrategy.scatterStrategy[{i}]"),
-                "key and value can not be empty",
-            ));
-        } else if !seen.insert((&term.key, &term.value)) {
-            errs.push(err(
-                format!("spec.updateStrategy.scatterStrategy[{i}]"),
-                format!("duplicated term {}={}", term.key, term.value),
-            ));
-        }
-    }
-    if let Some(p) = &s.priority_strategy {
-        if !p.weight_priority.is_empty() && !p.order_priority.is_empty() {
-            errs.push(err(
-                "spec.updateStrategy.priorityStrategy",
-                "only one of weightPriority and orderPriority can be used",
-            ));
-        }
-        for (i, w) in p.weight_priority.iter().enumerate() {
-            if !(0..=100).contains(&w.weight) {
-                errs.push(err(
-                    format!("spec.updateStrategy.priorityStrategy.weightPriority[{i}].weight"),
-                    "weight must be 0 <= w <= 100",
-                ));
-            }
-            if selector::is_empty(&w.match_selector) {
-                errs.push(err(
-                    format!(
-                        "spec.updateStrategy.priorityStrategy.weightPriority[{i}].matchSelector"
-                    ),
-                    "selector can not be empty",
-                ));
-            }
-        }
-        for (i, o) in p.order_priority.iter().enumerate() {
-            if o.ordered_key.is_empty() {
-                errs.push(err(
-                    format!("spec.updateStrategy.priorityStrategy.orderPriority[{i}].orderedKey"),
-                    "key can not be empty",
-                ));
-            }
-        }
     }
 }
 
-/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateContainersForSidecarSet (v1.8.4).
-fn validate_container(c: &SidecarContainer, path: &str, errs: &mut Vec<FieldError>) {
-    if !matches!(
-        c.pod_inject_policy.as_str(),
-        BEFORE_APP_CONTAINER | AFTER_APP_CONTAINER
-    ) {
+/// `validateSidecarSetUpdateStrategy` (v1.8.4): only a RollingUpdate strategy is checked.
+fn validate_update_strategy(set: &SidecarSet, errs: &mut Vec<FieldError>) {
+    let s = &set.spec.update_strategy;
+    if s.type_ != ROLLING_UPDATE {
+        return;
+    }
+    // intStrIsSet: a string partition always counts, an int one when it is not 0.
+    let partition_set = match &s.partition {
+        None | Some(IntOrString::Int(0)) => false,
+        Some(_) => true,
+    };
+    if partition_set && s.selector.is_some() {
         errs.push(err(
-            format!("{path}.podInjectPolicy"),
-            "unsupported pod inject policy",
+            "updateStrategy",
+            "Invalid value: Partition and Selector cannot be used together",
         ));
     }
-    if !matches!(c.share_volume_policy.type_.as_str(), "enabled" | "disabled") {
-        errs.push(err(
-            format!("{path}.shareVolumePolicy"),
-            "unsupported share volume policy",
+    if let Some(sel) = &s.selector {
+        validate_selector(sel, "spec.updateStrategy.selector", errs);
+    }
+    if let Some(p) = &s.partition {
+        errs.extend(positive_int_or_percent_errors(
+            p,
+            "spec.updateStrategy.partition",
         ));
     }
-    if !matches!(
-        c.upgrade_strategy.upgrade_type.as_str(),
-        "" | COLD_UPGRADE | HOT_UPGRADE
-    ) {
-        errs.push(err(
-            format!("{path}.upgradeStrategy.upgradeType"),
-            "unsupported upgrade type",
+    if let Some(m) = &s.max_unavailable {
+        errs.extend(positive_int_or_percent_errors(
+            m,
+            "spec.updateStrategy.maxUnavailable",
         ));
     }
-    for (i, t) in c.transfer_env.iter().enumerate() {
-        let has_name = !t.source_container_name.is_empty();
-        if has_name == t.source_container_name_from.is_some() {
+    if let Some(message) = s
+        .priority_strategy
+        .as_ref()
+        .and_then(priority_strategy_error)
+    {
+        errs.push(err(
+            "spec.updateStrategy.priorityStrategy",
+            format!("Required value: {message}"),
+        ));
+    }
+    if let Some(message) = scatter_strategy_error(&s.scatter_strategy) {
+        errs.push(err(
+            "spec.updateStrategy.scatterStrategy",
+            format!("Required value: {message}"),
+        ));
+    }
+}
+
+/// apps `ValidatePositiveIntOrPercent` alone (no 100% cap): an int ≥ 0 or digits followed by `%`.
+fn positive_int_or_percent_errors(v: &IntOrString, path: &str) -> Vec<FieldError> {
+    int_or_percent_errors(v, path)
+        .into_iter()
+        .filter(|e| !e.message.ends_with("must not be greater than 100%"))
+        .collect()
+}
+
+/// Port of apis/apps/pub/update_priority.go::FieldsValidation (v1.8.4): the first problem.
+fn priority_strategy_error(p: &UpdatePriorityStrategy) -> Option<String> {
+    if !p.weight_priority.is_empty() && !p.order_priority.is_empty() {
+        return Some("only one of weightPriority and orderPriority can be used".to_owned());
+    }
+    for w in &p.weight_priority {
+        if !(0..=100).contains(&w.weight) {
+            return Some("weight must be valid number in the range 1-100".to_owned());
+        }
+        if selector::is_empty(&w.match_selector) {
+            return Some("selector can not be empty".to_owned());
+        }
+        if !label_selector_convertible(&w.match_selector) {
+            return Some("invalid selector".to_owned());
+        }
+    }
+    if p.order_priority.iter().any(|o| o.ordered_key.is_empty()) {
+        return Some("order key can not be empty".to_owned());
+    }
+    None
+}
+
+/// Port of apis/apps/v1alpha1/scatter_strategy.go::FieldsValidation (v1.8.4): the first
+/// problem (an empty key, or a repeated key and value; an empty value is allowed).
+fn scatter_strategy_error(terms: &[UpdateScatterTerm]) -> Option<String> {
+    let mut seen = BTreeSet::new();
+    for t in terms {
+        if t.key.is_empty() {
+            return Some("key should not be empty".to_owned());
+        }
+        if !seen.insert((&t.key, &t.value)) {
+            return Some(format!("duplicated key={} value={}", t.key, t.value));
+        }
+    }
+    None
+}
+
+/// `validateContainersForSidecarSet` (v1.8.4): the SidecarSet fields of each container (their
+/// errors carry upstream's odd paths, `spec.container.<field>` and `spec[i].transferEnv`), then
+/// the fake pod's volumes and containers.
+fn validate_containers_for_sidecar_set(set: &SidecarSet, errs: &mut Vec<FieldError>) {
+    let spec = &set.spec;
+    for (i, c) in spec.containers.iter().enumerate() {
+        if !matches!(
+            c.pod_inject_policy.as_str(),
+            BEFORE_APP_CONTAINER | AFTER_APP_CONTAINER
+        ) {
             errs.push(err(
-                format!("{path}.transferEnv[{i}]"),
-                "exactly one of sourceContainerName and sourceContainerNameFrom must be set",
+                "spec.container.podInjectPolicy",
+                format!(
+                    "Invalid value: {:?}: unsupported pod inject policy",
+                    c.pod_inject_policy
+                ),
             ));
         }
-        if t.env_name.is_empty() == t.env_names.is_empty() {
+        if !matches!(c.share_volume_policy.type_.as_str(), "enabled" | "disabled") {
             errs.push(err(
-                format!("{path}.transferEnv[{i}]"),
-                "exactly one of envName and envNames must be set",
+                "spec.container.shareVolumePolicy",
+                "Invalid value: unsupported share volume policy",
             ));
         }
+        for t in &c.transfer_env {
+            if let Some(fs) = t
+                .source_container_name_from
+                .as_ref()
+                .and_then(|f| f.field_ref.as_ref())
+            {
+                errs.extend(downward_api_errors(
+                    fs,
+                    &format!("spec[{i}].transferEnv.fieldRef"),
+                ));
+            }
+        }
     }
-    let k = &c.container;
-    if !is_dns1123_label(&k.name) {
-        errs.push(err(
-            format!("{path}.name"),
-            format!("invalid container name {:?}", k.name),
-        ));
+    let (volume_errs, volumes) = podspec::validate_volumes(&spec.volumes);
+    errs.extend(volume_errs);
+    let mut containers: Vec<_> = spec
+        .containers
+        .iter()
+        .map(|c| c.container.clone())
+        .collect();
+    if containers.is_empty() {
+        containers.push(podspec::fake_container());
     }
-    if k.image.as_deref().is_none_or(|i| i.trim().is_empty()) {
-        errs.push(err(format!("{path}.image"), "Required value"));
+    let init: Vec<_> = spec
+        .init_containers
+        .iter()
+        .map(|c| c.container.clone())
+        .collect();
+    errs.extend(podspec::validate_containers(&init, &containers, &volumes));
+}
+
+/// `validateObjectFieldSelector` of the SidecarSet webhook (v1.8.4), for the field paths a
+/// transferEnv may read: `metadata.name` and subscripted labels and annotations.
+fn downward_api_errors(
+    fs: &k8s_openapi::api::core::v1::ObjectFieldSelector,
+    path: &str,
+) -> Vec<FieldError> {
+    if fs.api_version.as_deref().unwrap_or_default().is_empty() {
+        return vec![err(format!("{path}.apiVersion"), "Required value")];
     }
-    if !matches!(
-        k.image_pull_policy.as_deref(),
-        Some("Always" | "Never" | "IfNotPresent")
-    ) {
-        errs.push(err(
-            format!("{path}.imagePullPolicy"),
-            "supported values: \"Always\", \"IfNotPresent\", \"Never\"",
-        ));
+    if fs.field_path.is_empty() {
+        return vec![err(format!("{path}.fieldPath"), "Required value")];
     }
-    if !matches!(
-        k.termination_message_policy.as_deref(),
-        Some("File" | "FallbackToLogsOnError")
-    ) {
-        errs.push(err(
-            format!("{path}.terminationMessagePolicy"),
-            "supported values: \"File\", \"FallbackToLogsOnError\"",
-        ));
+    let (field, subscript) = match fs.field_path.split_once('[') {
+        Some((f, rest)) => match rest.strip_suffix(']') {
+            Some(sub) => (f, Some(sub.trim_matches('\''))),
+            None => (fs.field_path.as_str(), None),
+        },
+        None => (fs.field_path.as_str(), None),
+    };
+    match (field, subscript) {
+        ("metadata.annotations", Some(key)) => qualified_name_errors(&key.to_lowercase())
+            .into_iter()
+            .map(|m| err(path, format!("Invalid value: {key:?}: {m}")))
+            .collect(),
+        ("metadata.labels", Some(key)) => qualified_name_errors(key)
+            .into_iter()
+            .map(|m| err(path, format!("Invalid value: {key:?}: {m}")))
+            .collect(),
+        (other, Some(_)) => vec![err(
+            path,
+            format!("Invalid value: {other:?}: does not support subscript"),
+        )],
+        (
+            "metadata.name"
+            | "metadata.namespace"
+            | "metadata.uid"
+            | "metadata.labels"
+            | "metadata.annotations",
+            None,
+        ) => Vec::new(),
+        (other, None) => vec![err(
+            format!("{path}.fieldPath"),
+            format!("Unsupported value: {other:?}"),
+        )],
     }
 }
 
 /// Port of pkg/control/sidecarcontrol/util.go::ValidateSidecarSetPatchMetadataWhitelist and the
-/// patchPodMetadata checks of validateSidecarSetSpec (v1.8.4).
+/// patchPodMetadata checks of validateSidecarSetSpec (v1.8.4): the whitelist first, then per
+/// patch no annotations (else the annotation keys), no patchPolicy, repeated keys.
 fn validate_patch_metadata(
     set: &SidecarSet,
     ctx: &ValidationContext<'_>,
     errs: &mut Vec<FieldError>,
 ) {
-    let mut keys = BTreeSet::new();
-    for (i, patch) in set.spec.patch_pod_metadata.iter().enumerate() {
-        let path = format!("spec.patchPodMetadata[{i}]");
-        if patch.annotations.is_empty() {
-            errs.push(err(&path, "no annotations defined for SidecarSet"));
-        }
-        if !matches!(
-            patch.patch_policy.as_str(),
-            "" | PATCH_RETAIN | PATCH_OVERWRITE | PATCH_MERGE_JSON
-        ) {
-            errs.push(err(
-                &path,
-                format!("unsupported patchPolicy {}", patch.patch_policy),
-            ));
-        }
-        for (k, v) in &patch.annotations {
-            if !keys.insert(k.clone()) {
-                errs.push(err(&path, format!("patch annotation[{k}] already exist")));
-            }
-            if patch.patch_policy == PATCH_MERGE_JSON
-                && serde_json::from_str::<serde_json::Value>(v).is_err()
-            {
-                errs.push(err(&path, format!("annotation[{k}] is not a valid json")));
-            }
-        }
-    }
-    if set.spec.patch_pod_metadata.is_empty()
-        || ctx
-            .gates
-            .enabled("SidecarSetPatchPodMetadataDefaultsAllowed")
-    {
-        return;
-    }
-    let Some(allowed) = ctx.patch_whitelist else {
+    let patches = &set.spec.patch_pod_metadata;
+    if let Err(message) = patch_metadata_whitelist(set, ctx) {
         errs.push(err(
             "spec.patchPodMetadata",
-            "SidecarSet patch metadata whitelist not found",
+            format!("Required value: {message}"),
         ));
-        return;
-    };
-    for k in keys {
-        let ok = allowed.iter().any(|expr| {
-            let prefix = expr.trim_end_matches(".*").trim_end_matches('*');
-            if prefix.len() != expr.len() {
-                k.starts_with(prefix)
-            } else {
-                k == *expr
-            }
-        });
-        if !ok {
+    }
+    let mut keys = BTreeSet::new();
+    for patch in patches {
+        if patch.annotations.is_empty() {
             errs.push(err(
                 "spec.patchPodMetadata",
-                format!("annotation {k} is not allowed"),
+                "Required value: no annotations defined for SidecarSet",
             ));
+        } else {
+            errs.extend(podspec::annotation_errors(
+                Some(&patch.annotations),
+                "patchPodMetadata.annotations",
+            ));
+        }
+        if patch.patch_policy.is_empty() {
+            errs.push(err(
+                "spec.patchPodMetadata",
+                "Required value: no patchPolicy defined for patchPodMetadata",
+            ));
+        }
+        for k in patch.annotations.keys() {
+            if !keys.insert(k.clone()) {
+                errs.push(err(
+                    "spec.patchPodMetadata",
+                    format!("Required value: patch annotation[{k}] already exist"),
+                ));
+            }
         }
     }
 }
 
-/// On UPDATE, every container must already exist in the old object and keep its upgradeType.
+/// Port of pkg/control/sidecarcontrol/util.go::ValidateSidecarSetPatchMetadataWhitelist
+/// (v1.8.4). `ctx.patch_whitelist` holds the `allowedAnnotationKeyExprs` (Go regular
+/// expressions, matched anywhere in the key) of the whitelist rules that select this set; None
+/// means there is no whitelist. The defaults gate only excuses a missing or empty whitelist.
+fn patch_metadata_whitelist(set: &SidecarSet, ctx: &ValidationContext<'_>) -> Result<(), String> {
+    if set.spec.patch_pod_metadata.is_empty() {
+        return Ok(());
+    }
+    let defaults_allowed = ctx
+        .gates
+        .enabled("SidecarSetPatchPodMetadataDefaultsAllowed");
+    let Some(exprs) = ctx.patch_whitelist else {
+        return if defaults_allowed {
+            Ok(())
+        } else {
+            Err("SidecarSet patch metadata whitelist not found".to_owned())
+        };
+    };
+    let regs = exprs
+        .iter()
+        .map(|e| regex::Regex::new(e).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if regs.is_empty() {
+        return if defaults_allowed {
+            Ok(())
+        } else {
+            Err("sidecarSet patch metadata annotation is not allowed".to_owned())
+        };
+    }
+    for key in set
+        .spec
+        .patch_pod_metadata
+        .iter()
+        .flat_map(|p| p.annotations.keys())
+    {
+        if !regs.iter().any(|r| r.is_match(key)) {
+            return Err(format!(
+                "sidecarSet patch metadata annotation({key}) is not allowed"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// On UPDATE, every container must already exist in the old object and keep its upgradeType
+/// (an old container with no upgradeType set may take any).
 ///
-/// Port of pkg/webhook/sidecarset/validating/sidecarset_hotupgrade.go::validateSidecarContainerConflict (v1.8.4).
+/// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarContainerConflict (v1.8.4).
 pub fn validate_sidecar_container_conflict(
     new: &[SidecarContainer],
     old: &[SidecarContainer],
 ) -> Vec<FieldError> {
+    // Later old entries of one name win, as in upstream's map.
+    let old_types: BTreeMap<&str, &str> = old
+        .iter()
+        .map(|o| (o.name(), o.upgrade_strategy.upgrade_type.as_str()))
+        .collect();
     let mut errs = Vec::new();
     for c in new {
-        match old.iter().find(|o| o.name() == c.name()) {
+        match old_types.get(c.name()) {
             None => errs.push(err(
-                "spec.containers",
-                format!("container {} is not found", c.name()),
+                "spec.containers.name",
+                format!(
+                    "Invalid value: {:?}: container {} is not found",
+                    c.name(),
+                    c.name()
+                ),
             )),
-            Some(o) if o.upgrade_strategy.upgrade_type != c.upgrade_strategy.upgrade_type => {
+            Some(old_type)
+                if !old_type.is_empty() && *old_type != c.upgrade_strategy.upgrade_type =>
+            {
                 errs.push(err(
-                    "spec.containers",
-                    format!("container {} upgradeType is immutable", c.name()),
+                    "spec.containers.upgradeStrategy.upgradeType",
+                    format!(
+                        "Invalid value: {:?}: container {} upgradeType is immutable",
+                        c.name(),
+                        c.name()
+                    ),
                 ));
             }
             Some(_) => {}
@@ -383,8 +513,9 @@ pub fn validate_sidecar_container_conflict(
     errs
 }
 
-/// Conflicts with other sets that can select the same pods: container names, differing
-/// volumes under one name, and Overwrite annotation patches.
+/// Conflicts with the other sets whose namespace scope and selector overlap this one's: init
+/// container names against their init containers, container names against their containers,
+/// volumes of one name that differ, and annotation patches where either side overwrites.
 ///
 /// Port of pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go::validateSidecarConflict (v1.8.4).
 pub fn validate_sidecar_conflict(
@@ -393,6 +524,7 @@ pub fn validate_sidecar_conflict(
     namespaces: &NamespaceLabels,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    let mut init_containers: BTreeMap<&str, &str> = BTreeMap::new();
     let mut containers: BTreeMap<&str, &str> = BTreeMap::new();
     let mut volumes = BTreeMap::new();
     let mut annotations: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
@@ -400,17 +532,19 @@ pub fn validate_sidecar_conflict(
         let overlap = is_namespace_overlapping(set, other, namespaces)
             && match (&set.spec.selector, &other.spec.selector) {
                 (Some(a), Some(b)) => is_selector_overlapping(a, b),
-                _ => false,
+                // A nil selector has no labels or expressions: it overlaps everything.
+                (a, b) => is_selector_overlapping(
+                    &a.clone().unwrap_or_default(),
+                    &b.clone().unwrap_or_default(),
+                ),
             };
         if !overlap {
             continue;
         }
-        for c in other
-            .spec
-            .init_containers
-            .iter()
-            .chain(&other.spec.containers)
-        {
+        for c in &other.spec.init_containers {
+            init_containers.insert(c.name(), other.name());
+        }
+        for c in &other.spec.containers {
             containers.insert(c.name(), other.name());
         }
         for v in &other.spec.volumes {
@@ -427,22 +561,39 @@ pub fn validate_sidecar_conflict(
             }
         }
     }
-    for c in set.spec.init_containers.iter().chain(&set.spec.containers) {
-        if let Some(other) = containers.get(c.name()) {
-            errs.push(err(
-                "spec.containers.name",
-                format!("container {} already exist in {other}", c.name()),
-            ));
+    for (theirs, ours) in [
+        (&init_containers, &set.spec.init_containers),
+        (&containers, &set.spec.containers),
+    ] {
+        for c in ours {
+            if let Some(other) = theirs.get(c.name()) {
+                errs.push(err(
+                    "spec.containers",
+                    format!(
+                        "Invalid value: {:?}: container {} already exist in {other}",
+                        c.name(),
+                        c.name()
+                    ),
+                ));
+            }
         }
     }
     for v in &set.spec.volumes {
-        if let Some((theirs, other)) = volumes.get(v.name.as_str())
-            && *theirs != v
-        {
-            errs.push(err(
-                "spec.volumes",
-                format!("volume {} is in conflict with sidecarset {other}", v.name),
-            ));
+        // The first volume of that name in the other set is the one compared.
+        if let Some((_, other)) = volumes.get(v.name.as_str()) {
+            let theirs = others
+                .iter()
+                .find(|o| o.name() == *other)
+                .and_then(|o| o.spec.volumes.iter().find(|x| x.name == v.name));
+            if theirs != Some(v) {
+                errs.push(err(
+                    "spec.volumes",
+                    format!(
+                        "Invalid value: {:?}: volume {} is in conflict with sidecarset {other}",
+                        v.name, v.name
+                    ),
+                ));
+            }
         }
     }
     for p in set
@@ -457,7 +608,7 @@ pub fn validate_sidecar_conflict(
             {
                 errs.push(err(
                     "spec.patchPodMetadata",
-                    format!("annotation {k} is in conflict with sidecarset {other}"),
+                    format!("Invalid value: {k:?}: annotation {k} is in conflict with sidecarset {other}"),
                 ));
             }
         }

@@ -20,7 +20,8 @@ use crate::{
     kruise::plan::{self, Change, PlanInput},
     kube::{
         act::Actor,
-        plan_cmd::{self, selector_string},
+        errors::Plain as _,
+        plan_cmd::{self, pod_selector},
     },
 };
 
@@ -158,8 +159,9 @@ async fn plan_on(
             .context("cannot read the selector")?
             .unwrap_or_default();
         let pods = Api::<Pod>::namespaced(client.clone(), &ns)
-            .list(&ListParams::default().labels(&selector_string(&selector)))
+            .list(&ListParams::default().labels_from(&pod_selector(&selector)?))
             .await
+            .plain()
             .with_context(|| format!("cannot list the pods of {}", target.describe()))?
             .items;
         (Vec::new(), pods)
@@ -233,7 +235,8 @@ async fn events_of(
     let kind = workload.kind.debug_name();
     let list = Api::<CoreEvent>::namespaced(client, ns)
         .list(&ListParams::default())
-        .await?;
+        .await
+        .plain()?;
     let mut events: Vec<CoreEvent> = list
         .items
         .into_iter()

@@ -9,20 +9,15 @@ use k8s_openapi::{
 use kube::{Api, Client, api::ListParams};
 use serde_json::Value;
 
-use super::{partition_input, selector_string};
+use super::{partition_input, pod_selector};
+use crate::kube::errors::Plain;
 use crate::{
     api::DaemonSet,
     kruise::{
-        daemonset::{
-            DsNode, DsRollingUpdate, DsSpec, DsUpdateStrategyType, RollingUpdateType,
-            nodes_that_should_run,
-        },
+        daemonset::{DsNode, nodes_that_should_run, reconcile::spec_of},
         plan::{AdsInput, PlanInput, PlanWorkload, WorkloadKind},
     },
 };
-
-/// The annotation holding the daemon's template generation.
-const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
 
 /// Lists the cluster's nodes and the pods matching the Advanced DaemonSet's selector.
 pub async fn fetch_nodes_and_pods(
@@ -35,11 +30,13 @@ pub async fn fetch_nodes_and_pods(
     let nodes = Api::<Node>::all(client.clone())
         .list(&ListParams::default())
         .await
+        .plain()
         .context("cannot list the nodes")?
         .items;
     let pods = Api::<Pod>::namespaced(client.clone(), namespace)
-        .list(&ListParams::default().labels(&selector_string(&ds.spec.selector)))
+        .list(&ListParams::default().labels_from(&pod_selector(&ds.spec.selector)?))
         .await
+        .plain()
         .with_context(|| {
             format!(
                 "cannot list the pods of Advanced DaemonSet {namespace}/{}",
@@ -74,37 +71,14 @@ pub fn ads_plan_input_from_objects(
         })?;
     let strategy = ds.spec.update_strategy.clone().unwrap_or_default();
     let rolling = strategy.rolling_update.clone().unwrap_or_default();
-    let rolling_type = match rolling.rolling_update_type.as_deref() {
-        Some("InPlaceIfPossible") => RollingUpdateType::InPlaceIfPossible,
-        Some("Surging") => RollingUpdateType::Surging,
-        _ => RollingUpdateType::Standard,
-    };
-    let burst_replicas = match &ds.spec.burst_replicas {
-        Some(IntOrString::Int(n)) => Some(*n),
-        _ => None,
-    };
-    let spec = DsSpec {
-        update_strategy_type: if strategy.type_.as_deref() == Some("OnDelete") {
-            DsUpdateStrategyType::OnDelete
-        } else {
-            DsUpdateStrategyType::RollingUpdate
-        },
-        rolling_update: Some(DsRollingUpdate {
-            rolling_update_type: rolling_type,
-            partition: rolling.partition.unwrap_or(0),
-            selector: rolling.selector.clone(),
-            max_unavailable: rolling.max_unavailable.clone(),
-            max_surge: rolling.max_surge.clone(),
-            paused: rolling.paused,
-        }),
-        min_ready_seconds: ds.spec.min_ready_seconds.unwrap_or(0),
-        template_generation: meta
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
-            .and_then(|g| g.parse().ok()),
-        burst_replicas,
-    };
+    // The controller's reading of the spec (upstream's defaults included), so the plan predicts
+    // what the embedded controller does.
+    let spec = spec_of(&ds);
+    let rolling_type = spec
+        .rolling_update
+        .as_ref()
+        .map(|r| r.rolling_update_type)
+        .unwrap_or_default();
     let template = ds.spec.template.spec.clone().unwrap_or_default();
     let should_run = nodes_that_should_run(&template, nodes);
     let workload = PlanWorkload {

@@ -12,7 +12,7 @@ use kruise_tui::kruise::probe_marker::{
 };
 use serde_json::{Value, json};
 
-use crate::eval::common::{expect_eq, expected, input, parse};
+use crate::eval::common::{expect_eq, expect_field_errors, expected, input, parse};
 
 fn gates(v: &Value) -> FeatureGates {
     let mut g = FeatureGates::new();
@@ -32,10 +32,9 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
                 parse("oldObject", i.get("oldObject").unwrap_or(&Value::Null))?;
             let (verdict, errs) = validate::admit(&gates(&i["featureGates"]), &obj, old.as_ref());
             if e.get("errorCount").is_some() {
-                json!({"errorCount": errs.len()})
-            } else {
-                json!({"allowed": verdict.allowed, "code": verdict.code, "message": verdict.message_text()})
+                return expect_field_errors(e, &errs);
             }
+            json!({"allowed": verdict.allowed, "code": verdict.code, "message": verdict.message_text()})
         }
         "validateHandler" => {
             let probe: Probe = parse("handler", &i["handler"])?;
@@ -84,9 +83,10 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             let port: IntOrString = parse("port", &i["port"])?;
             let pod: Pod = parse("pod", &i["pod"])?;
             let container = i["containerName"].as_str().unwrap_or_default();
+            // Upstream returns the probe unchanged with the error: the port stays as given.
             match node_probe::convert_tcp_socket_port(&port, container, &pod) {
                 Ok(p) => json!({"port": p, "error": null}),
-                Err(err) => json!({"port": e["port"], "error": err}),
+                Err(err) => json!({"port": port, "error": err}),
             }
         }
         "syncPodFromNodePodProbe" => {

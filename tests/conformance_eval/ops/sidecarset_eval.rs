@@ -13,7 +13,7 @@ use kruise_tui::kruise::{FeatureGates, KruiseVersion, intstr};
 use serde_json::{Value, json};
 
 use super::sidecarset_flows as flows;
-use crate::eval::common::{expect_eq, expected, input, parse};
+use crate::eval::common::{expect_eq, expect_field_errors, expected, input, parse};
 
 pub fn now() -> jiff::Timestamp {
     jiff::Timestamp::from_second(1_735_689_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
@@ -93,30 +93,58 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "validateSidecarConflict" => {
             let set: SidecarSet = parse("sidecarSet", &i["sidecarSet"])?;
             let others: Vec<SidecarSet> = parse("others", &i["others"])?;
-            let errs = validate::validate_sidecar_conflict(
-                &set,
-                &others,
-                &matching::NamespaceLabels::new(),
-            );
-            json!({"errorCount": errs.len()})
+            let errs =
+                validate::validate_sidecar_conflict(&set, &others, &namespaces(&i["namespaces"]));
+            return expect_field_errors(e, &errs);
         }
-        "validateSidecarSet" => {
+        "validateSidecarSet" | "validateSidecarSetSpec" => {
             let set: SidecarSet = parse("object", i)?;
             let mut gates = FeatureGates::new();
             for (k, v) in i["featureGates"].as_object().into_iter().flatten() {
                 gates.set(k, v.as_bool().unwrap_or(false));
             }
+            let old: Option<SidecarSet> =
+                parse("oldObject", i.get("oldObject").unwrap_or(&Value::Null))?;
+            let others: Vec<SidecarSet> = parse("others", i.get("others").unwrap_or(&json!([])))?;
+            let whitelist: Option<Vec<String>> = parse(
+                "patchWhitelist",
+                i.get("patchWhitelist").unwrap_or(&Value::Null),
+            )?;
+            let revisions: Vec<history::RevisionRef> = i["controllerRevisions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| history::RevisionRef {
+                    name: r["name"].as_str().unwrap_or_default().to_owned(),
+                    revision: r["revision"].as_i64().unwrap_or_default(),
+                    custom_version: r["customVersion"].as_str().map(str::to_owned),
+                    hash: String::new(),
+                })
+                .collect();
+            let ns = namespaces(&i["namespaces"]);
             let ctx = validate::ValidationContext {
                 gates,
                 version: KruiseVersion::V1_8,
-                ..Default::default()
+                old: old.as_ref(),
+                others: &others,
+                namespaces: Some(&ns),
+                patch_whitelist: whitelist.as_deref(),
+                revisions: &revisions,
             };
-            json!({"errorCount": validate::validate_sidecar_set(&set, &ctx).len()})
+            let errs = if op == "validateSidecarSetSpec" {
+                validate::validate_sidecar_set_spec(&set, &ctx)
+            } else {
+                validate::validate_sidecar_set(&set, &ctx)
+            };
+            return expect_field_errors(e, &errs);
         }
         "validateSidecarContainerConflict" => {
             let old: Vec<SidecarContainer> = parse("oldContainers", &i["oldContainers"])?;
             let new: Vec<SidecarContainer> = parse("newContainers", &i["newContainers"])?;
-            json!({"errorCount": validate::validate_sidecar_container_conflict(&new, &old).len()})
+            return expect_field_errors(
+                e,
+                &validate::validate_sidecar_container_conflict(&new, &old),
+            );
         }
         "nextUpgradePods" => flows::next_upgrade_pods(i, e)?,
         "reconcileUpgrade" => flows::reconcile_upgrade(i)?,
@@ -141,9 +169,10 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "calculatePartitionReplicas" => {
             let partition: Option<IntOrString> = parse("partition", &i["partition"])?;
             let replicas: Option<i32> = parse("replicas", &i["replicas"])?;
+            // On a parse error upstream returns (0, err).
             match intstr::calculate_partition_replicas(partition.as_ref(), replicas) {
                 Ok(v) => json!({"value": v, "error": false}),
-                Err(_) => json!({"value": e["value"], "error": true}),
+                Err(_) => json!({"value": 0, "error": true}),
             }
         }
         "truncateHistory" => truncate_history(i)?,
@@ -213,18 +242,26 @@ fn update_pod_sidecar_set_hash(i: &Value, e: &Value) -> Result<Value, String> {
     let mut after = before.clone();
     pod_state::update_pod_sidecar_set_hash(&mut after, &set, now());
     let without_key = ss::SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION;
-    let without = if e["withoutImageHashAfter"].is_string() {
-        if after.get(without_key) == before.get(without_key) {
-            e["withoutImageHashAfter"].clone()
-        } else {
-            json!(format!("changed to {:?}", after.get(without_key)))
+    let hash_after = hashes_of(after.get(ss::SIDECARSET_HASH_ANNOTATION));
+    match &e["withoutImageHashAfter"] {
+        // A prose expectation ("unchanged ...") asserts the value was left as it was.
+        Value::String(prose) => {
+            if !prose.starts_with("unchanged") {
+                return Err(format!("cannot evaluate expectation {prose:?}"));
+            }
+            if after.get(without_key) != before.get(without_key) {
+                return Err(format!(
+                    "{without_key}: expected unchanged {:?}, got {:?}",
+                    before.get(without_key),
+                    after.get(without_key)
+                ));
+            }
+            Ok(json!({"hashAfter": hash_after, "withoutImageHashAfter": prose}))
         }
-    } else {
-        hashes_of(after.get(without_key))
-    };
-    Ok(
-        json!({"hashAfter": hashes_of(after.get(ss::SIDECARSET_HASH_ANNOTATION)), "withoutImageHashAfter": without}),
-    )
+        _ => Ok(
+            json!({"hashAfter": hash_after, "withoutImageHashAfter": hashes_of(after.get(without_key))}),
+        ),
+    }
 }
 
 fn patch_pod_metadata(i: &Value) -> Result<Value, String> {

@@ -221,7 +221,12 @@ pub(crate) fn story(ns: &str, pods: Option<usize>) -> Story {
                     "selector": {"matchLabels": {"app": "db"}},
                     "template": {
                         "metadata": {"labels": {"app": "db"}},
-                        "spec": {"containers": containers(&[("postgres", "postgres:16.2")])},
+                        // In-place updates need this gate in the template (upstream's webhook
+                        // insists).
+                        "spec": {
+                            "readinessGates": [{"conditionType": "InPlaceUpdateReady"}],
+                            "containers": containers(&[("postgres", "postgres:16.2")]),
+                        },
                     },
                     "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {
                         "podUpdatePolicy": "InPlaceIfPossible", "maxUnavailable": 1}},

@@ -79,7 +79,7 @@ impl Store {
     pub fn insert(&self, res: &ResourceInfo, ns: &str, mut v: Value) -> Result<Arc<Obj>, ApiError> {
         let meta = meta_mut(&mut v)
             .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
-        let name = meta::resolve_name(meta)
+        let name = meta::resolve_name_for(&res.group, meta)
             .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
         let nsk = Self::nskey(res, ns);
         meta.insert("name".into(), json!(name));
@@ -186,7 +186,8 @@ impl Store {
         meta.remove("managedFields");
         meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
-            o.insert("apiVersion".into(), old.head["apiVersion"].clone());
+            // Stored at the version written through (the HTTP layer passes the storage version).
+            o.insert("apiVersion".into(), json!(res.api_version()));
             o.insert("kind".into(), json!(res.kind));
         }
         let old_full = old.value();

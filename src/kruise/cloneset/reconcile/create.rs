@@ -16,7 +16,7 @@ use k8s_openapi::{
 use crate::{
     api::CloneSet,
     kruise::cloneset::{
-        inplace::{self, rfc3339},
+        inplace::rfc3339,
         scale::{INSTANCE_ID_LABEL, NewPod},
     },
 };
@@ -32,15 +32,15 @@ pub fn new_pod(cs: &CloneSet, template: &PodTemplateSpec, new: &NewPod, now: i64
     let mut annotations = tmeta.annotations.unwrap_or_default();
     annotations.insert(LIFECYCLE_TIMESTAMP.to_owned(), rfc3339(now));
     let mut spec = template.spec.clone().unwrap_or_default();
-    let gates = spec.readiness_gates.get_or_insert_with(Vec::new);
-    if !gates
-        .iter()
-        .any(|g| g.condition_type == inplace::IN_PLACE_UPDATE_READY)
-    {
-        gates.push(PodReadinessGate {
-            condition_type: inplace::IN_PLACE_UPDATE_READY.to_owned(),
-        });
-    }
+    // The readiness gates the port planned: the template's plus InPlaceUpdateReady.
+    spec.readiness_gates = Some(
+        new.readiness_gates
+            .iter()
+            .map(|g| PodReadinessGate {
+                condition_type: g.clone(),
+            })
+            .collect(),
+    );
     if !new.claim_names.is_empty() {
         let volumes = spec.volumes.get_or_insert_with(Vec::new);
         volumes.retain(|v| !new.claim_names.contains_key(&v.name));

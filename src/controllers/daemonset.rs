@@ -1,0 +1,408 @@
+//! The Advanced DaemonSet controller: the IO shell around `kruise::daemonset::reconcile`.
+//!
+//! It reads the set, its pods, the nodes and its revisions from the shared cache, waits for its
+//! expectations, constructs the history (creating or re-numbering the current revision), runs
+//! the pure reconcile and applies what it returns: pod creations in slow-start batches of 1, 2,
+//! 4, ... (stopping after a failed batch, as upstream), then updates and deletions, the status
+//! and the pruned revisions, with upstream's events. Node changes that matter (labels, taints,
+//! schedulability, conditions) queue every set; heartbeats do not.
+
+use std::{sync::Arc, time::Duration};
+
+use k8s_openapi::{
+    api::{
+        apps::v1::ControllerRevision,
+        core::v1::{Node, Pod},
+    },
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
+use kube::{
+    Api,
+    api::{Patch, PatchParams, PostParams},
+    runtime::controller::Action,
+};
+
+use super::{
+    Shared,
+    cache::Change,
+    expectations::{Expect, Expectations},
+    podwrite,
+    recorder::Recorder,
+    runner::{self, Queue, ReconcileError},
+    write,
+};
+use crate::{
+    api::DaemonSet,
+    kruise::daemonset::{
+        HASH_LABEL,
+        reconcile::{self, Input, Op, PodWrite, history},
+    },
+};
+
+/// How often a set is looked at when nothing happens.
+const RESYNC: Duration = Duration::from_secs(300);
+/// How long to wait for unsatisfied expectations before looking again.
+const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
+
+pub struct Ctx {
+    shared: Arc<Shared>,
+    expectations: Expectations,
+    recorder: Recorder,
+}
+
+fn key(ns: &str, name: &str) -> String {
+    format!("{ns}/{name}")
+}
+
+fn enqueue_owner(queue: &Queue<DaemonSet>, meta: &ObjectMeta) {
+    if let Some(owner) = meta.owner_references.iter().flatten().find(|r| {
+        r.controller == Some(true)
+            && r.kind == "DaemonSet"
+            && r.api_version.starts_with("apps.kruise.io/")
+    }) {
+        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), &owner.name);
+    }
+}
+
+fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.uid == uid)
+}
+
+/// Port of `shouldIgnoreNodeUpdate`: only the heartbeat (resourceVersion, condition times)
+/// changed; the same labels, spec and set of True conditions.
+fn only_heartbeat(old: &Node, new: &Node) -> bool {
+    let true_conditions = |n: &Node| {
+        let mut types: Vec<String> = n
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .into_iter()
+            .flatten()
+            .filter(|c| c.status == "True")
+            .map(|c| c.type_.clone())
+            .collect();
+        types.sort();
+        types
+    };
+    old.metadata.labels == new.metadata.labels
+        && old.metadata.annotations == new.metadata.annotations
+        && old.spec == new.spec
+        && true_conditions(old) == true_conditions(new)
+}
+
+/// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
+/// `shutdown`, once the cache has its first lists).
+pub fn controller(
+    shared: Arc<Shared>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let (queue, inbox) = runner::queue::<DaemonSet>();
+    let cache = &shared.cache;
+    let ctx = Arc::new(Ctx {
+        recorder: shared.recorder.for_component("daemonset-controller"),
+        shared: shared.clone(),
+        expectations: Expectations::default(),
+    });
+    let all = |q: Queue<DaemonSet>, store: kube::runtime::reflector::Store<DaemonSet>| {
+        move || {
+            for ds in store.state() {
+                q.enqueue_obj(&ds);
+            }
+        }
+    };
+    {
+        let q = queue.clone();
+        let ctx = ctx.clone();
+        let resync = all(queue.clone(), cache.daemonsets.store());
+        cache.daemonsets.on_change(move |change| match change {
+            Change::Applied { new, .. } => q.enqueue_obj(new),
+            Change::Deleted(ds) => ctx.expectations.forget(&key(
+                ds.metadata.namespace.as_deref().unwrap_or_default(),
+                ds.metadata.name.as_deref().unwrap_or_default(),
+            )),
+            Change::Resynced => resync(),
+        });
+    }
+    {
+        let q = queue.clone();
+        let resync = all(queue.clone(), cache.daemonsets.store());
+        cache.pods.on_change(move |change| match change {
+            Change::Applied { old, new } => {
+                enqueue_owner(&q, &new.metadata);
+                if let Some(old) = old {
+                    enqueue_owner(&q, &old.metadata);
+                }
+            }
+            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
+            Change::Resynced => resync(),
+        });
+    }
+    {
+        let resync = all(queue.clone(), cache.daemonsets.store());
+        cache.nodes.on_change(move |change| match change {
+            Change::Applied {
+                old: Some(old),
+                new,
+            } if only_heartbeat(old, new) => {}
+            _ => resync(),
+        });
+    }
+    {
+        let q = queue.clone();
+        cache.revisions.on_change(move |change| match change {
+            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
+            Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
+            Change::Resynced => {}
+        });
+    }
+    async move {
+        shared.cache.ready().await;
+        runner::run(
+            "daemonset",
+            shared.cache.daemonsets.store(),
+            inbox,
+            ctx,
+            8,
+            reconcile_one,
+            shutdown,
+        )
+        .await;
+    }
+}
+
+async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
+    let shared = &ctx.shared;
+    let cache = &shared.cache;
+    let ns = ds.metadata.namespace.clone().unwrap_or_default();
+    let name = ds.metadata.name.clone().unwrap_or_default();
+    let uid = ds.metadata.uid.clone().unwrap_or_default();
+    let owner_key = key(&ns, &name);
+    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
+    if !ctx.expectations.satisfied(&owner_key, lookup) {
+        return Ok(Action::requeue(EXPECTATION_RECHECK));
+    }
+    let pods: Vec<Pod> = cache
+        .pods
+        .filter(&ns, |p| controlled_by(&p.metadata, &uid))
+        .iter()
+        .map(|p| (**p).clone())
+        .collect();
+    let nodes: Vec<Node> = cache.nodes.all().iter().map(|n| (**n).clone()).collect();
+    let revs: Vec<ControllerRevision> = cache
+        .revisions
+        .filter(&ns, |r| controlled_by(&r.metadata, &uid))
+        .iter()
+        .map(|r| (**r).clone())
+        .collect();
+    let (cur, old) = construct_history(shared, &ds, &revs, &pods).await?;
+    let outcome = reconcile::reconcile(&Input {
+        ds: &ds,
+        pods: &pods,
+        nodes: &nodes,
+        cur: &cur,
+        old: &old,
+        now: jiff::Timestamp::now().as_second(),
+    });
+    for e in &outcome.errors {
+        tracing::warn!(daemonset = %owner_key, "{e}");
+    }
+    ctx.recorder.record_all(&*ds, outcome.events.clone());
+    let write_result = apply_pod_writes(&ctx, &ds, &owner_key, &ns, &pods, &outcome.pods).await;
+    if let Some(status) = &outcome.status {
+        let mut updated = (*ds).clone();
+        updated.status = Some(status.clone());
+        write_status(shared, &updated).await?;
+    }
+    let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
+    for rev_name in &outcome.delete_revisions {
+        if let Some(rev) = old
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
+        {
+            write::delete(
+                &rev_api,
+                rev_name,
+                rev.metadata.uid.as_deref().unwrap_or_default(),
+            )
+            .await?;
+        }
+    }
+    write_result?;
+    if let Some(first) = outcome.errors.first() {
+        return Err(ReconcileError::new(first.clone()));
+    }
+    tracing::debug!(daemonset = %owner_key, writes = outcome.pods.len(), "synced");
+    Ok(Action::requeue(
+        outcome
+            .requeue_after
+            .and_then(|s| u64::try_from(s).ok())
+            .map_or(RESYNC, Duration::from_secs),
+    ))
+}
+
+/// Port of `constructHistory`'s writes: returns the current revision (created or re-numbered
+/// when needed) and the old ones.
+async fn construct_history(
+    shared: &Shared,
+    ds: &DaemonSet,
+    revs: &[ControllerRevision],
+    pods: &[Pod],
+) -> Result<(ControllerRevision, Vec<ControllerRevision>), ReconcileError> {
+    let ns = ds.metadata.namespace.clone().unwrap_or_default();
+    let api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
+    let h = history::construct_history(ds, revs, pods);
+    for rev in &h.relabel {
+        api.replace(
+            rev.metadata.name.as_deref().unwrap_or_default(),
+            &PostParams::default(),
+            rev,
+        )
+        .await?;
+    }
+    if !h.relabel_pods.is_empty() {
+        let pod_api: Api<Pod> = Api::namespaced(shared.client.clone(), &ns);
+        for (pod, hash) in &h.relabel_pods {
+            let patch = serde_json::json!({"metadata": {"labels": {HASH_LABEL: hash}}});
+            pod_api
+                .patch(pod, &PatchParams::default(), &Patch::Merge(&patch))
+                .await?;
+        }
+    }
+    for name in &h.dedup {
+        if let Some(rev) = revs
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(name))
+        {
+            write::delete(&api, name, rev.metadata.uid.as_deref().unwrap_or_default()).await?;
+        }
+    }
+    if let Some(new) = &h.create {
+        return match api.create(&PostParams::default(), new).await {
+            Ok(created) => Ok((created, h.old)),
+            Err(err) if write::code(&err) == Some(409) => {
+                let rev_name = new.metadata.name.clone().unwrap_or_default();
+                let existing = api.get(&rev_name).await?;
+                if history::matches(ds, &existing) {
+                    return Ok((existing, h.old));
+                }
+                // A hash collision: count it; the next reconcile hashes again.
+                let mut bumped = ds.clone();
+                let st = bumped.status.get_or_insert_with(Default::default);
+                st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
+                write_status(shared, &bumped).await?;
+                Err(ReconcileError::transient(format!(
+                    "found a hash collision for DaemonSet {} - bumping collisionCount",
+                    ds.metadata.name.as_deref().unwrap_or_default()
+                )))
+            }
+            Err(err) => Err(err.into()),
+        };
+    }
+    let Some(mut cur) = h.cur else {
+        return Err(ReconcileError::new("no current revision"));
+    };
+    if h.renumber {
+        cur = api
+            .replace(
+                cur.metadata.name.as_deref().unwrap_or_default(),
+                &PostParams::default(),
+                &cur,
+            )
+            .await?;
+    }
+    Ok((cur, h.old))
+}
+
+/// Applies the pod writes: creations in slow-start batches (stopping after a batch with a
+/// failure), then the others; every write is attempted, the first failure returned.
+async fn apply_pod_writes(
+    ctx: &Ctx,
+    ds: &DaemonSet,
+    owner_key: &str,
+    ns: &str,
+    bases: &[Pod],
+    writes: &[PodWrite],
+) -> Result<(), ReconcileError> {
+    let api: Api<Pod> = Api::namespaced(ctx.shared.client.clone(), ns);
+    let creates: Vec<(&PodWrite, &Pod, &str)> = writes
+        .iter()
+        .filter_map(|w| match &w.op {
+            Op::Create { node, pod } => Some((w, &**pod, node.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut first_err: Option<ReconcileError> = None;
+    let mut pos = 0;
+    let mut batch = 1;
+    while pos < creates.len() {
+        let end = (pos + batch).min(creates.len());
+        let results = futures::future::join_all(
+            creates[pos..end]
+                .iter()
+                .map(|(_, pod, _)| write::create(&api, pod)),
+        )
+        .await;
+        let mut failed = false;
+        for ((w, _, node), result) in creates[pos..end].iter().zip(results) {
+            match result {
+                Ok(written) => {
+                    ctx.expectations.expect(
+                        owner_key,
+                        [Expect::Created {
+                            name: written.name.clone(),
+                        }],
+                    );
+                    ctx.recorder.record_all(ds, w.success_event(&written.name));
+                    tracing::info!(daemonset = %owner_key, pod = %written.name, %node, "pod created");
+                }
+                Err(err) => {
+                    ctx.recorder
+                        .record_all(ds, w.failure_event(&write::describe(&err)));
+                    failed = true;
+                    first_err.get_or_insert(err.into());
+                }
+            }
+        }
+        if failed {
+            break;
+        }
+        pos = end;
+        batch *= 2;
+    }
+    for w in writes.iter().filter(|w| !matches!(w.op, Op::Create { .. })) {
+        let base = bases
+            .iter()
+            .find(|p| p.metadata.name.as_deref() == Some(w.name.as_str()));
+        let result = match &w.op {
+            Op::Delete { uid } => podwrite::delete(&api, &w.name, uid).await,
+            Op::Update { status, pod } => {
+                podwrite::update(&api, &w.name, base, status.as_deref(), pod.as_deref()).await
+            }
+            Op::Create { .. } => continue,
+        };
+        match result {
+            Ok(expect) => {
+                ctx.expectations.expect(owner_key, expect);
+                ctx.recorder.record_all(ds, w.success_event(&w.name));
+                tracing::info!(daemonset = %owner_key, pod = %w.name, why = ?w.why, "pod written");
+            }
+            Err(err) => {
+                ctx.recorder
+                    .record_all(ds, w.failure_event(&write::describe(&err)));
+                first_err.get_or_insert(err.into());
+            }
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// Writes the set's status (its resourceVersion is the precondition).
+async fn write_status(shared: &Shared, ds: &DaemonSet) -> Result<(), ReconcileError> {
+    let ns = ds.metadata.namespace.clone().unwrap_or_default();
+    let api: Api<DaemonSet> = Api::namespaced(shared.client.clone(), &ns);
+    write::replace_status(&api, ds).await?;
+    Ok(())
+}
