@@ -375,39 +375,39 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pause_on_an_advanced_daemonset_sets_its_rolling_update_paused() {
+async fn pause_holds_an_advanced_daemonset_rollout_and_resume_lets_it_go() {
     let mut live = Live::start(false).await;
     let kubectl = Kubectl::new(live.demo.cluster());
-    kubectl
-        .apply(
-            &[],
+    let agent = |image: &str| {
+        format!(
             r#"
 apiVersion: apps.kruise.io/v1alpha1
 kind: DaemonSet
-metadata: {name: agent}
+metadata: {{name: agent}}
 spec:
-  selector: {matchLabels: {app: agent}}
+  selector: {{matchLabels: {{app: agent}}}}
   template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: agent, image: "example/agent:1"}]}
-  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0}}
-"#,
+    metadata: {{labels: {{app: agent}}}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers: [{{name: agent, image: "{image}"}}]
+  updateStrategy: {{type: RollingUpdate, rollingUpdate: {{partition: 0}}}}
+"#
         )
-        .await;
-    live.until("the daemon set listed", 30, |app| {
-        kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == "agent")
+    };
+    kubectl.apply(&[], &agent("example/agent:1")).await;
+    open_rollout(&mut live, "agent").await;
+    live.until("a daemon pod ready on every node", 90, |app| {
+        settled(app) && rollout(app).is_some_and(|v| !v.rows().is_empty())
     })
     .await;
-    // From the workloads list, P pauses the selected workload (after the confirm).
+    let nodes = rollout(&live.app).map_or(0, |v| v.rows().len());
+
+    // P pauses (after the confirm): the Advanced DaemonSet's rollingUpdate.paused.
     live.press(&["P"]).await;
     let preview = live.confirm_dialog().await;
     assert_eq!(preview.prepared.action, Action::Pause);
-    assert_eq!(
-        preview.prepared.changes,
-        ["paused false → true"],
-        "{:?}",
-        preview.prepared
-    );
+    assert_eq!(preview.prepared.changes, ["paused false → true"]);
     let status = live.confirm().await;
     assert!(status.contains("sent: paused false → true"), "{status}");
     assert_eq!(
@@ -419,17 +419,31 @@ spec:
             .await,
         "true"
     );
-    // P again resumes it.
-    live.until("the console sees it paused", 30, |app| {
-        app.workloads()
-            .iter()
-            .any(|w| w.name == "agent" && w.paused)
-    })
+    // A new image while paused: no pod moves.
+    kubectl.apply(&[], &agent("example/agent:2")).await;
+    live.until(
+        "the console sees the pause and the new template",
+        30,
+        |app| {
+            rollout(app)
+                .and_then(|v| v.summary.as_ref())
+                .is_some_and(|s| s.paused && s.updated == 0)
+        },
+    )
     .await;
+    live.settle(3000).await;
+    assert!(updated(&live.app).is_empty(), "paused: no pod updated");
+
+    // P again resumes, and the pods update.
     live.press(&["P"]).await;
     let preview = live.confirm_dialog().await;
     assert_eq!(preview.prepared.action, Action::Resume);
-    live.press(&["n"]).await;
+    let status = live.confirm().await;
+    assert!(status.contains("sent: paused true → false"), "{status}");
+    live.until("every daemon pod on the new revision", 120, |app| {
+        settled(app) && updated(app).len() == nodes
+    })
+    .await;
     live.demo.shutdown().await;
 }
 
@@ -466,5 +480,151 @@ async fn readonly_sends_no_mutating_request() {
         "no mutating request from a --readonly console"
     );
     assert!(live.journal.read().expect("journal").0.is_empty());
+    live.demo.shutdown().await;
+}
+
+/// `viewer` may read workloads, pods, events and revisions in `default`, but not patch.
+const VIEWER: &str = r#"
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: viewer}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: rollout-viewer}
+rules:
+- apiGroups: [apps.kruise.io]
+  resources: [clonesets, statefulsets, daemonsets]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [pods, events]
+  verbs: [get, list, watch]
+- apiGroups: [apps]
+  resources: [controllerrevisions]
+  verbs: [get, list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: viewer-views-rollouts}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: rollout-viewer}
+subjects:
+- {kind: ServiceAccount, name: viewer}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
+    let mut live = Live::start_with(false, Some(VIEWER)).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl.apply(&[], &cloneset("web", 2, "nginx:1.25")).await;
+    open_rollout(&mut live, "web").await;
+    live.until("2 pods ready", 60, settled).await;
+    live.press(&["P"]).await;
+    live.until("the answer", 30, |app| app.overlay().is_none())
+        .await;
+    let status = live.status();
+    assert!(
+        status.starts_with("forbidden: you may not patch clonesets in default"),
+        "{status}"
+    );
+    // The access review was asked; nothing was patched.
+    let sent = live.sent();
+    assert!(
+        sent.iter()
+            .all(|r| r.method == "POST" && r.path.ends_with("/selfsubjectaccessreviews")),
+        "{sent:#?}"
+    );
+    assert!(!sent.is_empty(), "the RBAC pre-check asked the server");
+    assert_eq!(
+        kubectl
+            .jsonpath(&["cloneset", "web"], "{.spec.updateStrategy.paused}")
+            .await,
+        ""
+    );
+    live.demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advanced_statefulset_rollout_walked_to_100_percent_high_ordinals_first() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    let set = |image: &str, partition: i32| {
+        format!(
+            r#"
+apiVersion: apps.kruise.io/v1beta1
+kind: StatefulSet
+metadata: {{name: db}}
+spec:
+  replicas: 4
+  serviceName: db
+  selector: {{matchLabels: {{app: db}}}}
+  template:
+    metadata: {{labels: {{app: db}}}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers: [{{name: main, image: "{image}"}}]
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate: {{partition: {partition}}}
+"#
+        )
+    };
+    kubectl.apply(&[], &set("postgres:16.1", 0)).await;
+    open_rollout(&mut live, "db").await;
+    live.until("4 pods ready", 90, settled).await;
+    kubectl.apply(&[], &set("postgres:16.2", 4)).await;
+    live.until("the new revision, nothing updated", 60, |app| {
+        rollout(app)
+            .and_then(|v| v.summary.as_ref())
+            .is_some_and(|s| s.current_revision != s.update_revision && s.expected_updated == 0)
+            && settled(app)
+    })
+    .await;
+    let ordinal = |name: &str| {
+        name.rsplit('-')
+            .next()
+            .and_then(|n| n.parse::<i32>().ok())
+            .unwrap_or(-1)
+    };
+    let mut partitions = Vec::new();
+    while let Some(next) = rollout(&live.app)
+        .and_then(|v| v.summary.as_ref())
+        .and_then(|s| s.next_step(&Default::default()))
+    {
+        let before = updated(&live.app);
+        live.press(&["]"]).await;
+        let preview = live.confirm_dialog().await;
+        let order: Vec<String> = match &preview.prediction {
+            Some(Ok(p)) => p.plan.moves.iter().map(|m| m.name.clone()).collect(),
+            other => panic!("a prediction: {other:?}"),
+        };
+        let ordinals: Vec<i32> = order.iter().map(|n| ordinal(n)).collect();
+        assert!(
+            ordinals.windows(2).all(|w| w[0] > w[1]),
+            "highest ordinal first: {order:?}"
+        );
+        assert!(
+            ordinals.iter().all(|o| *o >= next.partition),
+            "only ordinals at or above the partition {}: {order:?}",
+            next.partition
+        );
+        let status = live.confirm().await;
+        assert!(status.contains(": sent: "), "{status}");
+        partitions.push(next.partition);
+        live.until("the step to settle", 120, |app| {
+            rollout(app)
+                .and_then(|v| v.summary.as_ref())
+                .is_some_and(|s| s.partition_pods == next.partition)
+                && settled(app)
+        })
+        .await;
+        let moved: BTreeSet<String> = updated(&live.app).difference(&before).cloned().collect();
+        let predicted: BTreeSet<String> = order.into_iter().collect();
+        assert_eq!(moved, predicted, "step to partition {}", next.partition);
+    }
+    assert_eq!(partitions, [3, 2, 0], "1, 2, then all 4 pods updated");
+    assert_eq!(
+        updated(&live.app).into_iter().collect::<Vec<_>>(),
+        ["db-0", "db-1", "db-2", "db-3"]
+    );
     live.demo.shutdown().await;
 }
