@@ -289,3 +289,37 @@ fn names_that_are_paths_are_refused() {
         loaded.warnings
     );
 }
+
+#[test]
+fn config_toml_sets_the_rollout_batches_and_a_bad_entry_keeps_the_default() {
+    use kruise_tui::config::{Batch, RolloutConfig};
+    let (_dir, paths) = empty_paths();
+    std::fs::create_dir_all(&paths.config_dir).expect("config dir");
+    let file = paths.config_dir.join("config.toml");
+    std::fs::write(&file, "[rollout]\nbatches = [2, \"50%\"]\n").expect("write");
+    let loaded = config::load(None, None, &paths);
+    assert_eq!(loaded.warnings, Vec::<String>::new());
+    assert_eq!(loaded.rollout.batches, [Batch::Pods(2), Batch::Percent(50)]);
+    for (text, why) in [
+        (
+            "[rollout]\nbatches = [1, \"150%\"]\n",
+            "entry 2: 150% is not between 1% and 100%",
+        ),
+        ("[rollout\n", "not valid TOML"),
+        (
+            "[rollout]\nbatches = [\"-1\"]\n",
+            "entry 1: \"-1\" is neither a pod count",
+        ),
+    ] {
+        std::fs::write(&file, text).expect("write");
+        let loaded = config::load(None, None, &paths);
+        assert_eq!(loaded.rollout, RolloutConfig::default(), "{text}");
+        assert_eq!(loaded.warnings.len(), 1, "{text}: {:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains(why),
+            "{text}: {:?}",
+            loaded.warnings
+        );
+        assert!(loaded.warnings[0].contains("config.toml"), "names the file");
+    }
+}

@@ -2,8 +2,9 @@
 //! simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
 //! pods exactly the pods that then update; a concurrent `kubectl patch` between the preview and
 //! the confirm is not clobbered; `p` refuses "150%" and keeps it; the journal holds every
-//! mutation and reverting a partition entry restores it; `u` after a crashing image restores the
-//! previous template and the pods recover; `P` pauses an Advanced DaemonSet; `--readonly` sends
+//! mutation and reverting a partition entry restores it; `i` sets a crashing image and `u` then
+//! restores the previous template and the pods recover; Space-marked pods are exactly the ones a
+//! scale-down deletes; `P` pauses an Advanced DaemonSet; `--readonly` sends
 //! no mutating request at all (counted on the server).
 
 #[path = "support/kubectl.rs"]
@@ -286,17 +287,29 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
         .await;
     open_rollout(&mut live, "checkout").await;
     live.until("3 pods ready", 60, settled).await;
-    kubectl
-        .ok(&[
-            "patch",
-            "cloneset",
-            "checkout",
-            "--type",
-            "merge",
-            "-p",
-            r#"{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"example/checkout:crash"}]}}}}"#,
-        ])
-        .await;
+    // The bad image, set from the console: `i`, edit the container's line, confirm.
+    live.press(&["i"]).await;
+    for _ in "1.0".chars() {
+        live.press(&["backspace"]).await;
+    }
+    live.type_text("crash").await;
+    live.press(&["enter"]).await;
+    let preview = live.confirm_dialog().await;
+    assert_eq!(
+        preview.prepared.action,
+        Action::SetImage {
+            images: vec![("main".into(), "example/checkout:crash".into())]
+        }
+    );
+    match &preview.prediction {
+        Some(Ok(p)) => assert_eq!(p.plan.moves.len(), 3, "every pod gets the new image"),
+        other => panic!("a prediction: {other:?}"),
+    }
+    let status = live.confirm().await;
+    assert!(
+        status.contains("sent: main: example/checkout:1.0 → example/checkout:crash"),
+        "{status}"
+    );
     live.until("pods crash-looping on the new image", 60, crashing)
         .await;
 
@@ -626,5 +639,45 @@ spec:
         updated(&live.app).into_iter().collect::<Vec<_>>(),
         ["db-0", "db-1", "db-2", "db-3"]
     );
+    live.demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scaling_down_with_marked_pods_deletes_exactly_those() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    kubectl.apply(&[], &cloneset("web", 5, "nginx:1.25")).await;
+    open_rollout(&mut live, "web").await;
+    live.until("5 pods ready", 60, settled).await;
+    let names: Vec<String> = rollout(&live.app)
+        .map(|v| v.rows().iter().map(|r| r.name.clone()).collect())
+        .unwrap_or_default();
+    // Mark the 2nd and the 4th pod of the grid.
+    live.press(&["j", "space", "j", "space", "s"]).await;
+    let marked = vec![names[1].clone(), names[3].clone()];
+    live.press(&["enter"]).await;
+    let preview = live.confirm_dialog().await;
+    assert_eq!(
+        preview.prepared.action,
+        Action::Scale {
+            replicas: 3,
+            pods: marked.clone()
+        }
+    );
+    let status = live.confirm().await;
+    assert!(status.contains("sent: podsToDelete += "), "{status}");
+    live.until("3 pods left", 60, |app| {
+        settled(app) && rollout(app).is_some_and(|v| v.rows().len() == 3)
+    })
+    .await;
+    let left: BTreeSet<String> = rollout(&live.app)
+        .map(|v| v.rows().iter().map(|r| r.name.clone()).collect())
+        .unwrap_or_default();
+    let expected: BTreeSet<String> = names
+        .iter()
+        .filter(|n| !marked.contains(n))
+        .cloned()
+        .collect();
+    assert_eq!(left, expected, "exactly the marked pods went");
     live.demo.shutdown().await;
 }
