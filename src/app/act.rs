@@ -159,6 +159,7 @@ pub fn key(app: &mut App, action: config::Action) -> Vec<Effect> {
             app.overlay = Some(Overlay::Form(Box::new(Form::partition(
                 s.target,
                 s.summary.partition.as_deref(),
+                s.summary.partition_pods,
                 s.summary.replicas,
                 s.summary.partition_percent,
             ))));

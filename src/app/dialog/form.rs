@@ -75,7 +75,14 @@ pub enum Outcome {
 }
 
 impl Form {
-    pub fn partition(target: Target, current: Option<&str>, replicas: i32, percent: bool) -> Form {
+    /// `current` as written, `held` the pods it holds back, out of `replicas`.
+    pub fn partition(
+        target: Target,
+        current: Option<&str>,
+        held: i32,
+        replicas: i32,
+        percent: bool,
+    ) -> Form {
         let unit = if percent {
             "a number of pods (e.g. 3) or a percent (e.g. 40%)"
         } else {
@@ -85,8 +92,8 @@ impl Form {
             title: format!("Set the partition of {}", target.describe()),
             info: vec![
                 format!(
-                    "partition now: {} of {replicas} pods held on the current revision",
-                    current.unwrap_or("unset (0)")
+                    "partition now: {} ({held} of {replicas} pods held back)",
+                    current.unwrap_or("unset")
                 ),
                 format!("new partition: {unit}"),
             ],
@@ -251,7 +258,7 @@ mod tests {
 
     #[test]
     fn bad_partitions_are_refused_with_the_reason() {
-        let mut form = Form::partition(target("cs"), Some("6"), 10, true);
+        let mut form = Form::partition(target("cs"), Some("6"), 6, 10, true);
         for (text, why) in [
             ("abc", "not a number of pods"),
             ("150%", "over 100%"),
@@ -269,7 +276,7 @@ mod tests {
                 value: IntOrString::String("40%".into())
             })
         );
-        let mut asts = Form::partition(target("asts"), Some("2"), 3, false);
+        let mut asts = Form::partition(target("asts"), Some("2"), 2, 3, false);
         typed(&mut asts, "50%");
         assert!(asts.check().expect_err("percent").contains("not a percent"));
     }
