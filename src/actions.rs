@@ -8,6 +8,7 @@
 
 mod paths;
 mod prepare;
+pub mod preview;
 
 #[cfg(test)]
 mod tests;

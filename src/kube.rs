@@ -8,10 +8,9 @@ pub mod discovery;
 pub mod errors;
 pub mod exec;
 pub mod health;
-pub mod plan_cmd;
 pub mod watch;
 pub mod watchset;
+pub mod workload;
 
 pub use exec::Executor;
-pub use plan_cmd::run_plan;
 pub use watchset::WatchSet;

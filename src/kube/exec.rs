@@ -27,7 +27,7 @@ use super::{
     watchset::WatchSet,
 };
 pub use act::done_text;
-pub use rollout::{NEW_REVISION, plan_input};
+pub use rollout::live_input;
 
 use super::act::Actor;
 use crate::{

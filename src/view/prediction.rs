@@ -22,7 +22,12 @@ pub fn lines(app: &App, p: &Prediction) -> Vec<Line<'static>> {
         Direction::Delete => "are deleted",
         Direction::None => "",
     };
-    if plan.moves.is_empty() {
+    if plan.moves.is_empty() && p.change.starts_with("scale") {
+        out.push(Line::styled(
+            "No pod changes revision (what scaling adds or deletes is under Changes).",
+            role(app, Role::Muted),
+        ));
+    } else if plan.moves.is_empty() {
         out.push(Line::styled("No pod moves.", role(app, Role::Muted)));
     } else {
         let to = plan

@@ -36,7 +36,7 @@ pub async fn prepare(
             .prepare(&target, &action)
             .await
             .map_err(|e| e.to_string())?;
-        let prediction = predict(&actor, &client, &prepared, &state).await;
+        let prediction = predict(&client, &prepared, &state).await;
         Ok(Box::new(Preview {
             prepared,
             state,
