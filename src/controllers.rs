@@ -117,7 +117,7 @@ pub async fn discover_versions(client: &Client) -> Result<Versions> {
 pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
     let versions = discover_versions(&client).await?;
     let leading = CancellationToken::new();
-    let lease = lease::LeaderLease::new(client.clone(), &opts.identity);
+    let lease = lease::LeaderLease::new(client.clone(), &opts.identity, &opts.gates);
     if !lease.acquire(&shutdown).await? {
         return Ok(());
     }

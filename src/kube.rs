@@ -7,6 +7,7 @@ pub mod connect;
 pub mod discovery;
 pub mod errors;
 pub mod exec;
+pub mod gates;
 pub mod health;
 pub mod watch;
 pub mod watchset;

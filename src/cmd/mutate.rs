@@ -42,8 +42,15 @@ pub(super) async fn run(
         (Vec::new(), Vec::new())
     };
     check_named_pods(workload, &state.object, &pods, named)?;
+    let gates = if predict {
+        crate::kube::gates::cluster_gates(session.client())
+            .await
+            .gates
+    } else {
+        crate::kruise::FeatureGates::new()
+    };
     let prediction = predict
-        .then(|| prediction(kind, &target, &action, &state, &pods, &nodes))
+        .then(|| prediction(kind, &target, &action, &state, &pods, &nodes, &gates))
         .flatten();
     let report = report(workload, &prepared, &state);
     let done = actor.perform(prepared, state).await.map_err(one_line)?;
@@ -176,6 +183,7 @@ fn prediction(
     state: &ObjectState,
     pods: &[Pod],
     nodes: &[Node],
+    gates: &crate::kruise::FeatureGates,
 ) -> Option<String> {
     if kind == WorkloadKind::AdvancedDaemonSet
         && !matches!(
@@ -186,8 +194,11 @@ fn prediction(
         return None;
     }
     let now = jiff::Timestamp::now().as_second();
-    let planned = preview_input(target, action, state, pods, nodes, now)
-        .and_then(|input| Ok((plan::plan(&input)?, input)));
+    let planned = preview_input(target, action, state, pods, nodes, now).and_then(|mut input| {
+        // Predicted with the gates the cluster's controllers decide with.
+        input.gates = gates.clone();
+        Ok((plan::plan(&input)?, input))
+    });
     Some(match planned {
         Ok((planned, input)) => format!(
             "\nPredicted by the embedded Kruise logic:{}",

@@ -52,6 +52,8 @@ async fn fetch_and_plan(kube: &KubeArgs, args: &PlanArgs) -> Result<String> {
             plan_input_from_objects(&resource.version, json, &pods, partition, now)?
         }
     };
+    let mut input = input;
+    input.gates = crate::kube::gates::cluster_gates(client).await.gates;
     let planned = plan::plan(&input)?;
     Ok(render_plan(&planned, &input, partition))
 }
