@@ -1,6 +1,7 @@
 //! Scripted key sessions of the console against the embedded cluster with its controllers and
 //! simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
-//! pods exactly the pods that then update; a concurrent `kubectl patch` between the preview and
+//! pods exactly the pods that then update, and `[` once on the way, the pod predicted to roll
+//! back (with the cluster's feature gates) exactly the one that does; a concurrent `kubectl patch` between the preview and
 //! the confirm is not clobbered; `p` refuses "150%" and keeps it; the journal holds every
 //! mutation and reverting a partition entry restores it; `i` sets a crashing image and `u` then
 //! restores the previous template and the pods recover; Space-marked pods are exactly the ones a
@@ -18,6 +19,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::{
     actions::Action,
     app::{App, dialog::Overlay, rollout::RolloutView, route::Route, rows::same_revision},
+    kruise::plan,
 };
 use kubectl::Kubectl;
 use live::Live;
@@ -140,6 +142,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
     // Steps of 1, 10%, 25%, 50%, 100% of 6 pods: 1, 2, 3, 6 updated.
     let mut partitions = Vec::new();
     let mut conflict_checked = false;
+    let mut rolled_back = false;
     while let Some(next) = rollout(&live.app)
         .and_then(|v| v.summary.as_ref())
         .and_then(|s| s.next_step(&Default::default()))
@@ -218,8 +221,62 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
             "step to partition {}: the pods that updated are the pods predicted",
             next.partition
         );
+        if next.partition == 3 && !rolled_back {
+            // `[` raises the partition one step (3 → 4); the demo's controllers roll pods back
+            // (CloneSetPartitionRollback), the prediction uses their gates, and the dialog warns.
+            rolled_back = true;
+            let before = updated(&live.app);
+            live.press(&["["]).await;
+            let preview = live.confirm_dialog().await;
+            assert_eq!(
+                preview.prepared.action,
+                Action::Partition {
+                    value: IntOrString::Int(4)
+                }
+            );
+            assert!(
+                preview
+                    .prepared
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("CloneSetPartitionRollback")),
+                "{:?}",
+                preview.prepared.notes
+            );
+            let back: BTreeSet<String> =
+                match &preview.prediction {
+                    Some(Ok(p)) => {
+                        assert_eq!(p.plan.direction, plan::Direction::Rollback);
+                        assert!(
+                            p.plan.notes.iter().any(|n| n
+                                == "predicted with the feature gates of the embedded controllers"),
+                            "{:?}",
+                            p.plan.notes
+                        );
+                        p.plan.moves.iter().map(|m| m.name.clone()).collect()
+                    }
+                    other => panic!("a prediction: {other:?}"),
+                };
+            assert_eq!(back.len(), 1, "one step back: one pod");
+            let status = live.confirm().await;
+            assert!(status.contains("sent: partition 3 → 4"), "{status}");
+            live.until("the step back to settle", 90, |app| {
+                rollout(app)
+                    .and_then(|v| v.summary.as_ref())
+                    .is_some_and(|s| s.partition_pods == 4)
+                    && settled(app)
+            })
+            .await;
+            let moved_back: BTreeSet<String> =
+                before.difference(&updated(&live.app)).cloned().collect();
+            assert_eq!(moved_back, back, "the pod predicted to roll back did");
+        }
     }
-    assert_eq!(partitions, [5, 4, 3, 0], "1, 2, 3 then all 6 pods updated");
+    assert_eq!(
+        partitions,
+        [5, 4, 3, 3, 0],
+        "1, 2, 3 (back to 2 with `[`, 3 again), then all 6 pods updated"
+    );
     assert_eq!(updated(&live.app).len(), 6);
 
     // The journal holds every mutation the console sent, with the same path.
@@ -234,7 +291,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
     for (entry, sent) in entries.iter().zip(&patches) {
         assert_eq!(entry.request.path, sent.path);
     }
-    assert_eq!(entries.iter().filter(|e| e.result.ok).count(), 4);
+    assert_eq!(entries.iter().filter(|e| e.result.ok).count(), 6);
     assert_eq!(
         entries.iter().filter(|e| !e.result.ok).count(),
         1,
@@ -247,7 +304,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
     live.until(
         "the journal read",
         10,
-        |app| matches!(app.current(), Route::Journal(j) if j.len() == 5),
+        |app| matches!(app.current(), Route::Journal(j) if j.len() == 7),
     )
     .await;
     live.press(&["u"]).await;
@@ -258,13 +315,47 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
             value: IntOrString::Int(3)
         }
     );
+    // The demo's controllers run with CloneSetPartitionRollback on, and the prediction uses
+    // their gates; but the rollout finished (the current revision is the update revision now),
+    // so there is nothing to roll back to: no pod moves, and none does.
+    match &preview.prediction {
+        Some(Ok(p)) => {
+            assert!(p.plan.moves.is_empty(), "{:?}", p.plan.moves);
+            assert!(
+                p.plan
+                    .notes
+                    .iter()
+                    .any(|n| n == "predicted with the feature gates of the embedded controllers"),
+                "{:?}",
+                p.plan.notes
+            );
+        }
+        other => panic!("a prediction: {other:?}"),
+    }
+    assert!(
+        preview
+            .prepared
+            .notes
+            .iter()
+            .any(|n| n.contains("CloneSetPartitionRollback")),
+        "the dialog warns about the gate: {:?}",
+        preview.prepared.notes
+    );
     let status = live.confirm().await;
     assert!(status.contains("sent: partition 0 → 3"), "{status}");
     assert_eq!(partition_of(&kubectl, "web").await, "3");
+    live.settle(2000).await;
+    assert_eq!(
+        kubectl
+            .jsonpath(&["cloneset", "web"], "{.status.updatedReplicas}")
+            .await,
+        "6",
+        "no pod moved back"
+    );
     live.until(
         "the journal shows the revert",
         10,
-        |app| matches!(app.current(), Route::Journal(j) if j.len() == 6),
+        |app| matches!(app.current(), Route::Journal(j) if j.len() == 8),
     )
     .await;
     assert!(matches!(

@@ -50,6 +50,8 @@ pub struct Executor {
     tx: UnboundedSender<Msg>,
     actor: Arc<Actor>,
     journal: Option<Journal>,
+    /// The cluster's feature gates for predictions (read again after a minute).
+    gates: Arc<rollout::Gates>,
 }
 
 fn actor_for(args: &KubeArgs, conn: &Connection, journal: Option<Journal>) -> Arc<Actor> {
@@ -103,6 +105,7 @@ impl Executor {
             tx,
             actor,
             journal,
+            gates: Arc::default(),
         }
     }
 
@@ -187,9 +190,11 @@ impl Executor {
                     self.conn.client.clone(),
                     self.tx.clone(),
                 );
+                let gates = self.gates.clone();
                 tokio::spawn(async move {
                     let req = *req;
-                    let result = act::prepare(actor, client, req.id, req.target, req.action).await;
+                    let result =
+                        act::prepare(actor, client, gates, req.id, req.target, req.action).await;
                     let _ = tx.send(Msg::EffectDone(result));
                 });
             }
@@ -210,8 +215,10 @@ impl Executor {
                     self.conn.client.clone(),
                     self.tx.clone(),
                 );
+                let gates = self.gates.clone();
                 tokio::spawn(async move {
-                    let result = rollout::plan_rollout(actor, client, workload, partition).await;
+                    let result =
+                        rollout::plan_rollout(actor, client, gates, workload, partition).await;
                     let _ = tx.send(Msg::EffectDone(result));
                 });
             }
@@ -252,6 +259,7 @@ impl Executor {
         {
             self.conn = connect(&self.args, Some(name)).await?;
             self.actor = actor_for(&self.args, &self.conn, self.journal.clone());
+            self.gates = Arc::default();
         }
         self.namespace = namespace;
         // Stop the old watches before the new ones announce their stores.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use kube::Client;
 
-use super::rollout::predict;
+use super::rollout::{Gates, predict};
 use crate::{
     actions::{Action, Paths, Target},
     app::msg::{EffectResult, Preview, Revisions},
@@ -20,6 +20,7 @@ use crate::{
 pub async fn prepare(
     actor: Arc<Actor>,
     client: Client,
+    gates: Arc<Gates>,
     id: u64,
     target: Target,
     action: Action,
@@ -36,7 +37,7 @@ pub async fn prepare(
             .prepare(&target, &action)
             .await
             .map_err(|e| e.to_string())?;
-        let prediction = predict(&client, &prepared, &state).await;
+        let prediction = predict(&client, &gates, &prepared, &state).await;
         Ok(Box::new(Preview {
             prepared,
             state,

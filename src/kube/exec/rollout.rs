@@ -3,7 +3,11 @@
 //! DaemonSet), for the confirm dialog and for the rollout view's next step; and the recent
 //! events of a workload and its pods.
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
 use anyhow::{Result, anyhow};
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Node};
@@ -17,17 +21,59 @@ use crate::{
     },
     app::msg::{EffectResult, Kind, ObjectEvent, ObjectRef, Prediction},
     kruise::plan::{self, Change, Plan, PlanInput, WorkloadKind},
-    kube::{act::Actor, errors::Plain as _, workload},
+    kube::{
+        act::Actor,
+        errors::Plain as _,
+        gates::{ClusterGates, cluster_gates},
+        workload,
+    },
 };
 
 /// How many events the rollout view keeps.
 const EVENTS_KEPT: usize = 50;
+
+/// How long the cluster's feature gates are trusted before they are read again.
+const GATES_FOR: Duration = Duration::from_secs(60);
+
+/// The feature gates the cluster's controllers decide with (`kube::gates`), read at most once a
+/// minute: the rollout view plans on every change and the gates hardly ever change.
+#[derive(Debug, Default)]
+pub struct Gates {
+    cached: Mutex<Option<(Instant, ClusterGates)>>,
+}
+
+impl Gates {
+    pub async fn get(&self, client: &Client) -> ClusterGates {
+        if let Some((at, gates)) = self.cached.lock().ok().and_then(|c| c.clone())
+            && at.elapsed() < GATES_FOR
+        {
+            return gates;
+        }
+        let gates = cluster_gates(client).await;
+        if let Ok(mut c) = self.cached.lock() {
+            *c = Some((Instant::now(), gates.clone()));
+        }
+        gates
+    }
+}
+
+/// Plans `input` with the cluster's gates, saying which they were.
+fn plan_with(input: &mut PlanInput, gates: ClusterGates) -> Result<Plan> {
+    input.gates = gates.gates;
+    let mut plan = plan::plan(input)?;
+    plan.notes.push(format!(
+        "predicted with the feature gates of {}",
+        gates.source
+    ));
+    Ok(plan)
+}
 
 /// What the plan API predicts `prepared` does, on the object it was prepared on and the pods
 /// (and nodes) as the server has them now: the same mapping the subcommands print
 /// (`crate::actions::preview`). `None` for kinds without a rollout.
 pub async fn predict(
     client: &Client,
+    gates: &Gates,
     prepared: &Prepared,
     state: &ObjectState,
 ) -> Option<Result<Prediction, String>> {
@@ -36,7 +82,7 @@ pub async fn predict(
         let ns = prepared.target.namespace.clone().unwrap_or_default();
         let (pods, nodes) = workload::plan_objects(client, kind, &ns, &state.object).await?;
         let now = jiff::Timestamp::now().as_second();
-        let input = preview_input(
+        let mut input = preview_input(
             &prepared.target,
             &prepared.action,
             state,
@@ -44,7 +90,7 @@ pub async fn predict(
             &nodes,
             now,
         )?;
-        let plan = plan::plan(&input)?;
+        let plan = plan_with(&mut input, gates.get(client).await)?;
         Ok::<_, anyhow::Error>(Prediction {
             change: prepared.action.describe(),
             nodes: nodes_of(kind, &input),
@@ -92,6 +138,7 @@ pub fn live_input(
 pub async fn plan_rollout(
     actor: Arc<Actor>,
     client: Client,
+    gates: Arc<Gates>,
     workload: ObjectRef,
     partition: Option<String>,
 ) -> EffectResult {
@@ -112,8 +159,8 @@ pub async fn plan_rollout(
             None => (Change::Nothing, "no change".to_owned()),
         };
         let now = jiff::Timestamp::now().as_second();
-        let input = live_input(&target, &state, &pods, &nodes, change, now)?;
-        let plan: Plan = plan::plan(&input)?;
+        let mut input = live_input(&target, &state, &pods, &nodes, change, now)?;
+        let plan = plan_with(&mut input, gates.get(&client).await)?;
         Ok::<_, anyhow::Error>(Prediction {
             change: text,
             nodes: nodes_of(kind, &input),
