@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use paths::Paths;
-pub use prepare::{Recheck, prepare, recheck};
+pub use prepare::{Recheck, prepare, recheck, template_diff};
 
 use crate::api::kinds::{self, KindInfo};
 
