@@ -15,6 +15,7 @@ pub mod detect;
 pub mod expectations;
 pub mod lease;
 pub mod node_probe;
+pub mod owned;
 pub mod podwrite;
 pub mod probe_marker;
 pub mod pub_budget;

@@ -7,12 +7,14 @@
 mod cli;
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/workloads.rs"]
+mod workloads;
 
 use std::{collections::BTreeMap, time::Duration};
 
 use cli::{Cli, predicted};
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
+use kruise_tui::cluster::demo::DemoCluster;
 use kube::{Api, Client, api::ListParams};
 use kubectl::Kubectl;
 
@@ -59,19 +61,7 @@ spec:
 "#;
 
 async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        remove_kubeconfig: false,
-    })
-    .await
-    .expect("demo cluster starts");
-    (demo, dir)
+    workloads::empty_demo(false).await
 }
 
 /// Active pods of `app` in demo: name → (uid, revision label).

@@ -5,6 +5,8 @@
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/workloads.rs"]
+mod workloads;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -14,11 +16,7 @@ use std::{
 
 use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::{
-    api::CloneSet,
-    cluster::demo::{DemoCluster, DemoOptions},
-    kruise::plan,
-};
+use kruise_tui::{api::CloneSet, cluster::demo::DemoCluster, kruise::plan};
 use kube::{
     Api, Client,
     runtime::{WatchStreamExt as _, watcher},
@@ -26,19 +24,7 @@ use kube::{
 use kubectl::Kubectl;
 
 async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        remove_kubeconfig: true,
-    })
-    .await
-    .expect("demo cluster starts");
-    (demo, dir)
+    workloads::empty_demo(true).await
 }
 
 /// Polls `f` every 100 ms until it holds, or panics after `secs` seconds.

@@ -5,13 +5,15 @@
 
 #[path = "support/kubectl.rs"]
 mod support_kubectl;
+#[path = "support/workloads.rs"]
+mod workloads;
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kruise_tui::{
     api::{CloneSet, PodUnavailableBudget},
-    cluster::demo::{DemoCluster, DemoOptions},
+    cluster::demo::DemoCluster,
 };
 use kube::{
     Api, Client,
@@ -25,38 +27,17 @@ const NS: &str = "demo";
 const PATIENCE: Duration = Duration::from_secs(60);
 
 async fn start() -> (tempfile::TempDir, DemoCluster) {
-    let dir = tempfile::tempdir().unwrap();
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        remove_kubeconfig: true,
-    })
-    .await
-    .unwrap();
+    let (demo, dir) = workloads::empty_demo(true).await;
     (dir, demo)
 }
 
 /// Polls `probe` until it returns Some, panicking with `what` after [`PATIENCE`].
-async fn wait_for<T, F, Fut>(what: &str, mut probe: F) -> T
+async fn wait_for<T, F, Fut>(what: &str, probe: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    workloads::wait_for(PATIENCE.as_secs(), what, probe).await
 }
 
 fn ready(p: &Pod) -> bool {

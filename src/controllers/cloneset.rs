@@ -13,7 +13,7 @@ use k8s_openapi::api::{
     core::v1::{PersistentVolumeClaim, Pod},
 };
 use kube::{
-    Api, Resource as _,
+    Api,
     api::{DynamicObject, Patch, PatchParams},
     core::{ApiResource, Selector},
     runtime::controller::Action,
@@ -22,10 +22,10 @@ use kube::{
 use super::{
     Shared,
     cache::Change,
-    expectations::{Expect, Expectations},
+    expectations::Expect,
+    owned::{self, Ctx, controlled_by, enqueue_owner, key},
     podwrite,
-    recorder::Recorder,
-    runner::{self, Queue, ReconcileError},
+    runner::ReconcileError,
     write,
 };
 use crate::{
@@ -39,125 +39,28 @@ const RESYNC: Duration = Duration::from_secs(300);
 /// comes first).
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-    recorder: Recorder,
-}
-
-fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
-/// Queues the CloneSet that controls `meta`, if any.
-fn enqueue_owner(
-    queue: &Queue<CloneSet>,
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) {
-    if let Some(owner) = meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|r| r.controller == Some(true) && r.kind == "CloneSet")
-    {
-        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), &owner.name);
-    }
-}
-
 /// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
 /// `shutdown`, once the cache has its first lists).
 pub fn controller(
     shared: Arc<Shared>,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let (queue, inbox) = runner::queue::<CloneSet>();
-    let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        recorder: shared.recorder.for_component("cloneset-controller"),
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
-    {
-        let q = queue.clone();
-        let ctx = ctx.clone();
-        cache.clonesets.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(cs) => {
-                let meta = cs.meta();
-                ctx.expectations.forget(&key(
-                    meta.namespace.as_deref().unwrap_or_default(),
-                    meta.name.as_deref().unwrap_or_default(),
-                ));
-            }
-            Change::Resynced => {}
-        });
-    }
-    let all = |q: Queue<CloneSet>, store: kube::runtime::reflector::Store<CloneSet>| {
-        move || {
-            for cs in store.state() {
-                q.enqueue_obj(&cs);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.clonesets.store());
-        cache.pods.on_change(move |change| match change {
-            Change::Applied { old, new } => {
-                enqueue_owner(&q, &new.metadata);
-                if let Some(old) = old {
-                    enqueue_owner(&q, &old.metadata);
-                }
-            }
-            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        cache.revisions.on_change(move |change| match change {
-            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
-            Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
-            Change::Resynced => {}
-        });
-    }
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.clonesets.store());
-        cache.clonesets.on_change(move |change| {
-            if matches!(change, Change::Resynced) {
-                resync();
-            }
-        });
-        cache.pvcs.on_change(move |change| match change {
-            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
-            Change::Deleted(pvc) => enqueue_owner(&q, &pvc.metadata),
-            Change::Resynced => {}
-        });
-    }
-    async move {
-        shared.cache.ready().await;
-        runner::run(
-            "cloneset",
-            shared.cache.clonesets.store(),
-            inbox,
-            ctx,
-            8,
-            reconcile_one,
-            shutdown,
-        )
-        .await;
-    }
-}
-
-fn controlled_by(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    uid: &str,
-) -> bool {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .any(|r| r.controller == Some(true) && r.uid == uid)
+    owned::workload_controller(
+        "cloneset",
+        "cloneset-controller",
+        shared,
+        shutdown,
+        |cache| &cache.clonesets,
+        |cache, queue| {
+            let q = queue.clone();
+            cache.pvcs.on_change(move |change| match change {
+                Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
+                Change::Deleted(pvc) => enqueue_owner(&q, &pvc.metadata),
+                Change::Resynced => {}
+            });
+        },
+        reconcile_one,
+    )
 }
 
 async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
@@ -190,12 +93,7 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
         .iter()
         .map(|c| (**c).clone())
         .collect();
-    let mut revs: Vec<ControllerRevision> = cache
-        .revisions
-        .filter(&ns, |r| controlled_by(&r.metadata, &uid))
-        .iter()
-        .map(|r| (**r).clone())
-        .collect();
+    let mut revs: Vec<ControllerRevision> = owned::owned_copies(&cache.revisions, &ns, &uid);
 
     let active_revs = revisions::active_revisions(&cs, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);

@@ -9,12 +9,9 @@
 
 use std::{sync::Arc, time::Duration};
 
-use k8s_openapi::{
-    api::{
-        apps::v1::ControllerRevision,
-        core::v1::{Node, Pod},
-    },
-    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+use k8s_openapi::api::{
+    apps::v1::ControllerRevision,
+    core::v1::{Node, Pod},
 };
 use kube::{
     Api,
@@ -25,10 +22,10 @@ use kube::{
 use super::{
     Shared,
     cache::Change,
-    expectations::{Expect, Expectations},
+    expectations::Expect,
+    owned::{self, Ctx, key},
     podwrite,
-    recorder::Recorder,
-    runner::{self, Queue, ReconcileError},
+    runner::ReconcileError,
     write,
 };
 use crate::{
@@ -43,33 +40,6 @@ use crate::{
 const RESYNC: Duration = Duration::from_secs(300);
 /// How long to wait for unsatisfied expectations before looking again.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
-
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-    recorder: Recorder,
-}
-
-fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
-fn enqueue_owner(queue: &Queue<DaemonSet>, meta: &ObjectMeta) {
-    if let Some(owner) = meta.owner_references.iter().flatten().find(|r| {
-        r.controller == Some(true)
-            && r.kind == "DaemonSet"
-            && r.api_version.starts_with("apps.kruise.io/")
-    }) {
-        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), &owner.name);
-    }
-}
-
-fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .any(|r| r.controller == Some(true) && r.uid == uid)
-}
 
 /// Port of `shouldIgnoreNodeUpdate`: only the heartbeat (resourceVersion, condition times)
 /// changed; the same labels, spec and set of True conditions.
@@ -99,78 +69,24 @@ pub fn controller(
     shared: Arc<Shared>,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let (queue, inbox) = runner::queue::<DaemonSet>();
-    let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        recorder: shared.recorder.for_component("daemonset-controller"),
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
-    let all = |q: Queue<DaemonSet>, store: kube::runtime::reflector::Store<DaemonSet>| {
-        move || {
-            for ds in store.state() {
-                q.enqueue_obj(&ds);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let ctx = ctx.clone();
-        let resync = all(queue.clone(), cache.daemonsets.store());
-        cache.daemonsets.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(new),
-            Change::Deleted(ds) => ctx.expectations.forget(&key(
-                ds.metadata.namespace.as_deref().unwrap_or_default(),
-                ds.metadata.name.as_deref().unwrap_or_default(),
-            )),
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.daemonsets.store());
-        cache.pods.on_change(move |change| match change {
-            Change::Applied { old, new } => {
-                enqueue_owner(&q, &new.metadata);
-                if let Some(old) = old {
-                    enqueue_owner(&q, &old.metadata);
-                }
-            }
-            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let resync = all(queue.clone(), cache.daemonsets.store());
-        cache.nodes.on_change(move |change| match change {
-            Change::Applied {
-                old: Some(old),
-                new,
-            } if only_heartbeat(old, new) => {}
-            _ => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        cache.revisions.on_change(move |change| match change {
-            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
-            Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
-            Change::Resynced => {}
-        });
-    }
-    async move {
-        shared.cache.ready().await;
-        runner::run(
-            "daemonset",
-            shared.cache.daemonsets.store(),
-            inbox,
-            ctx,
-            8,
-            reconcile_one,
-            shutdown,
-        )
-        .await;
-    }
+    owned::workload_controller(
+        "daemonset",
+        "daemonset-controller",
+        shared,
+        shutdown,
+        |cache| &cache.daemonsets,
+        |cache, queue| {
+            let resync = owned::enqueue_all(queue.clone(), cache.daemonsets.store());
+            cache.nodes.on_change(move |change| match change {
+                Change::Applied {
+                    old: Some(old),
+                    new,
+                } if only_heartbeat(old, new) => {}
+                _ => resync(),
+            });
+        },
+        reconcile_one,
+    )
 }
 
 async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
@@ -184,19 +100,9 @@ async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, Reco
     if !ctx.expectations.satisfied(&owner_key, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
     }
-    let pods: Vec<Pod> = cache
-        .pods
-        .filter(&ns, |p| controlled_by(&p.metadata, &uid))
-        .iter()
-        .map(|p| (**p).clone())
-        .collect();
+    let pods: Vec<Pod> = owned::owned_copies(&cache.pods, &ns, &uid);
     let nodes: Vec<Node> = cache.nodes.all().iter().map(|n| (**n).clone()).collect();
-    let revs: Vec<ControllerRevision> = cache
-        .revisions
-        .filter(&ns, |r| controlled_by(&r.metadata, &uid))
-        .iter()
-        .map(|r| (**r).clone())
-        .collect();
+    let revs: Vec<ControllerRevision> = owned::owned_copies(&cache.revisions, &ns, &uid);
     let (cur, old) = construct_history(shared, &ds, &revs, &pods).await?;
     let outcome = reconcile::reconcile(&Input {
         ds: &ds,

@@ -8,22 +8,18 @@
 
 use std::{sync::Arc, time::Duration};
 
-use k8s_openapi::{
-    api::{
-        apps::v1::ControllerRevision,
-        core::v1::{PersistentVolumeClaim, Pod},
-    },
-    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+use k8s_openapi::api::{
+    apps::v1::ControllerRevision,
+    core::v1::{PersistentVolumeClaim, Pod},
 };
 use kube::{Api, api::PostParams, core::Selector, runtime::controller::Action};
 
 use super::{
     Shared,
-    cache::Change,
-    expectations::{Expect, Expectations},
+    expectations::Expect,
+    owned::{self, Ctx, key},
     podwrite,
-    recorder::Recorder,
-    runner::{self, Queue, ReconcileError},
+    runner::ReconcileError,
     write,
 };
 use crate::{
@@ -40,111 +36,21 @@ const RESYNC: Duration = Duration::from_secs(300);
 /// comes first).
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-    recorder: Recorder,
-}
-
-fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
-/// The name of the Advanced StatefulSet that controls `meta`, if any (a core StatefulSet's
-/// pods carry the same kind under `apps/v1`).
-fn owner_name(meta: &ObjectMeta) -> Option<&str> {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .find(|r| {
-            r.controller == Some(true)
-                && r.kind == "StatefulSet"
-                && r.api_version.starts_with("apps.kruise.io/")
-        })
-        .map(|r| r.name.as_str())
-}
-
-fn enqueue_owner(queue: &Queue<StatefulSet>, meta: &ObjectMeta) {
-    if let Some(name) = owner_name(meta) {
-        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), name);
-    }
-}
-
-fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .any(|r| r.controller == Some(true) && r.uid == uid)
-}
-
 /// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
 /// `shutdown`, once the cache has its first lists).
 pub fn controller(
     shared: Arc<Shared>,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let (queue, inbox) = runner::queue::<StatefulSet>();
-    let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        recorder: shared.recorder.for_component("statefulset-controller"),
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
-    let all = |q: Queue<StatefulSet>, store: kube::runtime::reflector::Store<StatefulSet>| {
-        move || {
-            for set in store.state() {
-                q.enqueue_obj(&set);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let ctx = ctx.clone();
-        let resync = all(queue.clone(), cache.statefulsets.store());
-        cache.statefulsets.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(new),
-            Change::Deleted(set) => ctx.expectations.forget(&key(
-                set.metadata.namespace.as_deref().unwrap_or_default(),
-                set.metadata.name.as_deref().unwrap_or_default(),
-            )),
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.statefulsets.store());
-        cache.pods.on_change(move |change| match change {
-            Change::Applied { old, new } => {
-                enqueue_owner(&q, &new.metadata);
-                if let Some(old) = old {
-                    enqueue_owner(&q, &old.metadata);
-                }
-            }
-            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        cache.revisions.on_change(move |change| match change {
-            Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
-            Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
-            Change::Resynced => {}
-        });
-    }
-    async move {
-        shared.cache.ready().await;
-        runner::run(
-            "statefulset",
-            shared.cache.statefulsets.store(),
-            inbox,
-            ctx,
-            8,
-            reconcile_one,
-            shutdown,
-        )
-        .await;
-    }
+    owned::workload_controller(
+        "statefulset",
+        "statefulset-controller",
+        shared,
+        shutdown,
+        |cache| &cache.statefulsets,
+        |_, _| {},
+        reconcile_one,
+    )
 }
 
 async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
@@ -158,12 +64,7 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
     if !ctx.expectations.satisfied(&owner_key, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
     }
-    let pods: Vec<Pod> = cache
-        .pods
-        .filter(&ns, |p| controlled_by(&p.metadata, &uid))
-        .iter()
-        .map(|p| (**p).clone())
-        .collect();
+    let pods: Vec<Pod> = owned::owned_copies(&cache.pods, &ns, &uid);
     let prefixes: Vec<String> = set
         .spec
         .volume_claim_templates
@@ -183,12 +84,7 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
             .map(|c| (**c).clone())
             .collect()
     };
-    let mut revs: Vec<ControllerRevision> = cache
-        .revisions
-        .filter(&ns, |r| controlled_by(&r.metadata, &uid))
-        .iter()
-        .map(|r| (**r).clone())
-        .collect();
+    let mut revs: Vec<ControllerRevision> = owned::owned_copies(&cache.revisions, &ns, &uid);
 
     let active = revisions::active_revisions(&set, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);

@@ -19,18 +19,7 @@ pub struct Cluster {
 impl Cluster {
     /// Starts the server, three simulated nodes and the controllers.
     pub async fn start() -> Cluster {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let demo = DemoCluster::start(DemoOptions {
-            listen: "127.0.0.1:0".parse().expect("addr"),
-            kubeconfig_out: dir.path().join("kubeconfig"),
-            pods: None,
-            seed: false,
-            nodes: true,
-            controllers: true,
-            remove_kubeconfig: true,
-        })
-        .await
-        .expect("the demo cluster starts");
+        let (demo, dir) = empty_demo(true).await;
         let client = demo.client().await.expect("client");
         Cluster {
             demo,
@@ -71,6 +60,25 @@ impl Cluster {
     pub async fn shutdown(self) {
         self.demo.shutdown().await;
     }
+}
+
+/// An empty demo cluster (namespace `demo`, no story) with three simulated nodes and the
+/// controllers, its kubeconfig in the returned directory (removed on shutdown when
+/// `remove_kubeconfig`).
+pub async fn empty_demo(remove_kubeconfig: bool) -> (DemoCluster, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = DemoCluster::start(DemoOptions {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        kubeconfig_out: dir.path().join("kubeconfig"),
+        pods: None,
+        seed: false,
+        nodes: true,
+        controllers: true,
+        remove_kubeconfig,
+    })
+    .await
+    .expect("the demo cluster starts");
+    (demo, dir)
 }
 
 /// Polls `check` every 100 ms until it returns Some, failing with `what` after `secs` seconds.

@@ -102,7 +102,8 @@ pub fn sort(revisions: &mut [ControllerRevision]) {
     });
 }
 
-/// What `getActiveRevisions` decides.
+/// What `getActiveRevisions` (CloneSet) and `getStatefulSetRevisions` (Advanced StatefulSet)
+/// decide.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActiveRevisions {
     pub current: ControllerRevision,
@@ -116,15 +117,31 @@ pub struct ActiveRevisions {
 
 /// Port of cloneset_controller.go::getActiveRevisions (v1.8.4) over the CloneSet's revisions.
 pub fn active_revisions(cs: &CloneSet, revisions: &[ControllerRevision]) -> ActiveRevisions {
+    let status = cs.status.as_ref();
+    settle(
+        revisions,
+        status.and_then(|s| s.collision_count).unwrap_or(0),
+        status
+            .map(|s| s.current_revision.as_str())
+            .unwrap_or_default(),
+        |next, collisions| new_revision(cs, next, collisions),
+    )
+}
+
+/// The decision `getActiveRevisions` and `getStatefulSetRevisions` share (v1.8.4): the revision
+/// `new_revision` builds for the next number, unless an equal one exists (the newest: reused;
+/// an older one: re-numbered to the next number, a rollback), and the revision named
+/// `current_name` (the update revision when there is none).
+pub fn settle(
+    revisions: &[ControllerRevision],
+    collision_count: i32,
+    current_name: &str,
+    new_revision: impl FnOnce(i64, i32) -> ControllerRevision,
+) -> ActiveRevisions {
     let mut revisions = revisions.to_vec();
     sort(&mut revisions);
-    let collision_count = cs
-        .status
-        .as_ref()
-        .and_then(|s| s.collision_count)
-        .unwrap_or(0);
     let next = revisions.last().map_or(1, |r| r.revision + 1);
-    let mut update = new_revision(cs, next, collision_count);
+    let mut update = new_revision(next, collision_count);
     let equal: Vec<&ControllerRevision> = revisions
         .iter()
         .filter(|r| equal_revision(r, &update))
@@ -140,14 +157,9 @@ pub fn active_revisions(cs: &CloneSet, revisions: &[ControllerRevision]) -> Acti
         }
         (None, _) => create = true,
     }
-    let wanted = cs
-        .status
-        .as_ref()
-        .map(|s| s.current_revision.as_str())
-        .unwrap_or_default();
     let current = revisions
         .iter()
-        .find(|r| r.metadata.name.as_deref() == Some(wanted))
+        .find(|r| r.metadata.name.as_deref() == Some(current_name))
         .cloned()
         .unwrap_or_else(|| update.clone());
     ActiveRevisions {
@@ -157,6 +169,16 @@ pub fn active_revisions(cs: &CloneSet, revisions: &[ControllerRevision]) -> Acti
         renumber,
         collision_count,
     }
+}
+
+/// The oldest of `not_live` (sorted oldest first) beyond `limit` (`revisionHistoryLimit`,
+/// default 10): what `truncateHistory` deletes.
+pub fn beyond_limit(not_live: Vec<String>, limit: Option<i32>) -> Vec<String> {
+    let limit = usize::try_from(limit.unwrap_or(10)).unwrap_or(0);
+    if not_live.len() <= limit {
+        return Vec::new();
+    }
+    not_live[..not_live.len() - limit].to_vec()
 }
 
 /// Port of cloneset_controller.go::truncateHistory (v1.8.4): the names of non-live revisions to
@@ -181,11 +203,7 @@ pub fn truncate_history(
                 .any(|p| revision::equal_to_revision_hash(p, name))
         })
         .collect();
-    let limit = usize::try_from(cs.spec.revision_history_limit.unwrap_or(10)).unwrap_or(0);
-    if not_live.len() <= limit {
-        return Vec::new();
-    }
-    not_live[..not_live.len() - limit].to_vec()
+    beyond_limit(not_live, cs.spec.revision_history_limit)
 }
 
 /// Every revision as the in-place decision sees it against `target`: its container images when

@@ -11,11 +11,12 @@ use k8s_openapi::{
 };
 
 use super::owner_reference;
+pub use crate::kruise::cloneset::reconcile::revisions::ActiveRevisions;
 use crate::{
     api::StatefulSet,
     kruise::{
         cloneset::reconcile::revisions::{
-            HASH_LABEL, data_raw, equal_revision, revision_data, sort,
+            HASH_LABEL, beyond_limit, data_raw, revision_data, settle, sort,
         },
         revision,
     },
@@ -52,61 +53,17 @@ pub fn new_revision(set: &StatefulSet, number: i64, collision_count: i32) -> Con
     }
 }
 
-/// What `getStatefulSetRevisions` decides.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ActiveRevisions {
-    pub current: ControllerRevision,
-    pub update: ControllerRevision,
-    /// The update revision is new: create it (then use what the server returns).
-    pub create: bool,
-    /// An older equal revision becomes the update revision again: write its new number.
-    pub renumber: bool,
-    pub collision_count: i32,
-}
-
 /// Port of stateful_set_control.go::getStatefulSetRevisions (v1.8.4) over the set's revisions.
 pub fn active_revisions(set: &StatefulSet, revisions: &[ControllerRevision]) -> ActiveRevisions {
-    let mut revisions = revisions.to_vec();
-    sort(&mut revisions);
-    let collision_count = set
-        .status
-        .as_ref()
-        .and_then(|s| s.collision_count)
-        .unwrap_or(0);
-    let next = revisions.last().map_or(1, |r| r.revision + 1);
-    let mut update = new_revision(set, next, collision_count);
-    let equal: Vec<&ControllerRevision> = revisions
-        .iter()
-        .filter(|r| equal_revision(r, &update))
-        .collect();
-    let (mut create, mut renumber) = (false, false);
-    match (equal.last(), revisions.last()) {
-        (Some(eq), Some(last)) if equal_revision(last, eq) => update = last.clone(),
-        (Some(eq), _) => {
-            let mut bumped = (*eq).clone();
-            bumped.revision = next;
-            update = bumped;
-            renumber = true;
-        }
-        (None, _) => create = true,
-    }
-    let wanted = set
-        .status
-        .as_ref()
-        .map(|s| s.current_revision.as_str())
-        .unwrap_or_default();
-    let current = revisions
-        .iter()
-        .find(|r| r.metadata.name.as_deref() == Some(wanted))
-        .cloned()
-        .unwrap_or_else(|| update.clone());
-    ActiveRevisions {
-        current,
-        update,
-        create,
-        renumber,
-        collision_count,
-    }
+    let status = set.status.as_ref();
+    settle(
+        revisions,
+        status.and_then(|s| s.collision_count).unwrap_or(0),
+        status
+            .map(|s| s.current_revision.as_str())
+            .unwrap_or_default(),
+        |next, collisions| new_revision(set, next, collisions),
+    )
 }
 
 /// Port of stateful_set_control.go::truncateHistory (v1.8.4): the names of the non-live
@@ -127,11 +84,7 @@ pub fn truncate_history(
         .filter_map(|r| r.metadata.name.clone())
         .filter(|name| name != current && name != update && !pod_revisions.contains(&name.as_str()))
         .collect();
-    let limit = usize::try_from(set.spec.revision_history_limit.unwrap_or(10)).unwrap_or(0);
-    if history.len() <= limit {
-        return Vec::new();
-    }
-    history[..history.len() - limit].to_vec()
+    beyond_limit(history, set.spec.revision_history_limit)
 }
 
 #[cfg(test)]

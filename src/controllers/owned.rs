@@ -1,0 +1,205 @@
+//! What the workload controllers (CloneSet, Advanced StatefulSet, Advanced DaemonSet) share:
+//! expectation keys, ownership by controller reference, and the wiring that queues a workload
+//! when it, its pods or its ControllerRevisions change.
+
+use std::{fmt::Debug, future::Future, sync::Arc};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::{Resource, runtime::controller::Action, runtime::reflector::Store};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    Shared,
+    cache::{Cache, Change, Informer},
+    expectations::Expectations,
+    recorder::Recorder,
+    runner::{self, Queue, ReconcileError},
+};
+
+/// A workload controller's context: the shared handles, its expectations and its event
+/// recorder.
+pub struct Ctx {
+    pub shared: Arc<Shared>,
+    pub expectations: Expectations,
+    pub recorder: Recorder,
+}
+
+/// Wires a workload controller's triggers now ([`wire_workload`], plus what `wire_more` adds)
+/// and returns its loop, which starts once the cache has its first lists and runs until
+/// `shutdown`. `own` picks the workload kind's informer; `component` names the events' source.
+pub fn workload_controller<K, F, Fut>(
+    name: &'static str,
+    component: &'static str,
+    shared: Arc<Shared>,
+    shutdown: CancellationToken,
+    own: fn(&Cache) -> &Informer<K>,
+    wire_more: impl FnOnce(&Cache, &Queue<K>),
+    reconcile: F,
+) -> impl Future<Output = ()> + Send + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+    F: Fn(Arc<K>, Arc<Ctx>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, ReconcileError>> + Send + 'static,
+{
+    let (queue, inbox) = runner::queue::<K>();
+    let ctx = Arc::new(Ctx {
+        recorder: shared.recorder.for_component(component),
+        shared: shared.clone(),
+        expectations: Expectations::default(),
+    });
+    {
+        let ctx = ctx.clone();
+        wire_workload(&shared.cache, own(&shared.cache), &queue, move |key| {
+            ctx.expectations.forget(key)
+        });
+    }
+    wire_more(&shared.cache, &queue);
+    async move {
+        shared.cache.ready().await;
+        let store = own(&shared.cache).store();
+        runner::run(name, store, inbox, ctx, 8, reconcile, shutdown).await;
+    }
+}
+
+/// Copies of the objects of `informer` in `ns` whose controller has `uid`.
+pub fn owned_copies<K>(informer: &Informer<K>, ns: &str, uid: &str) -> Vec<K>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    informer
+        .filter(ns, |o| controlled_by(o.meta(), uid))
+        .iter()
+        .map(|o| (**o).clone())
+        .collect()
+}
+
+/// The expectations key of `namespace/name`.
+pub fn key(ns: &str, name: &str) -> String {
+    format!("{ns}/{name}")
+}
+
+/// True when `meta`'s controller reference points at the object with `uid`.
+pub fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.uid == uid)
+}
+
+/// The name of the Kruise workload of `kind` (`apps.kruise.io`) that controls `meta`, if any: a
+/// core StatefulSet's pods carry the same kind under `apps/v1` and are not ours.
+pub fn owner_name<'a>(meta: &'a ObjectMeta, kind: &str) -> Option<&'a str> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .find(|r| {
+            r.controller == Some(true)
+                && r.kind == kind
+                && r.api_version.starts_with("apps.kruise.io/")
+        })
+        .map(|r| r.name.as_str())
+}
+
+/// Queues the workload of `kind` that controls `meta`, if any.
+pub fn enqueue_owner<K: Resource<DynamicType = ()>>(queue: &Queue<K>, meta: &ObjectMeta) {
+    if let Some(name) = owner_name(meta, &K::kind(&())) {
+        queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), name);
+    }
+}
+
+/// A handler that queues every object in `store` (after a relist, when deletions cannot be
+/// named).
+pub fn enqueue_all<K>(queue: Queue<K>, store: Store<K>) -> impl Fn() + Send + Sync + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    move || {
+        for obj in store.state() {
+            queue.enqueue_obj(&obj);
+        }
+    }
+}
+
+/// Wires a workload kind's informer, the pods and the ControllerRevisions to its queue: a
+/// change to the workload queues it (a deletion forgets its expectations), a change to a pod or
+/// a revision queues its controlling workload, and a relist of the workloads or the pods queues
+/// them all.
+pub fn wire_workload<K>(
+    cache: &Cache,
+    own: &Informer<K>,
+    queue: &Queue<K>,
+    forget: impl Fn(&str) + Send + Sync + 'static,
+) where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    {
+        let q = queue.clone();
+        let resync = enqueue_all(queue.clone(), own.store());
+        own.on_change(move |change| match change {
+            Change::Applied { new, .. } => q.enqueue_obj(new),
+            Change::Deleted(obj) => {
+                let meta = obj.meta();
+                forget(&key(
+                    meta.namespace.as_deref().unwrap_or_default(),
+                    meta.name.as_deref().unwrap_or_default(),
+                ));
+            }
+            Change::Resynced => resync(),
+        });
+    }
+    {
+        let q = queue.clone();
+        let resync = enqueue_all(queue.clone(), own.store());
+        cache.pods.on_change(move |change| match change {
+            Change::Applied { old, new } => {
+                enqueue_owner(&q, &new.metadata);
+                if let Some(old) = old {
+                    enqueue_owner(&q, &old.metadata);
+                }
+            }
+            Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
+            Change::Resynced => resync(),
+        });
+    }
+    let q = queue.clone();
+    cache.revisions.on_change(move |change| match change {
+        Change::Applied { new, .. } => enqueue_owner(&q, &new.metadata),
+        Change::Deleted(rev) => enqueue_owner(&q, &rev.metadata),
+        Change::Resynced => {}
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    use super::*;
+
+    fn owned_by(kind: &str, api_version: &str, controller: bool) -> ObjectMeta {
+        ObjectMeta {
+            owner_references: Some(vec![OwnerReference {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: "owner".into(),
+                uid: "u-1".into(),
+                controller: Some(controller),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_the_kruise_controller_reference_names_the_owner() {
+        let kruise = owned_by("StatefulSet", "apps.kruise.io/v1beta1", true);
+        assert_eq!(owner_name(&kruise, "StatefulSet"), Some("owner"));
+        assert_eq!(owner_name(&kruise, "DaemonSet"), None);
+        let core = owned_by("StatefulSet", "apps/v1", true);
+        assert_eq!(owner_name(&core, "StatefulSet"), None);
+        let not_controller = owned_by("CloneSet", "apps.kruise.io/v1alpha1", false);
+        assert_eq!(owner_name(&not_controller, "CloneSet"), None);
+        assert!(controlled_by(&kruise, "u-1"));
+        assert!(!controlled_by(&not_controller, "u-1"));
+        assert!(!controlled_by(&kruise, "u-2"));
+    }
+}
