@@ -243,13 +243,13 @@ async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
     );
     let status = live.confirm().await;
     assert!(status.contains("sent: delete-protection off → Always"), "{status}");
-    kubectl
-        .assert_jsonpath(
-            &["cloneset", "web"],
-            "{.metadata.labels.policy\\.kruise\\.io/delete-protection}",
-            "Always",
-        )
+    let labels = kubectl
+        .jsonpath(&["cloneset", "web"], "{.metadata.labels}")
         .await;
+    assert!(
+        labels.contains(r#""policy.kruise.io/delete-protection":"Always""#),
+        "{labels}"
+    );
     live.settle(500).await;
 
     live.press(&["ctrl-d"]).await;

@@ -329,3 +329,93 @@ fn delete(target: &Target, action: &Action, state: &ObjectState) -> Result<Prepa
         notes: vec!["a delete has no inverse: the journal records it but cannot revert it".to_owned()],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::kinds::parse_kind;
+
+    fn state(object: Value) -> ObjectState {
+        ObjectState {
+            version: "v1alpha1".into(),
+            plural: "clonesets".into(),
+            object,
+            revisions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn protection_is_added_under_its_real_key_and_reverted_to_the_old_value() {
+        let cs = Target::new(parse_kind("cs").expect("kind"), Some("demo"), "web");
+        let object = json!({"metadata": {"name": "web", "resourceVersion": "7"}});
+        let p = prepare(
+            &cs,
+            &Action::Protect {
+                value: Some("Always".into()),
+            },
+            &state(object.clone()),
+        )
+        .expect("prepared");
+        let mut patched = object.clone();
+        let patch: json_patch::Patch = serde_json::from_value(p.request.body).expect("patch");
+        json_patch::patch(&mut patched, &patch).expect("applies");
+        assert_eq!(protection_of(&patched), Some("Always"));
+        assert_eq!(p.inverse, Some(Action::Protect { value: None }));
+        // Off removes it, pinned on the value read.
+        let off = prepare(&cs, &Action::Protect { value: None }, &state(patched.clone()))
+            .expect("prepared");
+        let patch: json_patch::Patch = serde_json::from_value(off.request.body).expect("patch");
+        json_patch::patch(&mut patched, &patch).expect("applies");
+        assert_eq!(protection_of(&patched), None);
+        let bad = prepare(
+            &cs,
+            &Action::Protect {
+                value: Some("always".into()),
+            },
+            &state(object),
+        );
+        assert!(matches!(bad, Err(ActionError::Invalid(m)) if m.contains("case-sensitive")));
+        assert_eq!(next_protection(None).as_deref(), Some("Always"));
+        assert_eq!(next_protection(Some("Always")).as_deref(), Some("Cascading"));
+        assert_eq!(next_protection(Some("Cascading")), None);
+    }
+
+    #[test]
+    fn a_restart_posts_a_request_for_the_running_pods_containers() {
+        let pod = Target::new(parse_kind("pod").expect("kind"), Some("demo"), "web-1");
+        let object = json!({"metadata": {"name": "web-1"},
+            "spec": {"containers": [{"name": "main", "ports": [{"containerPort": 80}]}, {"name": "side"}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "main", "restartCount": 2}]}});
+        let mut s = state(object.clone());
+        s.version = "v1".into();
+        s.plural = "pods".into();
+        let action = Action::Restart {
+            containers: vec![],
+            strategy: RestartStrategy::default(),
+        };
+        let p = prepare(&pod, &action, &s).expect("prepared");
+        assert_eq!(p.request.verb, "POST");
+        assert_eq!(
+            p.request.path,
+            "/apis/apps.kruise.io/v1alpha1/namespaces/demo/containerrecreaterequests"
+        );
+        let spec = &p.request.body["spec"];
+        assert_eq!(spec["podName"], "web-1");
+        assert_eq!(spec["containers"][0]["ports"][0]["containerPort"], 80);
+        assert_eq!(spec["containers"][1]["name"], "side");
+        assert_eq!(spec["strategy"]["unreadyGracePeriodSeconds"], 3);
+        assert_eq!(spec["activeDeadlineSeconds"], 300);
+        assert_eq!(spec["ttlSecondsAfterFinished"], 1800);
+        assert_eq!(p.inverse, None);
+        assert!(p.changes[0].contains("main (restarts 2)"));
+        let unknown = Action::Restart {
+            containers: vec!["nope".into()],
+            strategy: RestartStrategy::default(),
+        };
+        assert!(matches!(prepare(&pod, &unknown, &s), Err(ActionError::Invalid(m)) if m.contains("main, side")));
+        s.object["status"]["phase"] = json!("Pending");
+        assert!(matches!(prepare(&pod, &action, &s), Err(ActionError::Invalid(m)) if m.contains("Pending")));
+    }
+}

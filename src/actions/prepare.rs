@@ -73,7 +73,8 @@ impl<'a> Patcher<'a> {
         let mut nested = value;
         for part in parts[depth + 1..].iter().rev() {
             let mut map = serde_json::Map::new();
-            map.insert((*part).to_owned(), nested);
+            // A pointer token names a key escaped (`~1` is `/`, `~0` is `~`).
+            map.insert(part.replace("~1", "/").replace("~0", "~"), nested);
             nested = Value::Object(map);
         }
         let at = format!("/{}", parts[..=depth].join("/"));

@@ -379,10 +379,19 @@ impl Actor {
                     matches!(prepared.action, Action::Undo { .. }),
                 )
                 .await?;
+            // A field added where none was is pinned by the resourceVersion: its `test` fails
+            // (422) whenever anything else moved, which is a conflict to retry, not a refusal.
+            let rv = "/metadata/resourceVersion";
+            let rv_pinned = prepared
+                .request
+                .body
+                .as_array()
+                .is_some_and(|ops| ops.iter().any(|op| op["op"] == "test" && op["path"] == rv));
+            let rv_moved = rv_pinned && state.object.pointer(rv) != fresh.object.pointer(rv);
             match actions::recheck(&prepared, &state.object, &fresh.object) {
                 Recheck::Changed(what) => return Err(ActError::Conflict(what)),
                 // Nothing the pins hold moved: the 422 was the server refusing the change.
-                Recheck::Same if code == 422 => return Err(classify(&err)),
+                Recheck::Same if code == 422 && !rv_moved => return Err(classify(&err)),
                 Recheck::Same => {}
             }
             if retries >= RETRIES {
