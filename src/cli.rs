@@ -415,8 +415,8 @@ pub struct ProtectArgs {
     #[arg(value_name = "KIND/NAME", value_parser = crate::cmd::args::ProtectedArg::parse)]
     pub target: crate::cmd::args::ProtectedArg,
     /// always, cascading or off.
-    #[arg(value_name = "always|cascading|off", value_parser = crate::cmd::args::protection_value)]
-    pub value: Option<String>,
+    #[arg(value_name = "always|cascading|off", value_parser = crate::cmd::args::ProtectionValue::parse)]
+    pub value: crate::cmd::args::ProtectionValue,
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -108,13 +108,18 @@ impl ProtectedArg {
     }
 }
 
-/// `always|cascading|off` → the label's value (`None`: remove it).
-pub fn protection_value(text: &str) -> Result<Option<String>, String> {
-    match text.to_ascii_lowercase().as_str() {
-        "always" => Ok(Some("Always".to_owned())),
-        "cascading" => Ok(Some("Cascading".to_owned())),
-        "off" | "none" => Ok(None),
-        _ => Err(format!("{text:?}: give always, cascading or off")),
+/// `always|cascading|off`: the label's value (`None`: remove it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectionValue(pub Option<String>);
+
+impl ProtectionValue {
+    pub fn parse(text: &str) -> Result<ProtectionValue, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "always" => Ok(ProtectionValue(Some("Always".to_owned()))),
+            "cascading" => Ok(ProtectionValue(Some("Cascading".to_owned()))),
+            "off" | "none" => Ok(ProtectionValue(None)),
+            _ => Err(format!("{text:?}: give always, cascading or off")),
+        }
     }
 }
 

@@ -23,7 +23,9 @@ async fn protect(kube: &KubeArgs, args: ProtectArgs) -> Result<()> {
         .then_some(session.namespace.as_str());
     let target = Target::new(args.target.kind, namespace, &args.target.name);
     let actor = session.actor(kube.readonly)?;
-    let action = Action::Protect { value: args.value };
+    let action = Action::Protect {
+        value: args.value.0,
+    };
     let done = actor
         .run(&target, &action)
         .await

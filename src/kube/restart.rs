@@ -85,12 +85,12 @@ pub async fn run(
             };
             match pod_budget_verdict(client, &state.object, PubOperation::Update).await {
                 Verdict::Denied(why) => {
-                    step.state = "waiting for the budget".to_owned();
-                    step.message = why.clone();
-                    report(Update::Step(step.clone()));
                     if !limits.wait {
                         return Err(format!("pod {name} not restarted: {why} now"));
                     }
+                    step.state = "waiting for the budget".to_owned();
+                    step.message = why.clone();
+                    report(Update::Step(step.clone()));
                     if tokio::time::Instant::now() > deadline {
                         return Err(format!(
                             "pod {name} not restarted: {why} (waited {}s)",
