@@ -92,13 +92,9 @@ impl Cli {
                 | Command::Restart(_)
                 | Command::Protect(_),
                 _,
-            )
-                if k.all_namespaces =>
-            {
-                Some(format!(
-                    "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
-                ))
-            }
+            ) if k.all_namespaces => Some(format!(
+                "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
+            )),
             _ => None,
         }
     }

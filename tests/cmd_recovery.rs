@@ -95,11 +95,24 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
     let before = restarts(&kubectl, pod, "main").await;
 
     let out = cli
-        .ok(&["restart", pod, "-c", "main", "--wait", "--timeout", "2m", "-n", "demo"])
+        .ok(&[
+            "restart",
+            pod,
+            "-c",
+            "main",
+            "--wait",
+            "--timeout",
+            "2m",
+            "-n",
+            "demo",
+        ])
         .await;
     assert!(out.contains(": Completed (main=Succeeded)"), "{out}");
     assert!(out.contains("ready again"), "{out}");
-    assert!(out.ends_with("\n") && out.contains("restarted 1 pod(s) in place: "), "{out}");
+    assert!(
+        out.ends_with("\n") && out.contains("restarted 1 pod(s) in place: "),
+        "{out}"
+    );
     assert_eq!(restarts(&kubectl, pod, "main").await, before + 1);
     let crr = kubectl
         .jsonpath(&["-n", "demo", "crr"], "{.items[0].metadata.name}")
@@ -122,12 +135,26 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
 
     // Usage errors: 2. Bad input: 1, nothing sent.
     cli.fails(&["restart"], 2, "POD").await;
-    cli.fails(&["restart", pod, "--timeout", "soon", "-n", "demo"], 2, "not a duration")
+    cli.fails(
+        &["restart", pod, "--timeout", "soon", "-n", "demo"],
+        2,
+        "not a duration",
+    )
+    .await;
+    cli.fails(
+        &["restart", pod, "-c", "nope", "-n", "demo"],
+        1,
+        "has no container \"nope\"",
+    )
+    .await;
+    cli.fails(&["restart", "ghost", "-n", "demo"], 1, "does not exist")
         .await;
-    cli.fails(&["restart", pod, "-c", "nope", "-n", "demo"], 1, "has no container \"nope\"")
-        .await;
-    cli.fails(&["restart", "ghost", "-n", "demo"], 1, "does not exist").await;
-    cli.fails(&["restart", pod, "-n", "demo", "--readonly"], 1, "read-only").await;
+    cli.fails(
+        &["restart", pod, "-n", "demo", "--readonly"],
+        1,
+        "read-only",
+    )
+    .await;
     assert_eq!(cli.journal().len(), 1, "nothing more was sent");
 
     // A budget with nothing to give: refused without --wait, nothing created.
@@ -136,7 +163,10 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
     // The budget's status settles (desired 2, unavailable allowed 0).
     for _ in 0..120 {
         let s = kubectl
-            .jsonpath(&["-n", "demo", "pub", "web-pub"], "{.status.desiredAvailable}")
+            .jsonpath(
+                &["-n", "demo", "pub", "web-pub"],
+                "{.status.desiredAvailable}",
+            )
             .await;
         if s == "2" {
             break;
@@ -169,34 +199,76 @@ async fn protect_sets_cycles_and_removes_the_label() {
         out.starts_with("cloneset.apps.kruise.io/web delete-protection off → Always\n"),
         "{out}"
     );
-    assert!(out.contains("a delete now: would be denied: delete-protection Always"), "{out}");
+    assert!(
+        out.contains("a delete now: would be denied: delete-protection Always"),
+        "{out}"
+    );
     assert!(out.contains("deletion protection is enforced"), "{out}");
-    assert!(label().await.contains(r#""policy.kruise.io/delete-protection":"Always""#));
-    let (code, _, err) = kubectl::kubectl(demo.cluster(), &["-n", "demo", "delete", "cloneset", "web"]).await;
+    assert!(
+        label()
+            .await
+            .contains(r#""policy.kruise.io/delete-protection":"Always""#)
+    );
+    let (code, _, err) =
+        kubectl::kubectl(demo.cluster(), &["-n", "demo", "delete", "cloneset", "web"]).await;
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("forbidden by ResourcesProtectionDeletion"), "{err}");
+    assert!(
+        err.contains("forbidden by ResourcesProtectionDeletion"),
+        "{err}"
+    );
 
-    let out = cli.ok(&["protect", "cs/web", "Cascading", "-n", "demo"]).await;
-    assert!(out.contains("a delete now: would be denied: 2 active replicas"), "{out}");
-    // Same value again: nothing to do, exit 1.
-    cli.fails(&["protect", "cs/web", "cascading", "-n", "demo"], 1, "already Cascading")
+    let out = cli
+        .ok(&["protect", "cs/web", "Cascading", "-n", "demo"])
         .await;
+    assert!(
+        out.contains("a delete now: would be denied: 2 active replicas"),
+        "{out}"
+    );
+    // Same value again: nothing to do, exit 1.
+    cli.fails(
+        &["protect", "cs/web", "cascading", "-n", "demo"],
+        1,
+        "already Cascading",
+    )
+    .await;
     let out = cli.ok(&["protect", "cs/web", "off", "-n", "demo"]).await;
     assert!(out.contains("a delete now: not protected"), "{out}");
     assert!(!label().await.contains("delete-protection"));
     // Namespaces are cluster-scoped.
     let out = cli.ok(&["protect", "ns/demo", "cascading"]).await;
-    assert!(out.starts_with("namespace/demo delete-protection off → Cascading"), "{out}");
-    assert!(out.contains("would be denied: Cascading, 2 active pods in the namespace"), "{out}");
+    assert!(
+        out.starts_with("namespace/demo delete-protection off → Cascading"),
+        "{out}"
+    );
+    assert!(
+        out.contains("would be denied: Cascading, 2 active pods in the namespace"),
+        "{out}"
+    );
 
     // Usage: 2.
-    cli.fails(&["protect", "cs/web", "sometimes"], 2, "always, cascading or off").await;
-    cli.fails(&["protect", "ads/agent", "always"], 2, "not guarded").await;
-    cli.fails(&["protect", "web", "always"], 2, "not KIND/NAME").await;
-    cli.fails(&["protect", "cs/ghost", "always", "-n", "demo"], 1, "does not exist").await;
+    cli.fails(
+        &["protect", "cs/web", "sometimes"],
+        2,
+        "always, cascading or off",
+    )
+    .await;
+    cli.fails(&["protect", "ads/agent", "always"], 2, "not guarded")
+        .await;
+    cli.fails(&["protect", "web", "always"], 2, "not KIND/NAME")
+        .await;
+    cli.fails(
+        &["protect", "cs/ghost", "always", "-n", "demo"],
+        1,
+        "does not exist",
+    )
+    .await;
     // The journal holds the changes with their reverts.
     let journal = cli.journal();
-    let reverts: Vec<_> = journal.iter().filter(|e| e.result.ok).map(|e| e.inverse.clone()).collect();
+    let reverts: Vec<_> = journal
+        .iter()
+        .filter(|e| e.result.ok)
+        .map(|e| e.inverse.clone())
+        .collect();
     assert_eq!(reverts.len(), 4);
     assert!(reverts.iter().all(Option::is_some));
     demo.shutdown().await;

@@ -105,8 +105,14 @@ async fn r_restarts_a_container_in_place_and_its_restart_count_goes_up_by_one() 
 
     live.press(&["r"]).await;
     let screen = live.screen();
-    assert!(screen.contains(&format!("Restart containers of pod {pod}")), "{screen}");
-    assert!(screen.contains("main,side"), "every container by default: {screen}");
+    assert!(
+        screen.contains(&format!("Restart containers of pod {pod}")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("main,side"),
+        "every container by default: {screen}"
+    );
     // Only main.
     for _ in 0.."main,side".len() {
         live.press(&["backspace"]).await;
@@ -184,7 +190,10 @@ async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
     live.press(&["space", "space", "space", "r", "enter"]).await;
     let preview = live.confirm_dialog().await;
     let notes = preview.prepared.notes.join("\n");
-    assert!(notes.contains("then 2 more pod(s), one after another"), "{notes}");
+    assert!(
+        notes.contains("then 2 more pod(s), one after another"),
+        "{notes}"
+    );
     assert!(
         notes.contains("budget: allowed: PodUnavailableBudget web-pub has 1 unavailable allowed"),
         "{notes}"
@@ -199,7 +208,11 @@ async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
     let Some(Overlay::Restart(panel)) = live.app.overlay() else {
         panic!("the panel");
     };
-    assert!(matches!(&panel.done, Some(Ok(_))), "{:?}\n{screen}", panel.done);
+    assert!(
+        matches!(&panel.done, Some(Ok(_))),
+        "{:?}\n{screen}",
+        panel.done
+    );
     assert!(
         panel.steps.iter().all(|s| s.state == "ready again"),
         "{screen}"
@@ -242,7 +255,10 @@ async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
         vec!["delete-protection off → Always".to_owned()]
     );
     let status = live.confirm().await;
-    assert!(status.contains("sent: delete-protection off → Always"), "{status}");
+    assert!(
+        status.contains("sent: delete-protection off → Always"),
+        "{status}"
+    );
     let labels = kubectl
         .jsonpath(&["cloneset", "web"], "{.metadata.labels}")
         .await;
@@ -260,7 +276,10 @@ async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
         screen.contains("deletion protection: would be denied: delete-protection Always"),
         "{screen}"
     );
-    assert!(screen.contains("enforced: the embedded cluster"), "{screen}");
+    assert!(
+        screen.contains("enforced: the embedded cluster"),
+        "{screen}"
+    );
     let sent = live.sent().len();
     live.press(&["n"]).await;
     assert!(live.app.overlay().is_none());
@@ -272,7 +291,9 @@ async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
     live.confirm_dialog().await;
     let status = live.confirm().await;
     assert!(
-        status.contains("forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always"),
+        status.contains(
+            "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always"
+        ),
         "{status}"
     );
     kubectl.ok(&["get", "cloneset", "web"]).await;
@@ -285,7 +306,12 @@ async fn cascading_is_denied_while_replicas_are_active_and_flips_at_zero() {
     let kubectl = Kubectl::new(live.demo.cluster());
     kubectl.apply(&[], &cloneset("web", 3)).await;
     kubectl
-        .ok(&["label", "cloneset", "web", "policy.kruise.io/delete-protection=Always"])
+        .ok(&[
+            "label",
+            "cloneset",
+            "web",
+            "policy.kruise.io/delete-protection=Always",
+        ])
         .await;
     live.until("web protected in the store", 30, |app| {
         kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == "web")
@@ -305,16 +331,22 @@ async fn cascading_is_denied_while_replicas_are_active_and_flips_at_zero() {
     live.press(&["enter"]).await;
     live.until("web would be denied with its replicas", 30, |app| {
         protect_rows(app).iter().any(|(n, v, verdict)| {
-            n == "web"
-                && v == "Cascading"
-                && verdict.text() == "would be denied: 3 active replicas"
+            n == "web" && v == "Cascading" && verdict.text() == "would be denied: 3 active replicas"
         })
     })
     .await;
     let screen = live.screen();
-    assert!(screen.contains("would be denied: 3 active replicas"), "{screen}");
-    assert!(screen.contains("Deletion protection is enforced"), "{screen}");
-    kubectl.ok(&["scale", "cloneset", "web", "--replicas=0"]).await;
+    assert!(
+        screen.contains("would be denied: 3 active replicas"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Deletion protection is enforced"),
+        "{screen}"
+    );
+    kubectl
+        .ok(&["scale", "cloneset", "web", "--replicas=0"])
+        .await;
     live.until("the verdict flips at 0 replicas", 30, |app| {
         protect_rows(app)
             .iter()
@@ -334,6 +366,9 @@ async fn cascading_is_denied_while_replicas_are_active_and_flips_at_zero() {
         preview.prepared.notes
     );
     let status = live.confirm().await;
-    assert!(status.contains("sent: delete CloneSet default/web"), "{status}");
+    assert!(
+        status.contains("sent: delete CloneSet default/web"),
+        "{status}"
+    );
     live.demo.shutdown().await;
 }

@@ -149,9 +149,11 @@ pub fn deletion_verdict(
                 }
             }
             ProtectedKind::CustomResourceDefinition => {
-                match facts.custom_resources.as_ref().map(|c| {
-                    c.iter().filter(|c| c.deletion_timestamp.is_none()).count()
-                }) {
+                match facts
+                    .custom_resources
+                    .as_ref()
+                    .map(|c| c.iter().filter(|c| c.deletion_timestamp.is_none()).count())
+                {
                     Some(n) if n > 0 && message.contains("active CRs") => {
                         format!("Cascading, {n} custom resources of the CRD")
                     }

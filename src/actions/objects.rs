@@ -62,7 +62,10 @@ pub fn check_strategy(s: &RestartStrategy) -> Result<(), ActionError> {
         ("unreadyGracePeriodSeconds", s.unready_grace_period_seconds),
         ("minStartedSeconds", i64::from(s.min_started_seconds)),
         ("activeDeadlineSeconds", s.active_deadline_seconds),
-        ("ttlSecondsAfterFinished", i64::from(s.ttl_seconds_after_finished)),
+        (
+            "ttlSecondsAfterFinished",
+            i64::from(s.ttl_seconds_after_finished),
+        ),
     ] {
         if v < 0 {
             return bad(format!("{name} {v} is negative: it must be 0 or more"));
@@ -193,7 +196,9 @@ fn restart(
         action: action.clone(),
         request: ApiRequest {
             verb: "POST".to_owned(),
-            path: format!("/apis/apps.kruise.io/v1alpha1/namespaces/{ns}/containerrecreaterequests"),
+            path: format!(
+                "/apis/apps.kruise.io/v1alpha1/namespaces/{ns}/containerrecreaterequests"
+            ),
             content_type: "application/json".to_owned(),
             body,
         },
@@ -326,7 +331,9 @@ fn delete(target: &Target, action: &Action, state: &ObjectState) -> Result<Prepa
         },
         inverse: None,
         changes: vec![format!("delete {}", target.describe())],
-        notes: vec!["a delete has no inverse: the journal records it but cannot revert it".to_owned()],
+        notes: vec![
+            "a delete has no inverse: the journal records it but cannot revert it".to_owned(),
+        ],
     })
 }
 
@@ -364,8 +371,12 @@ mod tests {
         assert_eq!(protection_of(&patched), Some("Always"));
         assert_eq!(p.inverse, Some(Action::Protect { value: None }));
         // Off removes it, pinned on the value read.
-        let off = prepare(&cs, &Action::Protect { value: None }, &state(patched.clone()))
-            .expect("prepared");
+        let off = prepare(
+            &cs,
+            &Action::Protect { value: None },
+            &state(patched.clone()),
+        )
+        .expect("prepared");
         let patch: json_patch::Patch = serde_json::from_value(off.request.body).expect("patch");
         json_patch::patch(&mut patched, &patch).expect("applies");
         assert_eq!(protection_of(&patched), None);
@@ -378,7 +389,10 @@ mod tests {
         );
         assert!(matches!(bad, Err(ActionError::Invalid(m)) if m.contains("case-sensitive")));
         assert_eq!(next_protection(None).as_deref(), Some("Always"));
-        assert_eq!(next_protection(Some("Always")).as_deref(), Some("Cascading"));
+        assert_eq!(
+            next_protection(Some("Always")).as_deref(),
+            Some("Cascading")
+        );
         assert_eq!(next_protection(Some("Cascading")), None);
     }
 
@@ -414,8 +428,12 @@ mod tests {
             containers: vec!["nope".into()],
             strategy: RestartStrategy::default(),
         };
-        assert!(matches!(prepare(&pod, &unknown, &s), Err(ActionError::Invalid(m)) if m.contains("main, side")));
+        assert!(
+            matches!(prepare(&pod, &unknown, &s), Err(ActionError::Invalid(m)) if m.contains("main, side"))
+        );
         s.object["status"]["phase"] = json!("Pending");
-        assert!(matches!(prepare(&pod, &action, &s), Err(ActionError::Invalid(m)) if m.contains("Pending")));
+        assert!(
+            matches!(prepare(&pod, &action, &s), Err(ActionError::Invalid(m)) if m.contains("Pending"))
+        );
     }
 }

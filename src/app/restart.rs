@@ -127,10 +127,19 @@ pub fn key(app: &mut App) -> Vec<Effect> {
         .iter()
         .find(|r| r.namespace == namespace && r.name == *first)
     else {
-        app.set_status(Level::Error, format!("pod {first} is not in the cluster any more"));
+        app.set_status(
+            Level::Error,
+            format!("pod {first} is not in the cluster any more"),
+        );
         return Vec::new();
     };
-    let containers: Vec<String> = row.pod.spec.containers.iter().map(|c| c.name.clone()).collect();
+    let containers: Vec<String> = row
+        .pod
+        .spec
+        .containers
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
     let Some(target) = pod_target(&namespace, first) else {
         return Vec::new();
     };

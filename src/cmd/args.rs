@@ -92,8 +92,11 @@ impl ProtectedArg {
         let (kind, name) = text
             .split_once('/')
             .filter(|(k, n)| !k.trim().is_empty() && !n.trim().is_empty() && !n.contains('/'))
-            .ok_or_else(|| format!("{text:?} is not KIND/NAME (e.g. cs/web); KIND is one of {TAKES}"))?;
-        let info = kinds::parse_kind(kind.trim()).map_err(|e| format!("{e}; this command takes {TAKES}"))?;
+            .ok_or_else(|| {
+                format!("{text:?} is not KIND/NAME (e.g. cs/web); KIND is one of {TAKES}")
+            })?;
+        let info = kinds::parse_kind(kind.trim())
+            .map_err(|e| format!("{e}; this command takes {TAKES}"))?;
         let api_version = info.api_version();
         if crate::kruise::protection::protected_kind(&api_version, info.kind).is_none() {
             return Err(format!(

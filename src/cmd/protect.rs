@@ -53,7 +53,8 @@ async fn protect(kube: &KubeArgs, args: ProtectArgs) -> Result<()> {
         format!("{}/{}", target.group, state.version)
     };
     let facts = deletion_facts(session.client(), &target.kind, &state.object).await;
-    let verdict = guard::deletion_verdict(&api_version, &target.kind, &state.object, &gates, &facts);
+    let verdict =
+        guard::deletion_verdict(&api_version, &target.kind, &state.object, &gates, &facts);
     println!("a delete now: {}", verdict.text());
     println!("deletion protection is {}", enforced.text);
     Ok(())

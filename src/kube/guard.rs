@@ -107,7 +107,10 @@ pub async fn deletion_facts(client: &Client, kind: &str, object: &Value) -> Clus
 
 /// The PodUnavailableBudgets of a namespace (none when they cannot be listed: no Kruise, no
 /// rights).
-pub async fn budgets(client: &Client, namespace: &str) -> Result<Vec<PodUnavailableBudget>, String> {
+pub async fn budgets(
+    client: &Client,
+    namespace: &str,
+) -> Result<Vec<PodUnavailableBudget>, String> {
     let api: Api<PodUnavailableBudget> = Api::namespaced(client.clone(), namespace);
     match api.list(&ListParams::default()).await {
         Ok(l) => Ok(l.items),
@@ -133,7 +136,12 @@ pub async fn pod_budget_verdict(
 }
 
 /// The guard lines a confirm dialog shows before a delete, a restart or a protection change.
-pub async fn notes(client: &Client, target: &Target, state: &ObjectState, action: &crate::actions::Action) -> Vec<String> {
+pub async fn notes(
+    client: &Client,
+    target: &Target,
+    state: &ObjectState,
+    action: &crate::actions::Action,
+) -> Vec<String> {
     use crate::actions::Action;
     let mut out = Vec::new();
     let is_pod = target.kind == "Pod" && target.group.is_empty();

@@ -122,13 +122,17 @@ pub async fn run(
         let pod_name = name.clone();
         let watched = tokio::time::timeout(
             limits.timeout,
-            await_condition(crrs, &crr_name, move |c: Option<&ContainerRecreateRequest>| {
-                let Some(c) = c else {
-                    return false;
-                };
-                report(Update::Step(crr_step(&pod_name, c)));
-                c.status.as_ref().is_some_and(|s| s.phase == "Completed")
-            }),
+            await_condition(
+                crrs,
+                &crr_name,
+                move |c: Option<&ContainerRecreateRequest>| {
+                    let Some(c) = c else {
+                        return false;
+                    };
+                    report(Update::Step(crr_step(&pod_name, c)));
+                    c.status.as_ref().is_some_and(|s| s.phase == "Completed")
+                },
+            ),
         )
         .await;
         let finished = match watched {

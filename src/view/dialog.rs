@@ -95,7 +95,10 @@ pub fn restart_lines(app: &App, p: &RestartPanel) -> Vec<Line<'static>> {
             role(app, Role::Muted),
         )),
         Some(Ok(text)) => lines.push(Line::styled(format!("✔ {text}"), role(app, Role::StatusOk))),
-        Some(Err(why)) => lines.push(Line::styled(format!("✖ {why}"), role(app, Role::StatusError))),
+        Some(Err(why)) => lines.push(Line::styled(
+            format!("✖ {why}"),
+            role(app, Role::StatusError),
+        )),
     }
     lines
 }

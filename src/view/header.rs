@@ -160,7 +160,9 @@ fn hints(app: &App) -> Line<'static> {
             ]);
         }
         Route::Journal(_) => actions.push((Action::Undo, "revert")),
-        Route::Protect(_) => actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")]),
+        Route::Protect(_) => {
+            actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")])
+        }
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {

@@ -179,7 +179,10 @@ impl Form {
                     &d.unready_grace_period_seconds.to_string(),
                 ),
                 Field::new("minStartedSeconds", &d.min_started_seconds.to_string()),
-                Field::new("activeDeadlineSeconds", &d.active_deadline_seconds.to_string()),
+                Field::new(
+                    "activeDeadlineSeconds",
+                    &d.active_deadline_seconds.to_string(),
+                ),
                 Field::new(
                     "ttlSecondsAfterFinished",
                     &d.ttl_seconds_after_finished.to_string(),
@@ -339,9 +342,8 @@ impl Form {
             "false" | "no" => false,
             other => return Err(format!("orderedRecreate {other:?}: true or false")),
         };
-        let small = |v: i64, name: &str| {
-            i32::try_from(v).map_err(|_| format!("{name} {v} is too large"))
-        };
+        let small =
+            |v: i64, name: &str| i32::try_from(v).map_err(|_| format!("{name} {v} is too large"));
         let strategy = RestartStrategy {
             failure_policy: failure_policy.to_owned(),
             ordered_recreate,
@@ -433,7 +435,11 @@ mod tests {
             })
         );
         typed(&mut form, "app, nope");
-        assert!(form.check().expect_err("unknown").contains("no container \"nope\""));
+        assert!(
+            form.check()
+                .expect_err("unknown")
+                .contains("no container \"nope\"")
+        );
         typed(&mut form, "side");
         form.focus = 1;
         typed(&mut form, "Sometimes");
@@ -442,7 +448,11 @@ mod tests {
         typed(&mut form, "1");
         form.focus = 1;
         typed(&mut form, "Ignore");
-        let Ok(Action::Restart { containers, strategy }) = form.check() else {
+        let Ok(Action::Restart {
+            containers,
+            strategy,
+        }) = form.check()
+        else {
             panic!("restart");
         };
         assert_eq!(containers, vec!["side".to_owned()]);
