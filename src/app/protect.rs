@@ -91,7 +91,7 @@ impl Default for ProtectView {
 /// `:protect`.
 pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::Protect(_)) {
-        app.stack.push(Route::Protect(Box::new(ProtectView::new())));
+        app.stack.push(Route::Protect(Box::default()));
     }
     due(app, true)
 }
