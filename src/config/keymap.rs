@@ -128,9 +128,9 @@ impl Action {
             Action::Image => "set container images",
             Action::Scale => "scale (marked pods are deleted)",
             Action::Mark => "mark / unmark a pod (rollout view)",
-            Action::Restart => "restart containers in place (pod, or marked pods one by one)",
-            Action::Protect => "cycle delete protection off → Always → Cascading",
-            Action::Delete => "delete the selection (after a confirm with its guards)",
+            Action::Restart => "restart containers in place (pods)",
+            Action::Protect => "delete protection off/Always/Cascading",
+            Action::Delete => "delete (confirm shows its guards)",
         }
     }
 
