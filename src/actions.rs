@@ -6,6 +6,8 @@
 //! The console (confirm dialog, keys) and the subcommands (`rollout`, `set image`, `scale`) both
 //! go through here; `crate::kube::act` sends the request, retries and journals it.
 
+pub mod guard;
+pub mod objects;
 mod paths;
 mod prepare;
 pub mod preview;
@@ -89,6 +91,52 @@ pub enum Action {
     /// Set the replica count; with `pods`, scale down by deleting exactly those pods
     /// (`scaleStrategy.podsToDelete`, CloneSet).
     Scale { replicas: i32, pods: Vec<String> },
+    /// Restart containers of the target pod in place: create a ContainerRecreateRequest
+    /// (`containers` empty: every container of the pod). Nothing reverts a restart.
+    Restart {
+        containers: Vec<String>,
+        strategy: RestartStrategy,
+    },
+    /// Set (`Some`) or remove (`None`) the `policy.kruise.io/delete-protection` label.
+    Protect { value: Option<String> },
+    /// Delete the target (only the object the user decided on: a uid precondition). Nothing
+    /// reverts a delete.
+    Delete,
+}
+
+/// A ContainerRecreateRequest's strategy and deadlines, as the restart form and
+/// `kruise-tui restart` set them. [`Default`] is kubectl-kruise's
+/// (`create ContainerRecreateRequest`: failurePolicy Fail, orderedRecreate false,
+/// unreadyGracePeriodSeconds 3, minStartedSeconds 3, activeDeadlineSeconds 300,
+/// ttlSecondsAfterFinished 1800).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestartStrategy {
+    /// `Fail` (stop at the first container that fails) or `Ignore`.
+    pub failure_policy: String,
+    /// Recreate the next container only after the previous one is ready again.
+    pub ordered_recreate: bool,
+    /// Seconds the pod is kept not-ready before a container is stopped.
+    pub unready_grace_period_seconds: i64,
+    /// Seconds a recreated container must run (started and ready) to count as succeeded.
+    pub min_started_seconds: i32,
+    /// Seconds after which the request fails if not finished.
+    pub active_deadline_seconds: i64,
+    /// Seconds a finished request is kept before the controller deletes it.
+    pub ttl_seconds_after_finished: i32,
+}
+
+impl Default for RestartStrategy {
+    fn default() -> Self {
+        Self {
+            failure_policy: "Fail".to_owned(),
+            ordered_recreate: false,
+            unready_grace_period_seconds: 3,
+            min_started_seconds: 3,
+            active_deadline_seconds: 300,
+            ttl_seconds_after_finished: 1800,
+        }
+    }
 }
 
 impl Action {
@@ -120,6 +168,13 @@ impl Action {
             Action::Scale { replicas, pods } => {
                 format!("scale → {replicas}, deleting {}", pods.join(", "))
             }
+            Action::Restart { containers, .. } if containers.is_empty() => {
+                "restart every container".to_owned()
+            }
+            Action::Restart { containers, .. } => format!("restart {}", containers.join(", ")),
+            Action::Protect { value: Some(v) } => format!("delete-protection → {v}"),
+            Action::Protect { value: None } => "delete-protection → off".to_owned(),
+            Action::Delete => "delete".to_owned(),
         }
     }
 }
@@ -135,13 +190,13 @@ pub fn intstr(v: &IntOrString) -> String {
 /// The exact API operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiRequest {
-    /// `PATCH`.
+    /// `PATCH`, `POST` (create, at the collection's path) or `DELETE`.
     pub verb: String,
     /// `/apis/apps.kruise.io/v1alpha1/namespaces/demo/clonesets/web`.
     pub path: String,
-    /// `application/json-patch+json`.
+    /// `application/json-patch+json` (PATCH), `application/json` (POST, DELETE).
     pub content_type: String,
-    /// The JSON patch.
+    /// The JSON patch; the object to create; the DeleteOptions.
     pub body: Value,
 }
 

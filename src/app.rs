@@ -28,6 +28,8 @@ pub mod filter;
 pub mod journal;
 pub mod keys;
 pub mod msg;
+pub mod protect;
+pub mod restart;
 pub mod rollout;
 pub mod route;
 pub mod rows;
@@ -120,6 +122,8 @@ pub struct App {
     pub(crate) overlay: Option<dialog::Overlay>,
     /// Tags effect requests so an answer finds the dialog that asked.
     pub(crate) next_id: u64,
+    /// The marked pods a restart goes on to after the one being confirmed (dialog id, pods).
+    pub(crate) restart_batch: Option<(u64, Vec<crate::actions::Target>)>,
     /// Config warnings (bad theme/keymap), shown until dismissed with `Esc` on the root view.
     pub(crate) warnings: Vec<String>,
     pub(crate) now: Timestamp,
@@ -160,6 +164,7 @@ impl App {
             readonly: init.readonly,
             overlay: None,
             next_id: 0,
+            restart_batch: None,
             warnings: init.config.warnings,
             now: init.now,
             context: init.context,

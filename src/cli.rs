@@ -84,13 +84,17 @@ impl Cli {
             (Command::DemoServer(_) | Command::Config(_), Some((_, flag))) => Some(format!(
                 "{flag} does not apply to {name}: it talks to no cluster"
             )),
-            (Command::Plan(_) | Command::Rollout(_) | Command::Set(_) | Command::Scale(_), _)
-                if k.all_namespaces =>
-            {
-                Some(format!(
-                    "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
-                ))
-            }
+            (
+                Command::Plan(_)
+                | Command::Rollout(_)
+                | Command::Set(_)
+                | Command::Scale(_)
+                | Command::Restart(_)
+                | Command::Protect(_),
+                _,
+            ) if k.all_namespaces => Some(format!(
+                "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
+            )),
             _ => None,
         }
     }
@@ -163,6 +167,11 @@ pub enum Command {
     Set(SetCommand),
     /// Set a workload's replica count; with --pods, scale down by deleting exactly those pods.
     Scale(ScaleArgs),
+    /// Restart containers of a pod in place (a ContainerRecreateRequest), its
+    /// PodUnavailableBudget permitting.
+    Restart(RestartArgs),
+    /// Set or remove deletion protection (policy.kruise.io/delete-protection) on an object.
+    Protect(ProtectArgs),
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -186,6 +195,8 @@ impl Command {
             },
             Command::Set(SetCommand::Image(_)) => "set image",
             Command::Scale(_) => "scale",
+            Command::Restart(_) => "restart",
+            Command::Protect(_) => "protect",
             Command::Config(ConfigCommand::Paths) => "config paths",
         }
     }
@@ -356,6 +367,52 @@ pub struct ScaleArgs {
     /// CloneSet: the pods to delete (`scaleStrategy.podsToDelete`), comma-separated.
     #[arg(long, value_name = "POD,...", value_delimiter = ',')]
     pub pods: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestartArgs {
+    /// The pod.
+    #[arg(value_name = "POD")]
+    pub pod: String,
+    /// A container to restart (repeat for more; default: every container of the pod).
+    #[arg(short = 'c', long = "container", value_name = "CONTAINER")]
+    pub containers: Vec<String>,
+    /// Wait until the restart completed and the pod is Ready again (and, while the pod's
+    /// PodUnavailableBudget allows no disruption, wait for it rather than refuse).
+    #[arg(long)]
+    pub wait: bool,
+    /// How long each wait may take with --wait.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::cmd::args::duration)]
+    pub timeout: std::time::Duration,
+    /// Fail (stop at the first container that fails) or Ignore.
+    #[arg(long, value_name = "POLICY", default_value = "Fail")]
+    pub failure_policy: String,
+    /// Recreate the next container only once the previous one is ready.
+    #[arg(long)]
+    pub ordered_recreate: bool,
+    /// Seconds the pod is kept not-ready before a container stops.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3)]
+    pub unready_grace_period_seconds: i64,
+    /// Seconds a recreated container must run to count as succeeded.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3)]
+    pub min_started_seconds: i32,
+    /// Seconds after which the request fails if not finished.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub active_deadline_seconds: i64,
+    /// Seconds a finished request is kept.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    pub ttl_seconds_after_finished: i32,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ProtectArgs {
+    /// The object, as KIND/NAME: ns, crd, cs, asts, ud, deploy, rs, sts, svc, ing (and their
+    /// other spellings).
+    #[arg(value_name = "KIND/NAME", value_parser = crate::cmd::args::ProtectedArg::parse)]
+    pub target: crate::cmd::args::ProtectedArg,
+    /// always, cascading or off.
+    #[arg(value_name = "always|cascading|off", value_parser = crate::cmd::args::ProtectionValue::parse)]
+    pub value: crate::cmd::args::ProtectionValue,
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -10,7 +10,9 @@
 pub mod args;
 mod mutate;
 pub mod plan;
+pub mod protect;
 pub mod render;
+pub mod restart;
 pub mod rollout;
 pub mod scale;
 pub mod set_image;

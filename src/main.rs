@@ -19,6 +19,8 @@ fn main() -> ExitCode {
         Some(Command::Rollout(command)) => cmd::rollout::run(&kube, command),
         Some(Command::Set(SetCommand::Image(args))) => cmd::set_image::run(&kube, args),
         Some(Command::Scale(args)) => cmd::scale::run(&kube, args),
+        Some(Command::Restart(args)) => cmd::restart::run(&kube, args),
+        Some(Command::Protect(args)) => cmd::protect::run(&kube, args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };
     match result {

@@ -12,6 +12,7 @@ pub mod journal;
 pub mod pod;
 pub mod pods;
 pub mod prediction;
+pub mod protect;
 pub mod rollout;
 pub mod widgets;
 pub mod workloads;
@@ -47,6 +48,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Rollout(view) => rollout::render(app, view, body, buf),
         Route::Pod(view) => pod::render(app, view, body, buf),
         Route::Journal(view) => journal::render(app, view, body, buf),
+        Route::Protect(view) => protect::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -16,18 +16,18 @@ use crate::kruise::intstr::calculate_partition_replicas;
 const RV: &str = "/metadata/resourceVersion";
 
 /// Builds JSON-patch ops against one object, pinning what it reads.
-struct Patcher<'a> {
+pub(super) struct Patcher<'a> {
     object: &'a Value,
-    ops: Vec<Value>,
+    pub(super) ops: Vec<Value>,
     tested: Vec<String>,
 }
 
-fn present<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
+pub(super) fn present<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
     object.pointer(path).filter(|v| !v.is_null())
 }
 
 impl<'a> Patcher<'a> {
-    fn new(object: &'a Value) -> Self {
+    pub(super) fn new(object: &'a Value) -> Self {
         Self {
             object,
             ops: Vec::new(),
@@ -35,7 +35,7 @@ impl<'a> Patcher<'a> {
         }
     }
 
-    fn test(&mut self, path: &str, value: &Value) {
+    pub(super) fn test(&mut self, path: &str, value: &Value) {
         if self.tested.iter().any(|p| p == path) {
             return;
         }
@@ -51,7 +51,7 @@ impl<'a> Patcher<'a> {
 
     /// Sets `path` to `value`: `test` + `replace` when present, else `add` (creating missing
     /// parents) pinned by the resourceVersion.
-    fn set(&mut self, path: &str, value: Value) {
+    pub(super) fn set(&mut self, path: &str, value: Value) {
         if let Some(old) = present(self.object, path) {
             let old = old.clone();
             self.test(path, &old);
@@ -73,7 +73,8 @@ impl<'a> Patcher<'a> {
         let mut nested = value;
         for part in parts[depth + 1..].iter().rev() {
             let mut map = serde_json::Map::new();
-            map.insert((*part).to_owned(), nested);
+            // A pointer token names a key escaped (`~1` is `/`, `~0` is `~`).
+            map.insert(part.replace("~1", "/").replace("~0", "~"), nested);
             nested = Value::Object(map);
         }
         let at = format!("/{}", parts[..=depth].join("/"));
@@ -82,7 +83,7 @@ impl<'a> Patcher<'a> {
     }
 }
 
-fn api_path(target: &Target, state: &ObjectState) -> String {
+pub(super) fn api_path(target: &Target, state: &ObjectState) -> String {
     let base = if target.group.is_empty() {
         format!("/api/{}", state.version)
     } else {
@@ -132,6 +133,9 @@ pub fn prepare(
     let mut notes = Vec::new();
     let paths = paths_of(target, state);
     let inverse = match action {
+        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+            return super::objects::prepare(target, action, state);
+        }
         Action::Partition { value } => {
             let paths = paths?;
             let new = validate_partition(value, &paths, object)?;

@@ -17,13 +17,14 @@ pub enum Command {
     Workloads(Option<Kind>),
     Pods,
     Journal,
+    Protect,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 9] = [
+const NAMES: [(&str, &[&str]); 10] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -44,6 +45,7 @@ const NAMES: [(&str, &[&str]); 9] = [
     ("workloads", &["workloads", "wl"]),
     ("pods", &["pods", "pod", "po"]),
     ("journal", &["journal"]),
+    ("protect", &["protect", "protection"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -80,6 +82,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("workloads") => no_arg(Command::Workloads(None)),
         Some("pods") => no_arg(Command::Pods),
         Some("journal") => no_arg(Command::Journal),
+        Some("protect") => no_arg(Command::Protect),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -91,7 +94,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             None => Err("usage: :ctx NAME".to_owned()),
         },
         _ => Err(format!(
-            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :ns NAME :ctx NAME :q)"
+            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :protect :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -134,6 +137,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
                 }
             }
             vec![Effect::ReadJournal]
+        }
+        Command::Protect => {
+            let effects = super::protect::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
         }
         Command::Quit => {
             app.request_quit();

@@ -35,6 +35,8 @@ pub enum Overlay {
     Form(Box<Form>),
     Confirm(Box<Confirm>),
     Revisions(Box<RevisionPicker>),
+    /// A running restart, live (`r`).
+    Restart(Box<super::restart::RestartPanel>),
 }
 
 /// The confirm dialog's buttons.
@@ -139,7 +141,12 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             }
             form::Outcome::Submit(action) => {
                 let target = form.target.clone();
-                app.prepare(target, action)
+                match &form.kind {
+                    FormKind::Restart { then, .. } => {
+                        super::restart::submitted(app, target, action, then.clone())
+                    }
+                    _ => app.prepare(target, action),
+                }
             }
         },
         Overlay::Confirm(mut confirm) => confirm_key(app, &mut confirm, ev).unwrap_or_else(|| {
@@ -150,6 +157,19 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             app.overlay = Some(Overlay::Revisions(picker));
             Vec::new()
         }),
+        Overlay::Restart(panel) => {
+            if matches!(ev.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q')) {
+                if panel.done.is_none() {
+                    app.set_status(
+                        Level::Info,
+                        "the restart goes on; how it ends shows on the status line",
+                    );
+                }
+            } else {
+                app.overlay = Some(Overlay::Restart(panel));
+            }
+            Vec::new()
+        }
     }
 }
 
@@ -157,6 +177,9 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
 fn confirm_key(app: &mut App, c: &mut Confirm, ev: KeyEvent) -> Option<Vec<Effect>> {
     let confirm = |app: &mut App, c: &Confirm| {
         let prepared = c.preview.prepared.clone();
+        if matches!(prepared.action, Action::Restart { .. }) {
+            return super::restart::confirmed(app, c.id, prepared, c.preview.state.clone());
+        }
         app.overlay = Some(Overlay::Busy {
             id: c.id,
             what: format!(

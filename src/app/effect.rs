@@ -41,6 +41,12 @@ pub enum Effect {
     FetchRevisions { id: u64, target: Target },
     /// Read the action journal for `:journal`.
     ReadJournal,
+    /// Run a confirmed restart (and the marked pods after it, one after another); answered by
+    /// `EffectResult::Restart` updates until it ends.
+    Restart(Box<super::restart::RestartRun>),
+    /// List every object carrying the delete-protection label with its verdict now; answered
+    /// by `EffectResult::Protected`.
+    FetchProtected,
     /// Leave the console.
     Quit,
 }

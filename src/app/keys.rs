@@ -167,6 +167,9 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Image
         | Action::Scale
         | Action::Mark => return act::key(app, action),
+        Action::Restart => return super::restart::key(app),
+        Action::Protect => return super::protect::cycle(app),
+        Action::Delete => return super::protect::delete(app),
     }
     Vec::new()
 }
@@ -209,6 +212,10 @@ fn navigate(app: &mut App, delta: isize) {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 200) as usize;
         }
         Some(Route::Journal(view)) => {
+            let len = view.len();
+            move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
+        }
+        Some(Route::Protect(view)) => {
             let len = view.len();
             move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
@@ -269,6 +276,20 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) => None,
+        Route::Protect(v) => {
+            let t = &v.selected_row()?.target;
+            let kind = match (t.kind.as_str(), t.group.as_str()) {
+                ("CloneSet", "apps.kruise.io") => super::Kind::CloneSet,
+                ("StatefulSet", "apps.kruise.io") => super::Kind::StatefulSet,
+                ("DaemonSet", "apps.kruise.io") => super::Kind::DaemonSet,
+                _ => return None,
+            };
+            Some(ObjectRef {
+                kind,
+                namespace: t.namespace.clone(),
+                name: t.name.clone(),
+            })
+        }
     }
 }
 

@@ -142,6 +142,13 @@ pub enum EffectResult {
     },
     /// The action journal, oldest first, and how many lines did not parse.
     Journal(Result<(Vec<Entry>, usize), String>),
+    /// A running restart moved on.
+    Restart {
+        id: u64,
+        update: super::restart::Update,
+    },
+    /// What `:protect` lists.
+    Protected(Result<super::protect::ProtectReport, String>),
     /// An effect failed; the message is shown to the user.
     Failed { what: String, error: String },
 }

@@ -24,6 +24,8 @@ pub enum Route {
     Pod(PodView),
     /// The action journal (`:journal`).
     Journal(JournalView),
+    /// Every object carrying the delete-protection label (`:protect`).
+    Protect(Box<super::protect::ProtectView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

@@ -14,6 +14,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // Whatever changed, the rollout view on top asks for its plan and events when they are
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
+    effects.extend(super::protect::due(app, false));
     effects
 }
 
@@ -168,7 +169,19 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                 return Vec::new();
             }
             match result {
-                Ok(preview) => {
+                Ok(mut preview) => {
+                    let then = super::restart::batch_for(app, id);
+                    if !then.is_empty() {
+                        let names: Vec<&str> = then.iter().map(|t| t.name.as_str()).collect();
+                        preview.prepared.notes.insert(
+                            0,
+                            format!(
+                                "then {} more pod(s), one after another, each once the previous                                  is Ready again and only while its budget allows: {}",
+                                names.len(),
+                                names.join(", ")
+                            ),
+                        );
+                    }
                     app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
                         id,
                         preview,
@@ -191,9 +204,13 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                 Err(why) => app.set_status(Level::Error, why),
             }
             for route in &mut app.stack {
-                if let Route::Rollout(view) = route {
-                    view.plan_refresh.stale = true;
-                    view.events_refresh.stale = true;
+                match route {
+                    Route::Rollout(view) => {
+                        view.plan_refresh.stale = true;
+                        view.events_refresh.stale = true;
+                    }
+                    Route::Protect(view) => view.fetched = None,
+                    _ => {}
                 }
             }
             // An open journal shows the new entry.
@@ -253,6 +270,8 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                 }
             }
         }
+        EffectResult::Restart { id, update } => super::restart::progress(app, id, update),
+        EffectResult::Protected(result) => super::protect::loaded(app, result),
         EffectResult::Journal(result) => {
             for route in &mut app.stack {
                 if let Route::Journal(view) = route {

@@ -79,6 +79,53 @@ impl WorkloadArg {
     }
 }
 
+/// `KIND/NAME` of a kind Kruise's deletion protection guards (`protect`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectedArg {
+    pub kind: &'static KindInfo,
+    pub name: String,
+}
+
+impl ProtectedArg {
+    pub fn parse(text: &str) -> Result<ProtectedArg, String> {
+        const TAKES: &str = "ns, crd, cs, asts, ud, deploy, rs, sts, svc, ing";
+        let (kind, name) = text
+            .split_once('/')
+            .filter(|(k, n)| !k.trim().is_empty() && !n.trim().is_empty() && !n.contains('/'))
+            .ok_or_else(|| {
+                format!("{text:?} is not KIND/NAME (e.g. cs/web); KIND is one of {TAKES}")
+            })?;
+        let info = kinds::parse_kind(kind.trim())
+            .map_err(|e| format!("{e}; this command takes {TAKES}"))?;
+        let api_version = info.api_version();
+        if crate::kruise::protection::protected_kind(&api_version, info.kind).is_none() {
+            return Err(format!(
+                "{} ({info}) is not guarded by Kruise's deletion protection; this command takes {TAKES}",
+                info.display_name()
+            ));
+        }
+        Ok(ProtectedArg {
+            kind: info,
+            name: name.trim().to_owned(),
+        })
+    }
+}
+
+/// `always|cascading|off`: the label's value (`None`: remove it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectionValue(pub Option<String>);
+
+impl ProtectionValue {
+    pub fn parse(text: &str) -> Result<ProtectionValue, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "always" => Ok(ProtectionValue(Some("Always".to_owned()))),
+            "cascading" => Ok(ProtectionValue(Some("Cascading".to_owned()))),
+            "off" | "none" => Ok(ProtectionValue(None)),
+            _ => Err(format!("{text:?}: give always, cascading or off")),
+        }
+    }
+}
+
 /// `CONTAINER=IMAGE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageArg {

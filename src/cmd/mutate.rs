@@ -164,6 +164,10 @@ fn report(workload: &WorkloadArg, prepared: &Prepared, state: &ObjectState) -> S
         Action::Scale { .. } => {
             let _ = writeln!(out, "{name} scaled");
         }
+        // Not rollout actions (their own subcommands report them).
+        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+            let _ = writeln!(out, "{name} {}", prepared.action.describe());
+        }
     }
     for line in details {
         let _ = writeln!(out, "  {line}");

@@ -37,11 +37,14 @@ pub enum Action {
     Image,
     Scale,
     Mark,
+    Restart,
+    Protect,
+    Delete,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 22] = [
+    pub const ALL: [Action; 25] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -56,6 +59,9 @@ impl Action {
         Action::Image,
         Action::Scale,
         Action::Mark,
+        Action::Restart,
+        Action::Protect,
+        Action::Delete,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -91,6 +97,9 @@ impl Action {
             Action::Image => "image",
             Action::Scale => "scale",
             Action::Mark => "mark",
+            Action::Restart => "restart",
+            Action::Protect => "protect",
+            Action::Delete => "delete",
         }
     }
 
@@ -119,6 +128,9 @@ impl Action {
             Action::Image => "set container images",
             Action::Scale => "scale (marked pods are deleted)",
             Action::Mark => "mark / unmark a pod (rollout view)",
+            Action::Restart => "restart containers in place (pods)",
+            Action::Protect => "delete protection off/Always/Cascading",
+            Action::Delete => "delete (confirm shows its guards)",
         }
     }
 

@@ -83,6 +83,8 @@ pub struct Done {
     pub prepared: Prepared,
     /// How many conflicts were retried.
     pub retries: usize,
+    /// The name of the object a POST created (the server picks it from `generateName`).
+    pub created: Option<String>,
 }
 
 impl Actor {
@@ -316,6 +318,11 @@ impl Actor {
         if self.readonly {
             return Err(ActError::ReadOnly(prepared.action.describe()));
         }
+        match prepared.request.verb.as_str() {
+            "POST" => return self.create(prepared).await,
+            "DELETE" => return self.delete(prepared).await,
+            _ => {}
+        }
         self.allowed("patch", &prepared.target).await?;
         let ar = self.resource(&prepared.target).await?;
         let api = self.api(&prepared.target, &ar);
@@ -349,7 +356,13 @@ impl Actor {
             };
             self.journal(&prepared, outcome);
             let err = match result {
-                Ok(_) => return Ok(Done { prepared, retries }),
+                Ok(_) => {
+                    return Ok(Done {
+                        prepared,
+                        retries,
+                        created: None,
+                    });
+                }
                 Err(err) => err,
             };
             // A 409, or a 422 that may be a failed `test` pin: re-read and see what moved.
@@ -366,10 +379,19 @@ impl Actor {
                     matches!(prepared.action, Action::Undo { .. }),
                 )
                 .await?;
+            // A field added where none was is pinned by the resourceVersion: its `test` fails
+            // (422) whenever anything else moved, which is a conflict to retry, not a refusal.
+            let rv = "/metadata/resourceVersion";
+            let rv_pinned = prepared
+                .request
+                .body
+                .as_array()
+                .is_some_and(|ops| ops.iter().any(|op| op["op"] == "test" && op["path"] == rv));
+            let rv_moved = rv_pinned && state.object.pointer(rv) != fresh.object.pointer(rv);
             match actions::recheck(&prepared, &state.object, &fresh.object) {
                 Recheck::Changed(what) => return Err(ActError::Conflict(what)),
                 // Nothing the pins hold moved: the 422 was the server refusing the change.
-                Recheck::Same if code == 422 => return Err(classify(&err)),
+                Recheck::Same if code == 422 && !rv_moved => return Err(classify(&err)),
                 Recheck::Same => {}
             }
             if retries >= RETRIES {
@@ -392,6 +414,106 @@ impl Actor {
         }
         let (prepared, state) = self.prepare(target, action).await?;
         self.perform(prepared, state).await
+    }
+
+    /// The target of a create: the object in the request's body (a ContainerRecreateRequest
+    /// for a restart).
+    fn created_target(prepared: &Prepared) -> Result<Target, ActError> {
+        let body = &prepared.request.body;
+        let (group, _) = body["apiVersion"]
+            .as_str()
+            .and_then(|v| v.rsplit_once('/'))
+            .unwrap_or(("", ""));
+        let kind = body["kind"].as_str().unwrap_or_default();
+        let info = crate::api::kinds::KINDS
+            .iter()
+            .find(|k| k.kind == kind && k.group == group)
+            .ok_or_else(|| ActError::Failed(format!("cannot create a {kind} ({group})")))?;
+        Ok(Target::new(
+            info,
+            prepared.target.namespace.as_deref(),
+            body["metadata"]["generateName"]
+                .as_str()
+                .or(body["metadata"]["name"].as_str())
+                .unwrap_or_default(),
+        ))
+    }
+
+    fn outcome<T>(result: &Result<T, kube::Error>, ok: u16) -> Outcome {
+        match result {
+            Ok(_) => Outcome {
+                ok: true,
+                code: Some(ok),
+                message: String::new(),
+            },
+            Err(err) => Outcome {
+                ok: false,
+                code: match err {
+                    kube::Error::Api(s) => Some(s.code),
+                    _ => None,
+                },
+                message: describe(err),
+            },
+        }
+    }
+
+    /// POSTs the request's object (SSAR `create` on its resource first); journaled.
+    async fn create(&self, prepared: Prepared) -> Result<Done, ActError> {
+        let target = Self::created_target(&prepared)?;
+        self.allowed("create", &target).await?;
+        let ar = self.resource(&target).await?;
+        let api: Api<DynamicObject> = match &target.namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &ar),
+            None => Api::all_with(self.client.clone(), &ar),
+        };
+        let object: DynamicObject = serde_json::from_value(prepared.request.body.clone())
+            .map_err(|e| ActError::Failed(format!("bad object: {e}")))?;
+        let result = api.create(&PostParams::default(), &object).await;
+        self.journal(&prepared, Self::outcome(&result, 201));
+        match result {
+            Ok(made) => Ok(Done {
+                prepared,
+                retries: 0,
+                created: made.metadata.name,
+            }),
+            Err(err) => Err(classify(&err)),
+        }
+    }
+
+    /// DELETEs the target with the request's DeleteOptions (uid precondition; SSAR `delete`
+    /// first); journaled. A denial by the admission chain (deletion protection, a
+    /// PodUnavailableBudget) comes back as its one line.
+    async fn delete(&self, prepared: Prepared) -> Result<Done, ActError> {
+        self.allowed("delete", &prepared.target).await?;
+        let ar = self.resource(&prepared.target).await?;
+        let api = self.api(&prepared.target, &ar);
+        let uid = prepared.request.body["preconditions"]["uid"]
+            .as_str()
+            .map(str::to_owned);
+        let params = kube::api::DeleteParams {
+            preconditions: uid.map(|uid| kube::api::Preconditions {
+                uid: Some(uid),
+                resource_version: None,
+            }),
+            ..kube::api::DeleteParams::default()
+        };
+        let result = api.delete(&prepared.target.name, &params).await;
+        self.journal(&prepared, Self::outcome(&result, 200));
+        match result {
+            Ok(_) => Ok(Done {
+                prepared,
+                retries: 0,
+                created: None,
+            }),
+            Err(err) => Err(match classify(&err) {
+                ActError::Conflict(m) => ActError::Conflict(format!(
+                    "{} was replaced meanwhile (another object of that name): {m}",
+                    prepared.target.describe()
+                )),
+                ActError::Forbidden(m) if !m.contains("you may not") => ActError::Rejected(m),
+                other => other,
+            }),
+        }
     }
 
     fn journal(&self, prepared: &Prepared, result: Outcome) {

@@ -7,6 +7,7 @@
 //! with `Msg::StoresReplaced`).
 
 mod act;
+mod recovery;
 mod rollout;
 
 use std::sync::Arc;
@@ -235,6 +236,22 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = act::revisions(actor, id, target).await;
                     let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::Restart(run) => {
+                let (actor, client, tx) = (
+                    self.actor.clone(),
+                    self.conn.client.clone(),
+                    self.tx.clone(),
+                );
+                tokio::spawn(recovery::restart(actor, client, tx, *run));
+            }
+            Effect::FetchProtected => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = recovery::protected(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::Protected(result)));
                 });
             }
             Effect::ReadJournal => {

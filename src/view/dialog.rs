@@ -15,6 +15,7 @@ use crate::{
     app::{
         App,
         dialog::{Button, Confirm, Form, Overlay, RevisionPicker},
+        restart::RestartPanel,
         route::Fetch,
     },
     config::Role,
@@ -41,7 +42,78 @@ pub fn render(app: &App, overlay: &Overlay, area: Rect, buf: &mut Buffer) {
         Overlay::Confirm(c) => confirm(app, c, area, buf),
         Overlay::Form(f) => form(app, f, area, buf),
         Overlay::Revisions(p) => revisions(app, p, area, buf),
+        Overlay::Restart(p) => restart(app, p, area, buf),
     }
+}
+
+/// The restart panel: per pod its request and state, per container its phase, live.
+pub fn restart_lines(app: &App, p: &RestartPanel) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled(
+        format!("{} — pods go one after another", p.action.describe()),
+        role(app, Role::Muted),
+    )];
+    for step in &p.steps {
+        let style = match step.state.as_str() {
+            "ready again" => role(app, Role::StatusOk),
+            "failed" => role(app, Role::StatusError),
+            "queued" => role(app, Role::Muted),
+            _ => role(app, Role::StatusWarn),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<28}", step.pod), role(app, Role::HeaderValue)),
+            Span::styled(format!(" {:<22}", step.state), style),
+            Span::styled(
+                step.crr.clone().unwrap_or_else(|| "-".to_owned()),
+                role(app, Role::Muted),
+            ),
+        ]));
+        for (name, phase, message) in &step.containers {
+            let style = match phase.as_str() {
+                "Succeeded" => role(app, Role::StatusOk),
+                "Failed" => role(app, Role::StatusError),
+                _ => role(app, Role::StatusWarn),
+            };
+            let mut spans = vec![
+                Span::raw(format!("    {name:<24}")),
+                Span::styled(format!(" {phase}"), style),
+            ];
+            if !message.is_empty() {
+                spans.push(Span::styled(format!("  {message}"), role(app, Role::Muted)));
+            }
+            lines.push(Line::from(spans));
+        }
+        if !step.message.is_empty() {
+            lines.push(Line::styled(
+                format!("    {}", step.message),
+                role(app, Role::Muted),
+            ));
+        }
+    }
+    match &p.done {
+        None => lines.push(Line::styled(
+            "running… esc hides this panel (the restart goes on)",
+            role(app, Role::Muted),
+        )),
+        Some(Ok(text)) => lines.push(Line::styled(format!("✔ {text}"), role(app, Role::StatusOk))),
+        Some(Err(why)) => lines.push(Line::styled(
+            format!("✖ {why}"),
+            role(app, Role::StatusError),
+        )),
+    }
+    lines
+}
+
+fn restart(app: &App, p: &RestartPanel, area: Rect, buf: &mut Buffer) {
+    let lines = restart_lines(app, p);
+    let popup = centered(
+        area,
+        area.width.saturating_sub(4).min(100),
+        lines.len() as u16 + 2,
+    );
+    frame(app, " Restart in place ", popup, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner(popup), buf);
 }
 
 /// A box of at most `width` × `height` centred in `area`.

@@ -138,18 +138,31 @@ fn hints(app: &App) -> Line<'static> {
                 (Action::Open, "rollout"),
             ]);
             actions.extend(rollout_keys.iter().take(2));
-            actions.extend([(Action::Pause, "pause"), (Action::Undo, "undo")]);
+            actions.extend([
+                (Action::Pause, "pause"),
+                (Action::Undo, "undo"),
+                (Action::Protect, "protect"),
+            ]);
         }
         Route::List(_) => actions.extend([
             (Action::Command, "command"),
             (Action::Filter, "filter"),
             (Action::Open, "pod"),
+            (Action::Restart, "restart"),
+            (Action::Delete, "delete"),
         ]),
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
-            actions.extend([(Action::Mark, "mark"), (Action::Open, "pod")]);
+            actions.extend([
+                (Action::Mark, "mark"),
+                (Action::Restart, "restart"),
+                (Action::Open, "pod"),
+            ]);
         }
         Route::Journal(_) => actions.push((Action::Undo, "revert")),
+        Route::Protect(_) => {
+            actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")])
+        }
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -181,6 +194,7 @@ fn position(app: &App) -> String {
         },
         Route::Rollout(v) if !v.pods.is_empty() => format!("{}/{} ", v.selected + 1, v.pods.len()),
         Route::Journal(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
+        Route::Protect(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         _ => String::new(),
     }
 }

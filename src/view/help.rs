@@ -59,6 +59,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":workloads", "all three kinds together"),
         (":pods", "all pods (in a rollout view: its pods)"),
         (":journal", "every action sent; u reverts one"),
+        (":protect", "delete-protected objects, verdict now"),
         (":ns NAME", "switch namespace (:ns all for every namespace)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),

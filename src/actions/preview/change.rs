@@ -74,6 +74,12 @@ pub fn change_for(
                 to: Some(rev.name.clone()),
             })
         }
+        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+            Err(ActionError::NotApplicable {
+                kind: target.describe(),
+                what: format!("rollout prediction for {}", action.describe()),
+            })
+        }
     }
 }
 

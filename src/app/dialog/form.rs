@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use ratatui_textarea::TextArea;
 
 use crate::{
-    actions::{Action, Target},
+    actions::{Action, RestartStrategy, Target},
     kruise::intstr::parse_partition_input,
 };
 
@@ -28,6 +28,11 @@ pub enum FormKind {
     },
     /// The containers' current images, in template order.
     Image { images: Vec<(String, String)> },
+    /// Restart in place: the pod's containers, and the marked pods after the first.
+    Restart {
+        containers: Vec<String>,
+        then: Vec<String>,
+    },
 }
 
 /// One input line.
@@ -142,6 +147,54 @@ impl Form {
         }
     }
 
+    /// `r`: the containers to restart (default all) and the ContainerRecreateRequest strategy
+    /// (kubectl-kruise's defaults).
+    pub fn restart(target: Target, containers: Vec<String>, then: Vec<String>) -> Form {
+        let d = RestartStrategy::default();
+        let mut info = vec![format!(
+            "containers of {}: {} (list the ones to restart, comma-separated)",
+            target.name,
+            containers.join(", ")
+        )];
+        if !then.is_empty() {
+            info.push(format!(
+                "then, one after another (each once the previous pod is Ready again and the                  budget allows): {}",
+                then.join(", ")
+            ));
+        }
+        let title = if then.is_empty() {
+            format!("Restart containers of pod {}", target.name)
+        } else {
+            format!("Restart containers of {} pods", then.len() + 1)
+        };
+        Form {
+            title,
+            info,
+            fields: vec![
+                Field::new("containers", &containers.join(",")),
+                Field::new("failurePolicy", &d.failure_policy),
+                Field::new("orderedRecreate", &d.ordered_recreate.to_string()),
+                Field::new(
+                    "unreadyGracePeriodSeconds",
+                    &d.unready_grace_period_seconds.to_string(),
+                ),
+                Field::new("minStartedSeconds", &d.min_started_seconds.to_string()),
+                Field::new(
+                    "activeDeadlineSeconds",
+                    &d.active_deadline_seconds.to_string(),
+                ),
+                Field::new(
+                    "ttlSecondsAfterFinished",
+                    &d.ttl_seconds_after_finished.to_string(),
+                ),
+            ],
+            kind: FormKind::Restart { containers, then },
+            target,
+            focus: 0,
+            error: None,
+        }
+    }
+
     pub fn key(&mut self, ev: KeyEvent) -> Outcome {
         match ev.code {
             KeyCode::Esc => return Outcome::Cancel,
@@ -239,7 +292,76 @@ impl Form {
                 }
                 Ok(Action::SetImage { images: changed })
             }
+            FormKind::Restart { containers, .. } => self.check_restart(containers),
         }
+    }
+}
+
+impl Form {
+    fn check_restart(&self, known: &[String]) -> Result<Action, String> {
+        let text = |i: usize| {
+            self.fields
+                .get(i)
+                .map(Field::text)
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        };
+        let mut chosen: Vec<String> = Vec::new();
+        for name in text(0).split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if !known.iter().any(|k| k == name) {
+                return Err(format!(
+                    "no container {name:?} in the pod (containers: {})",
+                    known.join(", ")
+                ));
+            }
+            if !chosen.iter().any(|c| c == name) {
+                chosen.push(name.to_owned());
+            }
+        }
+        if chosen.is_empty() {
+            return Err(format!(
+                "name at least one container (containers: {})",
+                known.join(", ")
+            ));
+        }
+        let number = |i: usize, name: &str| -> Result<i64, String> {
+            let t = text(i);
+            t.parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| format!("{name} {t:?} is not a number of seconds (0 or more)"))
+        };
+        let failure_policy = match text(1).as_str() {
+            "Fail" | "fail" => "Fail",
+            "Ignore" | "ignore" => "Ignore",
+            other => return Err(format!("failurePolicy {other:?}: Fail or Ignore")),
+        };
+        let ordered_recreate = match text(2).as_str() {
+            "true" | "yes" => true,
+            "false" | "no" => false,
+            other => return Err(format!("orderedRecreate {other:?}: true or false")),
+        };
+        let small =
+            |v: i64, name: &str| i32::try_from(v).map_err(|_| format!("{name} {v} is too large"));
+        let strategy = RestartStrategy {
+            failure_policy: failure_policy.to_owned(),
+            ordered_recreate,
+            unready_grace_period_seconds: number(3, "unreadyGracePeriodSeconds")?,
+            min_started_seconds: small(number(4, "minStartedSeconds")?, "minStartedSeconds")?,
+            active_deadline_seconds: number(5, "activeDeadlineSeconds")?,
+            ttl_seconds_after_finished: small(
+                number(6, "ttlSecondsAfterFinished")?,
+                "ttlSecondsAfterFinished",
+            )?,
+        };
+        if strategy.active_deadline_seconds == 0 {
+            return Err("activeDeadlineSeconds 0 leaves no time to restart".to_owned());
+        }
+        Ok(Action::Restart {
+            containers: chosen,
+            strategy,
+        })
     }
 }
 
@@ -299,6 +421,43 @@ mod tests {
         let mut form = form;
         typed(&mut form, "4");
         assert!(form.check().expect_err("too few").contains("scale to 3"));
+    }
+
+    #[test]
+    fn restart_defaults_to_every_container_and_refuses_unknown_ones() {
+        let pod = Target::new(parse_kind("pod").expect("kind"), Some("demo"), "web-1");
+        let mut form = Form::restart(pod, vec!["app".into(), "side".into()], vec![]);
+        assert_eq!(
+            form.check(),
+            Ok(Action::Restart {
+                containers: vec!["app".into(), "side".into()],
+                strategy: RestartStrategy::default(),
+            })
+        );
+        typed(&mut form, "app, nope");
+        assert!(
+            form.check()
+                .expect_err("unknown")
+                .contains("no container \"nope\"")
+        );
+        typed(&mut form, "side");
+        form.focus = 1;
+        typed(&mut form, "Sometimes");
+        assert!(form.check().expect_err("policy").contains("Fail or Ignore"));
+        form.focus = 5;
+        typed(&mut form, "1");
+        form.focus = 1;
+        typed(&mut form, "Ignore");
+        let Ok(Action::Restart {
+            containers,
+            strategy,
+        }) = form.check()
+        else {
+            panic!("restart");
+        };
+        assert_eq!(containers, vec!["side".to_owned()]);
+        assert_eq!(strategy.failure_policy, "Ignore");
+        assert_eq!(strategy.active_deadline_seconds, 1);
     }
 
     #[test]

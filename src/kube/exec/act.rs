@@ -29,15 +29,36 @@ pub async fn prepare(
         if actor.readonly() {
             return Err(ActError::ReadOnly(action.describe()).to_string());
         }
+        // The verb the request will need, checked before any dialog.
+        let check = match &action {
+            Action::Restart { .. } => {
+                let crr = crate::api::kinds::parse_kind("crr").map_err(|e| e.to_string())?;
+                Target::new(crr, target.namespace.as_deref(), &target.name)
+            }
+            _ => target.clone(),
+        };
+        let verb = match &action {
+            Action::Restart { .. } => "create",
+            Action::Delete => "delete",
+            _ => "patch",
+        };
         actor
-            .allowed("patch", &target)
+            .allowed(verb, &check)
             .await
             .map_err(|e| e.to_string())?;
-        let (prepared, state) = actor
+        let (mut prepared, state) = actor
             .prepare(&target, &action)
             .await
             .map_err(|e| e.to_string())?;
-        let prediction = predict(&client, &gates, &prepared, &state).await;
+        let prediction = match &action {
+            Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+                let notes = crate::kube::guard::notes(&client, &target, &state, &action).await;
+                // The guards first: they are what the user decides on.
+                prepared.notes.splice(0..0, notes);
+                None
+            }
+            _ => predict(&client, &gates, &prepared, &state).await,
+        };
         Ok(Box::new(Preview {
             prepared,
             state,
