@@ -9,6 +9,7 @@
 mod paths;
 mod prepare;
 pub mod preview;
+pub mod whatif;
 
 #[cfg(test)]
 mod tests;
