@@ -13,6 +13,7 @@ pub mod pod;
 pub mod pods;
 pub mod prediction;
 pub mod rollout;
+pub mod whatif;
 pub mod widgets;
 pub mod workloads;
 pub mod yaml;
@@ -47,6 +48,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Rollout(view) => rollout::render(app, view, body, buf),
         Route::Pod(view) => pod::render(app, view, body, buf),
         Route::Journal(view) => journal::render(app, view, body, buf),
+        Route::WhatIf(view) => whatif::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -142,6 +142,11 @@ pub enum EffectResult {
     },
     /// The action journal, oldest first, and how many lines did not parse.
     Journal(Result<(Vec<Entry>, usize), String>),
+    /// A what-if's predicted steps, or why it could not run (one line).
+    WhatIf {
+        id: u64,
+        result: Result<Box<crate::actions::whatif::Simulation>, String>,
+    },
     /// An effect failed; the message is shown to the user.
     Failed { what: String, error: String },
 }

@@ -24,6 +24,8 @@ pub enum Route {
     Pod(PodView),
     /// The action journal (`:journal`).
     Journal(JournalView),
+    /// What the pending action would do (`w`), simulated; nothing sent.
+    WhatIf(Box<super::whatif::WhatIfView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

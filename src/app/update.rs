@@ -253,6 +253,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                 }
             }
         }
+        EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             for route in &mut app.stack {
                 if let Route::Journal(view) = route {

@@ -37,11 +37,12 @@ pub enum Action {
     Image,
     Scale,
     Mark,
+    WhatIf,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 22] = [
+    pub const ALL: [Action; 23] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -56,6 +57,7 @@ impl Action {
         Action::Image,
         Action::Scale,
         Action::Mark,
+        Action::WhatIf,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -91,6 +93,7 @@ impl Action {
             Action::Image => "image",
             Action::Scale => "scale",
             Action::Mark => "mark",
+            Action::WhatIf => "what-if",
         }
     }
 
@@ -119,6 +122,7 @@ impl Action {
             Action::Image => "set container images",
             Action::Scale => "scale (marked pods are deleted)",
             Action::Mark => "mark / unmark a pod (rollout view)",
+            Action::WhatIf => "what-if: simulate the pending action (sends nothing)",
         }
     }
 

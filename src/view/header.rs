@@ -138,7 +138,11 @@ fn hints(app: &App) -> Line<'static> {
                 (Action::Open, "rollout"),
             ]);
             actions.extend(rollout_keys.iter().take(2));
-            actions.extend([(Action::Pause, "pause"), (Action::Undo, "undo")]);
+            actions.extend([
+                (Action::Pause, "pause"),
+                (Action::Undo, "undo"),
+                (Action::WhatIf, "what-if"),
+            ]);
         }
         Route::List(_) => actions.extend([
             (Action::Command, "command"),
@@ -147,7 +151,11 @@ fn hints(app: &App) -> Line<'static> {
         ]),
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
-            actions.extend([(Action::Mark, "mark"), (Action::Open, "pod")]);
+            actions.extend([
+                (Action::WhatIf, "what-if"),
+                (Action::Mark, "mark"),
+                (Action::Open, "pod"),
+            ]);
         }
         Route::Journal(_) => actions.push((Action::Undo, "revert")),
         _ => actions.push((Action::Command, "command")),
