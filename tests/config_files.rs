@@ -128,6 +128,7 @@ fn default_keymap_matches_the_product_contract() {
         ("i", Action::Image),
         ("s", Action::Scale),
         ("space", Action::Mark),
+        ("w", Action::WhatIf),
     ] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
@@ -136,7 +137,7 @@ fn default_keymap_matches_the_product_contract() {
         );
     }
     // Keys of later issues are not bound.
-    for key in ["r", "x", "ctrl-d", "w", "l", "S"] {
+    for key in ["r", "x", "ctrl-d", "l", "S"] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
             None,
