@@ -289,6 +289,8 @@ pub fn run(
         // Nothing due: look again once the quiet time has passed (a stable world stays so).
         let next = wake.filter(|w| *w > t).unwrap_or(last_write + quiet + 1);
         if next - last_write > quiet {
+            // Watched for the quiet time after the last write: that is how long was simulated.
+            t = t.max(last_write + quiet);
             bounded = false;
             break;
         }
