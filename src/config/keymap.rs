@@ -122,7 +122,7 @@ impl Action {
             Action::Image => "set container images",
             Action::Scale => "scale (marked pods are deleted)",
             Action::Mark => "mark / unmark a pod (rollout view)",
-            Action::WhatIf => "what-if: simulate the pending action (sends nothing)",
+            Action::WhatIf => "what-if: simulate the pending action",
         }
     }
 
