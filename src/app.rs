@@ -35,6 +35,7 @@ pub mod route;
 pub mod rows;
 pub mod stores;
 pub mod update;
+pub mod whatif;
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},

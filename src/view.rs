@@ -14,6 +14,7 @@ pub mod pods;
 pub mod prediction;
 pub mod protect;
 pub mod rollout;
+pub mod whatif;
 pub mod widgets;
 pub mod workloads;
 pub mod yaml;
@@ -49,6 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Pod(view) => pod::render(app, view, body, buf),
         Route::Journal(view) => journal::render(app, view, body, buf),
         Route::Protect(view) => protect::render(app, view, body, buf),
+        Route::WhatIf(view) => whatif::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -187,6 +187,20 @@ async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
     for pod in &names {
         before.push(restarts(&kubectl, pod, "main").await);
     }
+    // The PUB controller counts the pods after they are ready: wait for its budget of one.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while kubectl
+        .jsonpath(&["pub", "web-pub"], "{.status.unavailableAllowed}")
+        .await
+        .trim()
+        != "1"
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the budget never reached 1"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     live.press(&["space", "space", "space", "r", "enter"]).await;
     let preview = live.confirm_dialog().await;
     let notes = preview.prepared.notes.join("\n");

@@ -29,14 +29,14 @@ pub fn target_of(kind: Kind, namespace: &str, name: &str) -> Option<Target> {
 }
 
 /// The workload a mutating key is about.
-struct Subject {
-    target: Target,
-    summary: Summary,
+pub(super) struct Subject {
+    pub(super) target: Target,
+    pub(super) summary: Summary,
     /// Pods marked in the rollout view (sorted).
     marked: Vec<String>,
 }
 
-fn subject(app: &App) -> Result<Subject, String> {
+pub(super) fn subject(app: &App) -> Result<Subject, String> {
     let (owner, summary, marked): (Owner, Option<Summary>, Vec<String>) = match app.top() {
         Route::Rollout(view) => (
             view.owner.clone(),

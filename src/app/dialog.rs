@@ -149,6 +149,12 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
                 }
             }
         },
+        Overlay::Confirm(confirm)
+            if app.keymap.action(&crate::config::Key::from_event(&ev))
+                == Some(crate::config::Action::WhatIf) =>
+        {
+            super::whatif::from_confirm(app, confirm)
+        }
         Overlay::Confirm(mut confirm) => confirm_key(app, &mut confirm, ev).unwrap_or_else(|| {
             app.overlay = Some(Overlay::Confirm(confirm));
             Vec::new()

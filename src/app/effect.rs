@@ -47,6 +47,9 @@ pub enum Effect {
     /// List every object carrying the delete-protection label with its verdict now; answered
     /// by `EffectResult::Protected`.
     FetchProtected,
+    /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
+    /// answered by `EffectResult::WhatIf`.
+    WhatIf(Box<WhatIfRequest>),
     /// Leave the console.
     Quit,
 }
@@ -67,4 +70,27 @@ pub struct PerformRequest {
     pub id: u64,
     pub prepared: Prepared,
     pub state: ObjectState,
+}
+
+/// What [`Effect::WhatIf`] carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhatIfRequest {
+    /// Matches the answer to the What-if view that asked.
+    pub id: u64,
+    pub target: Target,
+    pub pending: Pending,
+}
+
+/// The action a what-if simulates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// Nothing: the controllers as things stand.
+    Nothing,
+    /// An action to prepare on the object as read now (the next rollout step).
+    Action(Action),
+    /// The action of the open confirm dialog, on the object it was prepared on.
+    Prepared {
+        prepared: Box<Prepared>,
+        state: Box<ObjectState>,
+    },
 }

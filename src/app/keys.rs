@@ -170,6 +170,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Restart => return super::restart::key(app),
         Action::Protect => return super::protect::cycle(app),
         Action::Delete => return super::protect::delete(app),
+        Action::WhatIf => return super::whatif::key(app),
     }
     Vec::new()
 }
@@ -219,6 +220,9 @@ fn navigate(app: &mut App, delta: isize) {
             let len = view.len();
             move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
+        Some(Route::WhatIf(view)) => {
+            view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
+        }
         None => {}
     }
 }
@@ -231,7 +235,9 @@ fn back(app: &mut App) {
         app.refresh_lists();
         return;
     }
-    if app.stack.len() > 1 {
+    if matches!(app.top(), Route::WhatIf(_)) {
+        super::whatif::back(app);
+    } else if app.stack.len() > 1 {
         app.stack.pop();
     } else if !app.warnings.is_empty() {
         app.warnings.clear();
@@ -275,7 +281,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             namespace: Some(v.namespace.clone()),
             name: v.name.clone(),
         }),
-        Route::Journal(_) => None,
+        Route::Journal(_) | Route::WhatIf(_) => None,
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
             let kind = match (t.kind.as_str(), t.group.as_str()) {

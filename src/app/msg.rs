@@ -149,6 +149,11 @@ pub enum EffectResult {
     },
     /// What `:protect` lists.
     Protected(Result<super::protect::ProtectReport, String>),
+    /// A what-if's predicted steps, or why it could not run (one line).
+    WhatIf {
+        id: u64,
+        result: Result<Box<crate::actions::whatif::Simulation>, String>,
+    },
     /// An effect failed; the message is shown to the user.
     Failed { what: String, error: String },
 }

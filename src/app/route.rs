@@ -26,6 +26,8 @@ pub enum Route {
     Journal(JournalView),
     /// Every object carrying the delete-protection label (`:protect`).
     Protect(Box<super::protect::ProtectView>),
+    /// What the pending action would do (`w`), simulated; nothing sent.
+    WhatIf(Box<super::whatif::WhatIfView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

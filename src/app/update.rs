@@ -272,6 +272,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         }
         EffectResult::Restart { id, update } => super::restart::progress(app, id, update),
         EffectResult::Protected(result) => super::protect::loaded(app, result),
+        EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             for route in &mut app.stack {
                 if let Route::Journal(view) = route {

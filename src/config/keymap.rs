@@ -40,11 +40,12 @@ pub enum Action {
     Restart,
     Protect,
     Delete,
+    WhatIf,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 25] = [
+    pub const ALL: [Action; 26] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -62,6 +63,7 @@ impl Action {
         Action::Restart,
         Action::Protect,
         Action::Delete,
+        Action::WhatIf,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -100,6 +102,7 @@ impl Action {
             Action::Restart => "restart",
             Action::Protect => "protect",
             Action::Delete => "delete",
+            Action::WhatIf => "what-if",
         }
     }
 
@@ -131,6 +134,7 @@ impl Action {
             Action::Restart => "restart containers in place (pods)",
             Action::Protect => "delete protection off/Always/Cascading",
             Action::Delete => "delete (confirm shows its guards)",
+            Action::WhatIf => "what-if: simulate the pending action",
         }
     }
 

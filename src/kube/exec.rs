@@ -9,6 +9,7 @@
 mod act;
 mod recovery;
 mod rollout;
+mod whatif;
 
 use std::sync::Arc;
 
@@ -258,6 +259,18 @@ impl Executor {
                 let (journal, tx) = (self.journal.clone(), self.tx.clone());
                 tokio::spawn(async move {
                     let result = act::read_journal(journal).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::WhatIf(req) => {
+                let (actor, client, tx) = (
+                    self.actor.clone(),
+                    self.conn.client.clone(),
+                    self.tx.clone(),
+                );
+                let gates = self.gates.clone();
+                tokio::spawn(async move {
+                    let result = whatif::whatif(actor, client, gates, *req).await;
                     let _ = tx.send(Msg::EffectDone(result));
                 });
             }

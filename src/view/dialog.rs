@@ -262,7 +262,11 @@ fn confirm(app: &App, c: &Confirm, area: Rect, buf: &mut Buffer) {
     .centered()
     .render(buttons, buf);
     Paragraph::new(Line::styled(
-        "y confirm · n/esc cancel · enter the focused button · tab/←/→ focus · ↑/↓ scroll",
+        format!(
+            "y confirm · n/esc cancel · {} what-if · enter the focused button · tab/←/→ focus · \
+             ↑/↓ scroll",
+            app.keymap.hint(crate::config::Action::WhatIf)
+        ),
         role(app, Role::Muted),
     ))
     .centered()

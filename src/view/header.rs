@@ -142,6 +142,7 @@ fn hints(app: &App) -> Line<'static> {
                 (Action::Pause, "pause"),
                 (Action::Undo, "undo"),
                 (Action::Protect, "protect"),
+                (Action::WhatIf, "what-if"),
             ]);
         }
         Route::List(_) => actions.extend([
@@ -154,6 +155,7 @@ fn hints(app: &App) -> Line<'static> {
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
             actions.extend([
+                (Action::WhatIf, "what-if"),
                 (Action::Mark, "mark"),
                 (Action::Restart, "restart"),
                 (Action::Open, "pod"),
