@@ -68,9 +68,14 @@ where
         self.store.clone()
     }
 
-    /// Every object in the store.
+    /// Every object in the store, by namespace and name (see [`Informer::filter`]).
     pub fn all(&self) -> Vec<Arc<K>> {
-        self.store.state()
+        let mut out = self.store.state();
+        out.sort_by(|a, b| {
+            let (a, b) = (a.meta(), b.meta());
+            (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+        });
+        out
     }
 
     /// The object `namespace/name` (namespace `""` for cluster-scoped kinds).
@@ -82,11 +87,16 @@ where
         self.store.get(&key)
     }
 
-    /// Objects in `namespace` matching `keep`.
+    /// Objects in `namespace` matching `keep`, by name. The store's own order is a hash map's:
+    /// sorting makes every tie in the controllers' orderings (pods alike in phase, readiness,
+    /// restarts and age) fall by name, as it does for the plan API, which reads a LIST (in key
+    /// order), so a prediction names the pods the controller then picks.
     pub fn filter(&self, namespace: &str, keep: impl Fn(&K) -> bool) -> Vec<Arc<K>> {
-        self.store.state_filter(|obj| {
+        let mut out = self.store.state_filter(|obj| {
             obj.meta().namespace.as_deref().unwrap_or_default() == namespace && keep(obj)
-        })
+        });
+        out.sort_by(|a, b| a.meta().name.cmp(&b.meta().name));
+        out
     }
 
     /// Registers a handler for every later change. Handlers must be cheap (map to keys, send).
@@ -381,5 +391,51 @@ impl Cache {
         if let Some(mut tasks) = tasks {
             tasks.shutdown().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::ObjectMeta};
+    use kube::runtime::watcher::Event;
+
+    use super::*;
+
+    fn pod(ns: &str, name: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                namespace: Some(ns.into()),
+                name: Some(name.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reads_come_out_by_name_whatever_the_store_order() {
+        let informer = Informer::<Pod>::new();
+        let mut writer = informer
+            .writer
+            .lock()
+            .ok()
+            .and_then(|mut w| w.take())
+            .unwrap();
+        writer.apply_watcher_event(&Event::Init);
+        for name in ["web-q", "web-b", "web-x", "web-a", "web-m", "web-f", "web-c"] {
+            writer.apply_watcher_event(&Event::InitApply(pod("demo", name)));
+        }
+        writer.apply_watcher_event(&Event::InitApply(pod("a-ns", "zz")));
+        writer.apply_watcher_event(&Event::InitDone);
+        let names = |v: Vec<Arc<Pod>>| -> Vec<String> {
+            v.iter()
+                .map(|p| p.metadata.name.clone().unwrap_or_default())
+                .collect()
+        };
+        assert_eq!(
+            names(informer.filter("demo", |_| true)),
+            ["web-a", "web-b", "web-c", "web-f", "web-m", "web-q", "web-x"]
+        );
+        assert_eq!(names(informer.all())[0], "zz", "a-ns sorts first");
     }
 }
