@@ -11,6 +11,7 @@ pub mod events;
 pub mod ids;
 pub mod io;
 pub mod kubelet;
+pub mod logs;
 pub mod nodes;
 pub mod schedule;
 
