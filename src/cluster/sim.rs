@@ -14,6 +14,7 @@ pub mod kubelet;
 pub mod logs;
 pub mod nodes;
 pub mod schedule;
+pub mod shell;
 
 use anyhow::{Context as _, Result};
 use tokio_util::sync::CancellationToken;
