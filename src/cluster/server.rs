@@ -46,6 +46,7 @@ pub mod http;
 pub mod meta;
 pub mod openapi;
 pub mod patch;
+pub mod podlog;
 pub mod protobuf;
 pub mod read;
 pub mod remove;

@@ -102,6 +102,7 @@ fn defs() -> Vec<Def> {
             extra: &[
                 ("eviction", "Eviction", "policy/v1"),
                 ("binding", "Binding", ""),
+                ("log", "Pod", ""),
             ],
             ..def("", "v1", "Pod", "pods", true, &["po"])
         },
