@@ -41,6 +41,7 @@ pub mod authz;
 pub mod builtin;
 pub mod convert;
 pub mod discovery;
+pub mod exec;
 pub mod gc;
 pub mod http;
 pub mod meta;

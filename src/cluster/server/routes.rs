@@ -111,10 +111,11 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         name: name.map(str::to_string),
         sub: sub.map(str::to_string),
     };
-    // A pod's log: what the simulated container printed.
+    // A pod's log, exec and attach: streams from the simulated containers.
     if target.res.group.is_empty() && target.res.plural == "pods" {
         match target.sub.as_deref() {
             Some("log") => return super::podlog::route(shared, stop, &req, &target).await,
+            Some("exec" | "attach") => return super::exec::route(shared, stop, req, &target),
             _ => {}
         }
     }
