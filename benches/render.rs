@@ -211,6 +211,7 @@ fn main() {
         now,
         context: Some("bench".into()),
         size: (200, 50),
+        readonly: false,
     });
     for kind in [
         Kind::CloneSet,

@@ -8,6 +8,7 @@
 
 mod paths;
 mod prepare;
+pub mod preview;
 
 #[cfg(test)]
 mod tests;
@@ -17,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use paths::Paths;
-pub use prepare::{Recheck, prepare, recheck};
+pub use prepare::{Recheck, prepare, recheck, template_diff};
 
 use crate::api::kinds::{self, KindInfo};
 

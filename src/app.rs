@@ -20,11 +20,15 @@
 //! the same `Stores` handles (a new watcher's initial list replaces their content) and sends a
 //! fresh `Msg::Discovered`.
 
+pub mod act;
 pub mod command;
+pub mod dialog;
 pub mod effect;
 pub mod filter;
+pub mod journal;
 pub mod keys;
 pub mod msg;
+pub mod rollout;
 pub mod route;
 pub mod rows;
 pub mod stores;
@@ -46,7 +50,7 @@ use self::{
     route::{ListView, Route, Scope},
     rows::{PodRow, WorkloadRow},
 };
-use crate::config::{Keymap, LoadedConfig, Theme};
+use crate::config::{Keymap, LoadedConfig, RolloutConfig, Theme};
 
 /// What the runtime knows when the console starts.
 pub struct AppInit {
@@ -60,6 +64,8 @@ pub struct AppInit {
     pub context: Option<String>,
     /// The terminal size (columns, rows); `Msg::Resize` updates it.
     pub size: (u16, u16),
+    /// `--readonly`: mutating keys say "read-only" and emit nothing.
+    pub readonly: bool,
 }
 
 /// How long a status message stays on the status line.
@@ -107,6 +113,13 @@ pub struct App {
     pub(crate) stores: Stores,
     pub(crate) theme: Theme,
     pub(crate) keymap: Keymap,
+    /// The batch plan (`[rollout]` of config.toml).
+    pub(crate) rollout: RolloutConfig,
+    pub(crate) readonly: bool,
+    /// A form, the confirm dialog, the revision picker or a wait, over the view.
+    pub(crate) overlay: Option<dialog::Overlay>,
+    /// Tags effect requests so an answer finds the dialog that asked.
+    pub(crate) next_id: u64,
     /// Config warnings (bad theme/keymap), shown until dismissed with `Esc` on the root view.
     pub(crate) warnings: Vec<String>,
     pub(crate) now: Timestamp,
@@ -143,6 +156,10 @@ impl App {
             stores: init.stores,
             theme: init.config.theme,
             keymap: init.config.keymap,
+            rollout: init.config.rollout,
+            readonly: init.readonly,
+            overlay: None,
+            next_id: 0,
             warnings: init.config.warnings,
             now: init.now,
             context: init.context,
@@ -314,11 +331,52 @@ impl App {
         self.workloads = rows;
         self.owners = owners;
         self.refresh_lists();
+        self.refresh_rollouts();
     }
 
     pub(crate) fn rebuild_pods(&mut self) {
         self.pods = rows::build_pods(&self.stores, self.namespace.as_deref(), &self.pods);
         self.refresh_lists();
+        self.refresh_rollouts();
+    }
+
+    /// Re-reads the rollout views' workloads and pods from the stores and the pod rows.
+    pub(crate) fn refresh_rollouts(&mut self) {
+        for route in &mut self.stack {
+            if let Route::Rollout(view) = route {
+                let summary = rollout::summary::summary(&self.stores, &view.owner);
+                view.refresh(summary, &self.pods);
+            }
+        }
+    }
+
+    /// The effects the rollout view on top is due for (its plan and events, when stale).
+    pub(crate) fn rollout_due(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        match self.stack.last_mut() {
+            Some(Route::Rollout(view)) => view.due(now, &self.rollout),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The overlay over the view, if one is open.
+    pub fn overlay(&self) -> Option<&dialog::Overlay> {
+        self.overlay.as_ref()
+    }
+
+    /// The view on top of the stack.
+    pub fn current(&self) -> &Route {
+        self.top()
+    }
+
+    /// The workload rows (every workload in scope, sorted).
+    pub fn workloads(&self) -> &[WorkloadRow] {
+        &self.workloads
+    }
+
+    /// The status line's message, if one is showing.
+    pub fn status(&self) -> Option<&Status> {
+        self.status.as_ref()
     }
 
     /// Recomputes every list's visible rows (scope + filter), keeping selections on their objects.

@@ -4,21 +4,96 @@
 
 use std::{net::SocketAddr, path::PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
+
+use crate::cmd::args::{ImageArg, WorkloadArg};
 
 /// kruise-tui: a terminal operations console for OpenKruise.
+///
+/// The kubeconfig flags (`--kubeconfig --context -n -A --readonly`) go before or after the
+/// subcommand, as kubectl's do; the console's own flags go with no subcommand.
 #[derive(Debug, Parser)]
-#[command(
-    name = "kruise-tui",
-    version,
-    about,
-    args_conflicts_with_subcommands = true
-)]
+#[command(name = "kruise-tui", version, about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
     pub console: ConsoleArgs,
+}
+
+impl Cli {
+    /// Parses the command line; a usage error (clap's, or a flag that does not go with the
+    /// subcommand given) prints the usage and exits with code 2.
+    pub fn parse_checked() -> Cli {
+        Self::checked(Cli::parse())
+    }
+
+    /// [`Cli::parse_checked`] over the given arguments (the first is the program name).
+    pub fn try_parse_checked<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let cli = Cli::try_parse_from(args)?;
+        match cli.misplaced() {
+            Some(message) => Err(Cli::command().error(ErrorKind::ArgumentConflict, message)),
+            None => Ok(cli),
+        }
+    }
+
+    fn checked(cli: Cli) -> Cli {
+        if let Some(message) = cli.misplaced() {
+            Cli::command()
+                .error(ErrorKind::ArgumentConflict, message)
+                .exit();
+        }
+        cli
+    }
+
+    /// A flag given where it means nothing: a console flag with a subcommand, a kubeconfig flag
+    /// with a subcommand that does not talk to a cluster, `-A` with one object.
+    fn misplaced(&self) -> Option<String> {
+        let command = self.command.as_ref()?;
+        let c = &self.console;
+        let console_flag = [
+            (c.theme.is_some(), "--theme"),
+            (c.keymap.is_some(), "--keymap"),
+            (c.demo, "--demo"),
+            (c.pods.is_some(), "--pods"),
+            (c.controllers, "--controllers"),
+        ]
+        .into_iter()
+        .find(|(set, _)| *set);
+        let name = command.name();
+        if let Some((_, flag)) = console_flag {
+            return Some(format!(
+                "{flag} is a flag of the console (kruise-tui with no subcommand), not of {name}"
+            ));
+        }
+        let k = &c.kube;
+        let kube_flag = [
+            (k.kubeconfig.is_some(), "--kubeconfig"),
+            (k.context.is_some(), "--context"),
+            (k.namespace.is_some(), "--namespace"),
+            (k.all_namespaces, "--all-namespaces"),
+            (k.readonly, "--readonly"),
+        ]
+        .into_iter()
+        .find(|(set, _)| *set);
+        match (command, kube_flag) {
+            (Command::DemoServer(_) | Command::Config(_), Some((_, flag))) => Some(format!(
+                "{flag} does not apply to {name}: it talks to no cluster"
+            )),
+            (Command::Plan(_) | Command::Rollout(_) | Command::Set(_) | Command::Scale(_), _)
+                if k.all_namespaces =>
+            {
+                Some(format!(
+                    "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Which cluster to talk to: the usual kubeconfig flags.
@@ -80,9 +155,40 @@ pub enum Command {
     Controllers(ControllersArgs),
     /// What-if: which pods a partition change would update or roll back, in order.
     Plan(PlanArgs),
+    /// Walk a rollout: status, history, partition, pause, resume, undo.
+    #[command(subcommand)]
+    Rollout(RolloutCommand),
+    /// Change a workload's template.
+    #[command(subcommand)]
+    Set(SetCommand),
+    /// Set a workload's replica count; with --pods, scale down by deleting exactly those pods.
+    Scale(ScaleArgs),
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),
+}
+
+impl Command {
+    /// The subcommand as typed (`rollout status`), for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::DemoServer(_) => "demo-server",
+            Command::SimNodes(_) => "sim-nodes",
+            Command::Controllers(_) => "controllers",
+            Command::Plan(_) => "plan",
+            Command::Rollout(r) => match r {
+                RolloutCommand::Status(_) => "rollout status",
+                RolloutCommand::History(_) => "rollout history",
+                RolloutCommand::Undo(_) => "rollout undo",
+                RolloutCommand::Pause(_) => "rollout pause",
+                RolloutCommand::Resume(_) => "rollout resume",
+                RolloutCommand::Partition(_) => "rollout partition",
+            },
+            Command::Set(SetCommand::Image(_)) => "set image",
+            Command::Scale(_) => "scale",
+            Command::Config(ConfigCommand::Paths) => "config paths",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -138,16 +244,118 @@ fn parse_gates(spec: &str) -> Result<crate::kruise::FeatureGates, String> {
     crate::kruise::FeatureGates::parse(spec)
 }
 
+/// The KIND of `KIND/NAME`: `cloneset|clone|cs|clonesets`, `asts|statefulset.apps.kruise.io`,
+/// `ads|daemonset.apps.kruise.io` (plural names and `kind.group` too).
+const WORKLOAD_HELP: &str = "The workload, as KIND/NAME: cloneset|clone|cs, \
+    asts|statefulset.apps.kruise.io or ads|daemonset.apps.kruise.io (plurals too)";
+
 #[derive(Debug, Clone, Args)]
 pub struct PlanArgs {
-    #[command(flatten)]
-    pub kube: KubeArgs,
-    /// The workload, as KIND/NAME (cloneset|clone|cs, asts, ads, ...).
-    #[arg(value_name = "KIND/NAME")]
-    pub target: String,
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
     /// The proposed partition: a number or a percent ("3", "40%").
-    #[arg(long, value_name = "VALUE")]
+    #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub partition: String,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum RolloutCommand {
+    /// The rollout's numbers (updated / expected / ready / available, revisions, partition,
+    /// paused); with --watch, follow it until it completes.
+    Status(RolloutStatusArgs),
+    /// The workload's revisions (ControllerRevisions): number, name, pods, change cause, and
+    /// which is current and which the update.
+    History(RolloutHistoryArgs),
+    /// Roll back: the whole pod template of the previous revision (or --to-revision N) replaces
+    /// the current one; the partition still holds back what it held.
+    Undo(RolloutUndoArgs),
+    /// Pause the rollout: no pod is updated until it is resumed (scaling goes on).
+    Pause(WorkloadTarget),
+    /// Resume a paused rollout.
+    Resume(WorkloadTarget),
+    /// Set the partition: how many pods (a number, or a percent for a CloneSet) stay on older
+    /// revisions; prints the pods the controller moves next.
+    Partition(RolloutPartitionArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadTarget {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RolloutStatusArgs {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+    /// Follow the rollout until it completes (exit 0) or --timeout passes (exit 1).
+    #[arg(short, long)]
+    pub watch: bool,
+    /// With --watch (implied): give up after this long (30s, 2m, 1h30m; 0 waits forever).
+    #[arg(long, value_name = "DURATION", value_parser = crate::cmd::args::duration)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RolloutHistoryArgs {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+    /// Print the pod template of this revision.
+    #[arg(long, value_name = "N")]
+    pub revision: Option<i64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RolloutUndoArgs {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+    /// The revision to go back to (`rollout history` lists them); default: the newest whose
+    /// template differs from the current one.
+    #[arg(long, value_name = "N")]
+    pub to_revision: Option<i64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RolloutPartitionArgs {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+    /// The partition: a number of pods ("3") or, for a CloneSet, a percent ("40%").
+    #[arg(value_name = "VALUE", allow_negative_numbers = true)]
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum SetCommand {
+    /// Set container images in the pod template (a new revision; the partition decides which
+    /// pods move).
+    Image(SetImageArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SetImageArgs {
+    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    pub target: WorkloadArg,
+    /// One or more CONTAINER=IMAGE.
+    #[arg(value_name = "CONTAINER=IMAGE", required = true, value_parser = ImageArg::parse)]
+    pub images: Vec<ImageArg>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ScaleArgs {
+    /// The workload, as KIND/NAME: cloneset|clone|cs or asts|statefulset.apps.kruise.io.
+    #[arg(value_name = "KIND/NAME", value_parser = WorkloadArg::scalable)]
+    pub target: WorkloadArg,
+    /// The replica count.
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(i32).range(0..)
+    )]
+    pub replicas: i32,
+    /// CloneSet: the pods to delete (`scaleStrategy.podsToDelete`), comma-separated.
+    #[arg(long, value_name = "POD,...", value_delimiter = ',')]
+    pub pods: Vec<String>,
 }
 
 #[derive(Debug, Clone, Subcommand)]

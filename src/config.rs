@@ -6,12 +6,14 @@
 
 pub mod keymap;
 pub mod paths;
+pub mod rollout;
 pub mod theme;
 
 use std::path::Path;
 
 pub use keymap::{Action, Key, Keymap};
 pub use paths::{Paths, print_paths};
+pub use rollout::{Batch, RolloutConfig};
 pub use theme::{Role, Theme};
 
 /// What the console runs with, plus the warnings to show it.
@@ -19,6 +21,8 @@ pub use theme::{Role, Theme};
 pub struct LoadedConfig {
     pub theme: Theme,
     pub keymap: Keymap,
+    /// `[rollout]` of `config.toml`: the batch plan.
+    pub rollout: RolloutConfig,
     pub warnings: Vec<String>,
 }
 
@@ -28,6 +32,7 @@ impl Default for LoadedConfig {
         LoadedConfig {
             theme: Theme::default_theme(),
             keymap: Keymap::default_keymap(),
+            rollout: RolloutConfig::default(),
             warnings: Vec::new(),
         }
     }
@@ -38,6 +43,8 @@ impl Default for LoadedConfig {
 /// - a shipped name (`default-dark`, `default`...) with a user file of the same name: the user
 ///   file overrides single roles / actions of the shipped one;
 /// - another name: the user file `NAME.toml`, on top of its `extends` (or the default).
+///
+/// The `[rollout]` section of `paths.config_dir/config.toml` sets the batch plan.
 pub fn load(theme: Option<&str>, keymap: Option<&str>, paths: &Paths) -> LoadedConfig {
     let mut warnings = Vec::new();
     let theme = load_theme(
@@ -50,11 +57,45 @@ pub fn load(theme: Option<&str>, keymap: Option<&str>, paths: &Paths) -> LoadedC
         &paths.keymaps_dir,
         &mut warnings,
     );
+    let rollout = load_settings(&paths.config_dir, &mut warnings);
     LoadedConfig {
         theme,
         keymap,
+        rollout,
         warnings,
     }
+}
+
+/// Reads `config.toml` (absent: defaults). Unreadable or invalid TOML is a warning.
+fn load_settings(dir: &Path, warnings: &mut Vec<String>) -> RolloutConfig {
+    let path = dir.join("config.toml");
+    let origin = path.display().to_string();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return RolloutConfig::default();
+        }
+        Err(err) => {
+            warnings.push(format!("{origin}: cannot read ({err}); using the defaults"));
+            return RolloutConfig::default();
+        }
+    };
+    let table: toml::Table = match toml::from_str(&text) {
+        Ok(t) => t,
+        Err(err) => {
+            warnings.push(format!(
+                "{origin}: not valid TOML ({}); using the defaults",
+                theme::first_line(&err.to_string())
+            ));
+            return RolloutConfig::default();
+        }
+    };
+    for key in table.keys().filter(|k| *k != "rollout") {
+        warnings.push(format!("{origin}: unknown section `{key}` (ignored)"));
+    }
+    let (rollout, more) = RolloutConfig::from_table(&table, &origin);
+    warnings.extend(more);
+    rollout
 }
 
 /// Reads `dir/NAME.toml` if it exists; an unreadable file is a warning.

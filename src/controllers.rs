@@ -9,11 +9,14 @@
 
 pub mod cache;
 pub mod cloneset;
+pub mod crr;
 pub mod daemonset;
 pub mod detect;
 pub mod expectations;
 pub mod lease;
+pub mod node_probe;
 pub mod podwrite;
+pub mod probe_marker;
 pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
@@ -114,7 +117,7 @@ pub async fn discover_versions(client: &Client) -> Result<Versions> {
 pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
     let versions = discover_versions(&client).await?;
     let leading = CancellationToken::new();
-    let lease = lease::LeaderLease::new(client.clone(), &opts.identity);
+    let lease = lease::LeaderLease::new(client.clone(), &opts.identity, &opts.gates);
     if !lease.acquire(&shutdown).await? {
         return Ok(());
     }
@@ -152,6 +155,16 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
     tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
     tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
+    // Upstream adds these only behind their gates (KruiseDaemon, PodProbeMarkerGate).
+    if shared.gates.enabled("KruiseDaemon") {
+        tasks.spawn(crr::controller(shared.clone(), stop.clone()));
+    }
+    if shared.gates.enabled("PodProbeMarkerGate") {
+        tasks.spawn(probe_marker::controller(shared.clone(), stop.clone()));
+        if shared.gates.enabled("KruiseDaemon") {
+            tasks.spawn(node_probe::controller(shared.clone(), stop.clone()));
+        }
+    }
     cache.start(&client, &versions);
     stop.cancelled().await;
     tasks.shutdown().await;

@@ -7,11 +7,11 @@ pub mod connect;
 pub mod discovery;
 pub mod errors;
 pub mod exec;
+pub mod gates;
 pub mod health;
-pub mod plan_cmd;
 pub mod watch;
 pub mod watchset;
+pub mod workload;
 
 pub use exec::Executor;
-pub use plan_cmd::run_plan;
 pub use watchset::WatchSet;

@@ -2,17 +2,23 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use kruise_tui::cli::{Cli, Command, ConfigCommand};
+use kruise_tui::{
+    cli::{Cli, Command, ConfigCommand, SetCommand},
+    cmd,
+};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_checked();
+    let kube = cli.console.kube.clone();
     let result = match cli.command {
         None => kruise_tui::runtime::run_console(cli.console),
         Some(Command::DemoServer(args)) => kruise_tui::cluster::run_demo_server(args),
         Some(Command::SimNodes(args)) => kruise_tui::cluster::run_sim_nodes(args),
         Some(Command::Controllers(args)) => kruise_tui::controllers::run_headless(args),
-        Some(Command::Plan(args)) => kruise_tui::kube::run_plan(args),
+        Some(Command::Plan(args)) => cmd::plan::run(&kube, args),
+        Some(Command::Rollout(command)) => cmd::rollout::run(&kube, command),
+        Some(Command::Set(SetCommand::Image(args))) => cmd::set_image::run(&kube, args),
+        Some(Command::Scale(args)) => cmd::scale::run(&kube, args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };
     match result {

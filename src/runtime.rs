@@ -47,6 +47,7 @@ pub struct ConsoleInit {
 /// Runs the console (or, with `--demo`, the embedded cluster plus the console).
 pub fn run_console(args: ConsoleArgs) -> Result<()> {
     run_console_with(args, |init| {
+        let readonly = init.args.kube.readonly;
         let config = config::load(
             init.args.theme.as_deref(),
             init.args.keymap.as_deref(),
@@ -59,6 +60,7 @@ pub fn run_console(args: ConsoleArgs) -> Result<()> {
             now: init.now,
             context: init.context,
             size: init.size,
+            readonly,
         })
     })
 }

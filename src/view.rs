@@ -4,10 +4,15 @@
 //!
 //! Must not depend on kube clients, tokio or any IO.
 
+pub mod dialog;
 pub mod events;
 pub mod header;
 pub mod help;
+pub mod journal;
+pub mod pod;
 pub mod pods;
+pub mod prediction;
+pub mod rollout;
 pub mod widgets;
 pub mod workloads;
 pub mod yaml;
@@ -39,8 +44,14 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::List(list) => workloads::render(app, list, body, buf),
         Route::Yaml(view) => yaml::render(app, view, body, buf),
         Route::Events(view) => events::render(app, view, body, buf),
+        Route::Rollout(view) => rollout::render(app, view, body, buf),
+        Route::Pod(view) => pod::render(app, view, body, buf),
+        Route::Journal(view) => journal::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
+    if let Some(overlay) = app.overlay() {
+        dialog::render(app, overlay, body, buf);
+    }
     if app.mode == Mode::Help {
         help::render(app, body, buf);
     }

@@ -318,7 +318,21 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     };
     read_until(&mut stdout, &mut buf, &mut chunk, "ADDED").await;
     k.ok(&["scale", "cloneset", "web", "--replicas=3"]).await;
+    // The whole MODIFIED line: kubectl may write it in more than one piece.
     read_until(&mut stdout, &mut buf, &mut chunk, "MODIFIED").await;
+    let line_done = |buf: &[u8]| {
+        let text = String::from_utf8_lossy(buf);
+        text.split_once("MODIFIED")
+            .is_some_and(|(_, rest)| rest.contains('\n'))
+    };
+    while !line_done(&buf) {
+        let n = tokio::time::timeout(Duration::from_secs(20), stdout.read(&mut chunk))
+            .await
+            .expect("the MODIFIED line ends")
+            .unwrap();
+        assert!(n > 0, "kubectl -w ended mid-line");
+        buf.extend_from_slice(&chunk[..n]);
+    }
     let printed = String::from_utf8_lossy(&buf).to_string();
     assert!(
         printed

@@ -120,6 +120,14 @@ fn default_keymap_matches_the_product_contract() {
         ("G", Action::Bottom),
         ("pgdown", Action::PageDown),
         ("pgup", Action::PageUp),
+        ("]", Action::NextBatch),
+        ("[", Action::PrevBatch),
+        ("p", Action::Partition),
+        ("P", Action::Pause),
+        ("u", Action::Undo),
+        ("i", Action::Image),
+        ("s", Action::Scale),
+        ("space", Action::Mark),
     ] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
@@ -128,9 +136,7 @@ fn default_keymap_matches_the_product_contract() {
         );
     }
     // Keys of later issues are not bound.
-    for key in [
-        "]", "[", "p", "P", "u", "i", "s", "r", "x", "ctrl-d", "w", "space",
-    ] {
+    for key in ["r", "x", "ctrl-d", "w", "l", "S"] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
             None,
@@ -282,4 +288,38 @@ fn names_that_are_paths_are_refused() {
         "{:?}",
         loaded.warnings
     );
+}
+
+#[test]
+fn config_toml_sets_the_rollout_batches_and_a_bad_entry_keeps_the_default() {
+    use kruise_tui::config::{Batch, RolloutConfig};
+    let (_dir, paths) = empty_paths();
+    std::fs::create_dir_all(&paths.config_dir).expect("config dir");
+    let file = paths.config_dir.join("config.toml");
+    std::fs::write(&file, "[rollout]\nbatches = [2, \"50%\"]\n").expect("write");
+    let loaded = config::load(None, None, &paths);
+    assert_eq!(loaded.warnings, Vec::<String>::new());
+    assert_eq!(loaded.rollout.batches, [Batch::Pods(2), Batch::Percent(50)]);
+    for (text, why) in [
+        (
+            "[rollout]\nbatches = [1, \"150%\"]\n",
+            "entry 2: 150% is not between 1% and 100%",
+        ),
+        ("[rollout\n", "not valid TOML"),
+        (
+            "[rollout]\nbatches = [\"-1\"]\n",
+            "entry 1: \"-1\" is neither a pod count",
+        ),
+    ] {
+        std::fs::write(&file, text).expect("write");
+        let loaded = config::load(None, None, &paths);
+        assert_eq!(loaded.rollout, RolloutConfig::default(), "{text}");
+        assert_eq!(loaded.warnings.len(), 1, "{text}: {:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains(why),
+            "{text}: {:?}",
+            loaded.warnings
+        );
+        assert!(loaded.warnings[0].contains("config.toml"), "names the file");
+    }
 }

@@ -170,7 +170,7 @@ async fn predict(client: &Client, partition: &str) -> plan::Plan {
     let cs = cloneset(client, "web").await;
     let json = serde_json::to_value(&cs).expect("json");
     let pods: Vec<Pod> = pods_of(client, "web").await.into_values().collect();
-    let input = kruise_tui::kube::plan_cmd::plan_input_from_objects(
+    let input = kruise_tui::actions::preview::plan_input_from_objects(
         "v1alpha1",
         json,
         &pods,

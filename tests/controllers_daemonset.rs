@@ -13,10 +13,10 @@ use std::{collections::BTreeSet, time::Duration};
 
 use k8s_openapi::api::core::v1::Node;
 use kruise_tui::{
+    actions::preview::ads::ads_plan_input_from_objects,
     api::DaemonSet,
     cluster::{demo::NAMESPACE, sim::nodes::node_object},
     kruise::plan,
-    kube::plan_cmd::ads::ads_plan_input_from_objects,
 };
 use kube::{
     Api,

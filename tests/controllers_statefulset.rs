@@ -13,8 +13,8 @@ use std::{collections::BTreeSet, time::Duration};
 
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kruise_tui::{
-    api::StatefulSet, cluster::demo::NAMESPACE, kruise::plan,
-    kube::plan_cmd::asts_plan_input_from_objects,
+    actions::preview::asts_plan_input_from_objects, api::StatefulSet, cluster::demo::NAMESPACE,
+    kruise::plan,
 };
 use kube::{
     Api,

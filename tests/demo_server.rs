@@ -94,6 +94,35 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
         web["status"]["updateRevision"]
     );
 
+    // The restarts come once their pods run: db-0's finishes, db-1's waits for its container to
+    // have run ten minutes (minStartedSeconds).
+    let mut phases = String::new();
+    for _ in 0..300 {
+        let out = kubectl(
+            &kubeconfig,
+            &[
+                "get",
+                "crr",
+                "-n",
+                "demo",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}",
+            ],
+        );
+        phases = String::from_utf8_lossy(&out.stdout).into_owned();
+        if phases.contains("db-0-restart-postgres=Completed")
+            && phases.contains("db-1-restart-postgres=Recreating")
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        phases.contains("db-0-restart-postgres=Completed")
+            && phases.contains("db-1-restart-postgres=Recreating"),
+        "{phases}"
+    );
+
     for (kind, expected) in [
         ("statefulsets.apps.kruise.io", "db"),
         ("daemonsets.apps.kruise.io", "log-agent"),

@@ -6,11 +6,10 @@ use std::path::Path;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kruise_tui::{
+    actions::preview::{ads::ads_plan_input_from_objects, plan_input_from_objects},
+    cmd::render::render_plan,
     kruise::plan::{self, Action, Blocker, Direction},
-    kube::plan_cmd::{
-        ads::ads_plan_input_from_objects, parse_target, plan_input_from_objects, pod_selector,
-        render_plan,
-    },
+    kube::workload::pod_selector,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -135,17 +134,7 @@ fn bad_partitions_are_typed_errors_with_clear_messages() {
 }
 
 #[test]
-fn targets_and_selectors() {
-    assert!(parse_target("cs/web").is_ok());
-    assert!(parse_target("clonesets/web").is_ok());
-    let err = parse_target("deployment/web")
-        .expect_err("unknown kind")
-        .to_string();
-    assert!(
-        err.contains("unknown workload kind \"deployment\""),
-        "{err}"
-    );
-    assert!(parse_target("web").is_err());
+fn selectors() {
     let cs: kruise_tui::api::CloneSet =
         serde_json::from_value(cloneset("cloneset.yaml")).expect("typed CloneSet");
     let selector = pod_selector(&cs.spec.selector).expect("the fixture's selector is valid");

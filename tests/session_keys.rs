@@ -37,10 +37,36 @@ fn rows(screen: &str) -> Vec<String> {
 }
 
 #[test]
-fn enter_on_a_cloneset_shows_its_pods_and_esc_goes_back() {
+fn enter_on_a_cloneset_opens_its_rollout_and_pods_lists_its_pods() {
     let mut h = Harness::standard();
     let effects = h.press(&["j", "j", "j", "enter"]);
-    assert_eq!(effects, vec![]);
+    // 5 pods, partition 3 (2 updated): the plan's steps are 1, 2, 3, 5 pods; the next is 3
+    // updated, partition 2. The view asks for that step's plan and the events.
+    assert_eq!(
+        effects,
+        vec![
+            Effect::PlanRollout {
+                workload: web(),
+                partition: Some("2".into())
+            },
+            Effect::FetchRolloutEvents {
+                workload: web(),
+                pods: [
+                    "web-4xk2p",
+                    "web-8m3qz",
+                    "web-b7w9n",
+                    "web-c2d5r",
+                    "web-h6j8t"
+                ]
+                .map(String::from)
+                .to_vec()
+            }
+        ]
+    );
+    assert!(h.screen().contains("Rollout · CloneSet demo/web"));
+    // The flat pod list stays one command away.
+    h.type_text(":pods");
+    assert_eq!(h.press(&["enter"]), vec![]);
     let screen = h.screen();
     assert!(
         screen.contains("Pods of CloneSet web — demo [5]"),
@@ -56,6 +82,8 @@ fn enter_on_a_cloneset_shows_its_pods_and_esc_goes_back() {
     );
     assert_eq!(shown.iter().filter(|r| r.contains(" old")).count(), 3);
     h.press(&["esc"]);
+    assert!(h.screen().contains("Rollout · CloneSet demo/web"));
+    h.press(&["esc"]);
     assert!(h.screen().contains("Workloads — all namespaces [5]"));
 }
 
@@ -63,6 +91,8 @@ fn enter_on_a_cloneset_shows_its_pods_and_esc_goes_back() {
 fn enter_on_a_statefulset_and_daemonset_matches_by_owner() {
     let mut h = Harness::standard();
     h.press(&["j", "enter"]);
+    h.type_text(":pods");
+    h.press(&["enter"]);
     let shown = rows(&h.screen());
     assert_eq!(shown.len(), 3);
     assert!(
@@ -73,7 +103,9 @@ fn enter_on_a_statefulset_and_daemonset_matches_by_owner() {
         shown[2].starts_with("db-2") && shown[2].contains("✓"),
         "{shown:?}"
     );
-    h.press(&["esc", "j", "enter"]);
+    h.press(&["esc", "esc", "j", "enter"]);
+    h.type_text(":pods");
+    h.press(&["enter"]);
     let shown = rows(&h.screen());
     assert_eq!(shown.len(), 2);
     assert!(
@@ -166,7 +198,7 @@ fn slash_filters_live_and_esc_clears() {
     assert!(shown[0].contains("web"));
     // The filter stays after Enter; Enter now opens the one row left.
     h.press(&["enter"]);
-    assert!(h.screen().contains("Pods of CloneSet web"));
+    assert!(h.screen().contains("Rollout · CloneSet demo/web"));
     h.press(&["esc"]);
     assert!(h.screen().contains("/web"));
     h.press(&["esc"]);
@@ -288,13 +320,15 @@ fn store_changes_keep_the_selection_on_the_same_object() {
     h.feed(Msg::StoreChanged(Kind::CloneSet));
     assert!(h.screen().contains("[6]"));
     h.press(&["enter"]);
-    assert!(h.screen().contains("Pods of CloneSet web"));
+    assert!(h.screen().contains("Rollout · CloneSet demo/web"));
 }
 
 #[test]
 fn pods_view_follows_pod_deletions() {
     let mut h = Harness::standard();
     h.press(&["j", "j", "j", "enter"]);
+    h.type_text(":pods");
+    h.press(&["enter"]);
     let pods: Vec<kruise_tui::api::SlimPod> = harness::fixture("pods.yaml");
     let gone = pods
         .into_iter()

@@ -367,3 +367,71 @@ async fn a_deleted_pod_stops_its_containers_and_goes_when_its_finalizer_does() {
     wait_for(|| async { pods.get_opt("held").await.unwrap().is_none() }).await;
     h.finish().await;
 }
+
+/// With a real kube-scheduler leading (its Lease in kube-system renewed recently) the simulator
+/// leaves binding to it and only runs what lands on its nodes; once the Lease goes, it binds
+/// again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_kube_scheduler_binds_pods_instead_of_the_simulator() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let h = start().await;
+    let leases: Api<Lease> = Api::namespaced(h.client.clone(), "kube-system");
+    let now = jiff::Timestamp::now();
+    let lease: Lease = serde_json::from_value(json!({
+        "metadata": {"name": "kube-scheduler", "namespace": "kube-system"},
+        "spec": {
+            "holderIdentity": "control-plane_4d1f",
+            "leaseDurationSeconds": 600,
+            "acquireTime": now.to_string(),
+            "renewTime": now.to_string(),
+        },
+    }))
+    .unwrap();
+    leases.create(&PostParams::default(), &lease).await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    // Give the simulator time to see the Lease, then a pod: it stays unbound.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    pods.create(
+        &PostParams::default(),
+        &pod("left", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        node_of(&get(&pods, "left").await),
+        None,
+        "left to the real scheduler"
+    );
+
+    // The "real scheduler" binds it to a simulated node: the simulated kubelet runs it.
+    let binding = json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "left", "namespace": "default"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "sim-node-1"},
+    });
+    let request = http::Request::post("/api/v1/namespaces/default/pods/left/binding")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&binding).unwrap())
+        .unwrap();
+    h.client
+        .request::<serde_json::Value>(request)
+        .await
+        .unwrap();
+    wait_for(|| async { ready(&get(&pods, "left").await) }).await;
+
+    // No scheduler any more: the simulator binds new pods again.
+    leases
+        .delete("kube-scheduler", &Default::default())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    pods.create(
+        &PostParams::default(),
+        &pod("ours", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
+    wait_for(|| async { node_of(&get(&pods, "ours").await).is_some() }).await;
+    h.finish().await;
+}

@@ -52,7 +52,10 @@ fn all_pods() {
 fn pods_of_cloneset() {
     let mut h = Harness::standard();
     // demo/api, demo/db, demo/node-agent, demo/web, prod/checkout: web is the 4th row.
+    // Enter opens its rollout view; `:pods` there lists its pods.
     h.press(&["j", "j", "j", "enter"]);
+    h.type_text(":pods");
+    h.press(&["enter"]);
     insta::assert_snapshot!(h.screen());
 }
 

@@ -355,7 +355,7 @@ fn validate_partition(
 
 /// The revision an undo goes to: `to` by number, or the newest whose template differs from the
 /// current one.
-fn undo_target<'r>(
+pub(super) fn undo_target<'r>(
     target: &Target,
     revisions: &'r [RevisionInfo],
     current: &Value,

@@ -40,24 +40,16 @@ pub struct NodePodProbeSpec {
 pub struct PodProbe {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub name: String,
-    #[serde(
-        default,
-        deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
+    // namespace, uid and IP are required by the CRD schema: Go writes them even when empty.
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub namespace: String,
-    #[serde(
-        default,
-        deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub uid: String,
     /// The pod IP ("" when unknown).
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
-        rename = "IP",
-        skip_serializing_if = "String::is_empty"
+        rename = "IP"
     )]
     pub ip: String,
     #[serde(

@@ -1,10 +1,12 @@
 //! `:` command mode: parsing the command line, running it, and Tab completion.
 //!
-//! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`,
-//! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`.
+//! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
+//! (from a rollout view: that workload's pods), `:journal`, `:ns NAME` (`:ns all` for every
+//! namespace), `:ctx NAME`, `:q`.
 
 use super::{
     App, Effect, Level,
+    journal::JournalView,
     msg::Kind,
     route::{ListView, Route, Scope},
 };
@@ -14,13 +16,14 @@ use super::{
 pub enum Command {
     Workloads(Option<Kind>),
     Pods,
+    Journal,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 8] = [
+const NAMES: [(&str, &[&str]); 9] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -40,6 +43,7 @@ const NAMES: [(&str, &[&str]); 8] = [
     ),
     ("workloads", &["workloads", "wl"]),
     ("pods", &["pods", "pod", "po"]),
+    ("journal", &["journal"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -75,6 +79,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("ads") => no_arg(Command::Workloads(Some(Kind::DaemonSet))),
         Some("workloads") => no_arg(Command::Workloads(None)),
         Some("pods") => no_arg(Command::Pods),
+        Some("journal") => no_arg(Command::Journal),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -86,7 +91,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             None => Err("usage: :ctx NAME".to_owned()),
         },
         _ => Err(format!(
-            "unknown command `:{first}` (try :cs :asts :ads :pods :ns NAME :ctx NAME :q)"
+            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -113,8 +118,22 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
             Vec::new()
         }
         Command::Pods => {
-            open_list(app, Scope::Pods);
+            // From a rollout view, the flat list of that workload's pods.
+            let scope = match app.top() {
+                Route::Rollout(view) => Scope::PodsOf(view.owner.clone()),
+                _ => Scope::Pods,
+            };
+            open_list(app, scope);
             Vec::new()
+        }
+        Command::Journal => {
+            if !matches!(app.top(), Route::Journal(_)) {
+                app.stack.push(Route::Journal(JournalView::new()));
+                if app.stack.len() > MAX_DEPTH {
+                    app.stack.remove(1);
+                }
+            }
+            vec![Effect::ReadJournal]
         }
         Command::Quit => {
             app.request_quit();

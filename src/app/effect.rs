@@ -1,7 +1,12 @@
 //! `Effect`: IO that `update` asks for, as data. The kube layer's executor runs them and answers
-//! with `Msg::EffectDone`. Destructive effects (later issues) pass through a typed confirm step.
+//! with `Msg::EffectDone`.
+//!
+//! Mutations take two effects with a typed confirm step between them: [`Effect::Prepare`] reads
+//! the object and predicts what the action does (nothing is sent), the confirm dialog shows it,
+//! and only the user's confirm emits [`Effect::Perform`] with exactly what was shown.
 
 use super::msg::ObjectRef;
+use crate::actions::{Action, ObjectState, Prepared, Target};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -14,6 +19,46 @@ pub enum Effect {
         context: Option<String>,
         namespace: Option<String>,
     },
+    /// Read the object, check RBAC, prepare the action on it and predict its effect with the
+    /// plan API (sends nothing); answered by `EffectResult::Prepared`.
+    Prepare(Box<PrepareRequest>),
+    /// Send a prepared action (after the user confirmed it); answered by
+    /// `EffectResult::Performed`.
+    Perform(Box<PerformRequest>),
+    /// Plan the rollout view's next step (`partition`: the next batch's partition; `None`: what
+    /// the controller does next as things stand); answered by `EffectResult::RolloutPlan`.
+    PlanRollout {
+        workload: ObjectRef,
+        partition: Option<String>,
+    },
+    /// The recent events of a workload and of its pods; answered by
+    /// `EffectResult::RolloutEvents`.
+    FetchRolloutEvents {
+        workload: ObjectRef,
+        pods: Vec<String>,
+    },
+    /// The workload's revisions (with their templates) for the undo picker.
+    FetchRevisions { id: u64, target: Target },
+    /// Read the action journal for `:journal`.
+    ReadJournal,
     /// Leave the console.
     Quit,
+}
+
+/// What [`Effect::Prepare`] carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrepareRequest {
+    /// Matches the answer to the dialog that asked.
+    pub id: u64,
+    pub target: Target,
+    pub action: Action,
+}
+
+/// What [`Effect::Perform`] carries: the request the dialog showed and the object it was
+/// prepared on (the action layer's conflict check compares against it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerformRequest {
+    pub id: u64,
+    pub prepared: Prepared,
+    pub state: ObjectState,
 }

@@ -4,9 +4,10 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{
-    App, Effect, Level, Mode, command, filter,
+    App, Effect, Level, Mode, act, command, dialog, filter,
     msg::ObjectRef,
-    route::{EventsView, Fetch, ListView, Route, Scope, TextView, move_cursor},
+    rollout::RolloutView,
+    route::{EventsView, Fetch, PodView, Route, TextView, move_cursor},
 };
 use crate::config::{Action, Key};
 
@@ -19,6 +20,9 @@ pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         return vec![Effect::Quit];
     }
     app.mark_dirty();
+    if app.overlay.is_some() {
+        return dialog::key(app, ev);
+    }
     match app.mode.clone() {
         Mode::Help => {
             match app.keymap.action(&Key::from_event(&ev)) {
@@ -155,6 +159,14 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Open => open(app),
         Action::Yaml => return fetch(app, true),
         Action::Events => return fetch(app, false),
+        Action::NextBatch
+        | Action::PrevBatch
+        | Action::Partition
+        | Action::Pause
+        | Action::Undo
+        | Action::Image
+        | Action::Scale
+        | Action::Mark => return act::key(app, action),
     }
     Vec::new()
 }
@@ -191,6 +203,14 @@ fn navigate(app: &mut App, delta: isize) {
             view.scroll = (view.scroll as isize)
                 .saturating_add(delta)
                 .clamp(0, max as isize) as usize;
+        }
+        Some(Route::Rollout(view)) => view.move_cursor(delta),
+        Some(Route::Pod(view)) => {
+            view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 200) as usize;
+        }
+        Some(Route::Journal(view)) => {
+            let len = view.len();
+            move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
         None => {}
     }
@@ -235,31 +255,61 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
         }
         Route::Yaml(v) => Some(v.target.clone()),
         Route::Events(v) => Some(v.target.clone()),
+        Route::Rollout(v) => Some(match v.selected_pod() {
+            Some(pod) => ObjectRef {
+                kind: super::Kind::Pod,
+                namespace: Some(pod.namespace.clone()),
+                name: pod.name.clone(),
+            },
+            None => v.workload(),
+        }),
+        Route::Pod(v) => Some(ObjectRef {
+            kind: super::Kind::Pod,
+            namespace: Some(v.namespace.clone()),
+            name: v.name.clone(),
+        }),
+        Route::Journal(_) => None,
     }
 }
 
 fn open(app: &mut App) {
-    let Route::List(list) = app.top() else {
-        return;
+    let pod = |namespace: &str, name: &str| {
+        Route::Pod(PodView {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            scroll: 0,
+        })
     };
-    let Some(&i) = list.visible.get(list.selected) else {
-        return;
+    let route = match app.top() {
+        Route::List(list) => {
+            let Some(&i) = list.visible.get(list.selected) else {
+                return;
+            };
+            if list.scope.is_pods() {
+                match app.pods.get(i as usize) {
+                    Some(row) => pod(&row.namespace, &row.name),
+                    None => return,
+                }
+            } else {
+                let Some(row) = app.workloads.get(i as usize) else {
+                    return;
+                };
+                let mut view = RolloutView::new(row.owner());
+                let summary = super::rollout::summary::summary(&app.stores, &view.owner);
+                view.refresh(summary, &app.pods);
+                Route::Rollout(Box::new(view))
+            }
+        }
+        Route::Rollout(view) => match view.selected_pod() {
+            Some(row) => pod(&row.namespace, &row.name),
+            None => {
+                app.set_status(Level::Info, "no pod selected");
+                return;
+            }
+        },
+        _ => return,
     };
-    if list.scope.is_pods() {
-        let hint = format!(
-            "{}: YAML   {}: events",
-            app.keymap.hint(Action::Yaml),
-            app.keymap.hint(Action::Events)
-        );
-        app.set_status(Level::Info, hint);
-        return;
-    }
-    let Some(row) = app.workloads.get(i as usize) else {
-        return;
-    };
-    let mut view = ListView::new(Scope::PodsOf(row.owner()));
-    filter::refresh(&mut view, &app.workloads, &app.pods, app.page());
-    app.stack.push(Route::List(view));
+    app.stack.push(route);
 }
 
 fn fetch(app: &mut App, yaml: bool) -> Vec<Effect> {

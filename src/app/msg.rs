@@ -2,8 +2,16 @@
 //!
 //! Contract between the kube layer (producer of watch/health/effect-result messages) and the app.
 
+use std::collections::BTreeMap;
+
 use crossterm::event::KeyEvent;
 use jiff::Timestamp;
+
+use crate::{
+    actions::{ObjectState, Prepared, RevisionInfo, Target},
+    journal::Entry,
+    kruise::plan::Plan,
+};
 
 /// The kinds the console watches (one reflector each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,6 +113,35 @@ pub enum EffectResult {
     },
     /// A watch set was rebuilt for a new context/namespace.
     Switched,
+    /// An action prepared for the confirm dialog, or why it cannot be (one line: forbidden,
+    /// read-only, refused, not found...).
+    Prepared {
+        id: u64,
+        result: Result<Box<Preview>, String>,
+    },
+    /// A confirmed action was sent: what changed, or why it was not (one line).
+    Performed {
+        id: u64,
+        target: Target,
+        result: Result<String, String>,
+    },
+    /// The rollout view's next step, planned on the objects as the server has them now.
+    RolloutPlan {
+        workload: ObjectRef,
+        result: Result<Prediction, String>,
+    },
+    /// Recent events of a workload and its pods (newest last).
+    RolloutEvents {
+        workload: ObjectRef,
+        result: Result<Vec<ObjectEvent>, String>,
+    },
+    /// The revisions of a workload, for the undo picker.
+    Revisions {
+        id: u64,
+        result: Result<Box<Revisions>, String>,
+    },
+    /// The action journal, oldest first, and how many lines did not parse.
+    Journal(Result<(Vec<Entry>, usize), String>),
     /// An effect failed; the message is shown to the user.
     Failed { what: String, error: String },
 }
@@ -126,4 +163,43 @@ pub struct EventRow {
     pub count: i32,
     pub last_seen: Option<Timestamp>,
     pub source: String,
+}
+
+/// An action ready to confirm: the exact request, the object it was prepared on, and what the
+/// plan API predicts it does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preview {
+    pub prepared: Prepared,
+    pub state: ObjectState,
+    /// `None`: the action moves no pods by itself (scaling); `Some(Err)`: why no prediction
+    /// could be made (the action can still be sent).
+    pub prediction: Option<Result<Prediction, String>>,
+}
+
+/// What the plan API says happens, on the objects as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// The change planned, in words (`partition 6 → 5`, `pause`).
+    pub change: String,
+    pub plan: Plan,
+    /// Pod → node, for Advanced DaemonSets (the plan orders nodes).
+    pub nodes: BTreeMap<String, String>,
+}
+
+/// One event and the object it is about (the workload or one of its pods).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectEvent {
+    /// `CloneSet/web`, `Pod/web-x7k2p`.
+    pub object: String,
+    pub event: EventRow,
+}
+
+/// A workload's revisions as the undo picker shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Revisions {
+    pub target: Target,
+    /// The template the workload has now.
+    pub current: serde_json::Value,
+    /// Its ControllerRevisions, newest first.
+    pub revisions: Vec<RevisionInfo>,
 }

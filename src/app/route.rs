@@ -3,7 +3,11 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use super::msg::{EventRow, Kind, ObjectRef};
+use super::{
+    journal::JournalView,
+    msg::{EventRow, Kind, ObjectRef},
+    rollout::RolloutView,
+};
 
 /// One screen on the stack.
 #[derive(Debug, Clone)]
@@ -14,6 +18,20 @@ pub enum Route {
     Yaml(TextView),
     /// The events of one object.
     Events(EventsView),
+    /// A workload's rollout (Enter on a workload).
+    Rollout(Box<RolloutView>),
+    /// One pod in detail (Enter on a pod).
+    Pod(PodView),
+    /// The action journal (`:journal`).
+    Journal(JournalView),
+}
+
+/// The pod detail view: the pod is read live from the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodView {
+    pub namespace: String,
+    pub name: String,
+    pub scroll: usize,
 }
 
 /// Which rows a list shows.

@@ -1,13 +1,23 @@
 //! `update(&mut App, Msg) -> Vec<Effect>`: the only place state changes. No IO, no clock.
 
 use super::{
-    App, Effect, Level, STATUS_SECONDS, keys,
+    App, Effect, Level, STATUS_SECONDS,
+    dialog::{Confirm, Overlay, default_revision},
+    keys,
     msg::{EffectResult, Kind, Msg},
     route::{Fetch, Route},
 };
 
 /// Applies one message; returns the IO the runtime must perform.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut effects = apply(app, msg);
+    // Whatever changed, the rollout view on top asks for its plan and events when they are
+    // stale (throttled; nothing is asked while nothing changes).
+    effects.extend(app.rollout_due());
+    effects
+}
+
+fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(ev) => return keys::handle(app, ev),
         Msg::Resize { width, height } => {
@@ -81,8 +91,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.mark_dirty();
         }
         Msg::EffectDone(result) => {
-            effect_done(app, result);
+            let effects = effect_done(app, result);
             app.mark_dirty();
+            return effects;
         }
         Msg::StoresReplaced(stores) => {
             // New watches (after `:ns`/`:ctx`): nothing is known until their first lists land.
@@ -105,7 +116,7 @@ fn rebuild(app: &mut App, kind: Kind) {
     }
 }
 
-fn effect_done(app: &mut App, result: EffectResult) {
+fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
     match result {
         EffectResult::Yaml { target, yaml } => {
             for route in app.stack.iter_mut().rev() {
@@ -151,5 +162,109 @@ fn effect_done(app: &mut App, result: EffectResult) {
             }
             app.set_status(Level::Error, format!("{what}: {error}"));
         }
+        EffectResult::Prepared { id, result } => {
+            if !matches!(&app.overlay, Some(Overlay::Busy { id: waiting, .. }) if *waiting == id) {
+                // The user stopped waiting: drop it.
+                return Vec::new();
+            }
+            match result {
+                Ok(preview) => {
+                    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
+                        id,
+                        preview,
+                        focus: super::dialog::Button::Cancel,
+                        scroll: 0,
+                    })));
+                }
+                Err(why) => {
+                    app.overlay = None;
+                    app.set_status(Level::Error, why);
+                }
+            }
+        }
+        EffectResult::Performed { id, target, result } => {
+            if matches!(&app.overlay, Some(Overlay::Busy { id: waiting, .. }) if *waiting == id) {
+                app.overlay = None;
+            }
+            match result {
+                Ok(done) => app.set_status(Level::Info, format!("{}: {done}", target.describe())),
+                Err(why) => app.set_status(Level::Error, why),
+            }
+            for route in &mut app.stack {
+                if let Route::Rollout(view) = route {
+                    view.plan_refresh.stale = true;
+                    view.events_refresh.stale = true;
+                }
+            }
+            // An open journal shows the new entry.
+            if app.stack.iter().any(|r| matches!(r, Route::Journal(_))) {
+                return vec![Effect::ReadJournal];
+            }
+        }
+        EffectResult::RolloutPlan { workload, result } => {
+            for route in &mut app.stack {
+                if let Route::Rollout(view) = route
+                    && view.workload() == workload
+                {
+                    view.plan_refresh.in_flight = false;
+                    view.plan = match result.clone() {
+                        Ok(p) => Fetch::Loaded(p),
+                        Err(e) => Fetch::Failed(e),
+                    };
+                }
+            }
+        }
+        EffectResult::RolloutEvents { workload, result } => {
+            for route in &mut app.stack {
+                if let Route::Rollout(view) = route
+                    && view.workload() == workload
+                {
+                    view.events_refresh.in_flight = false;
+                    view.events = match result.clone() {
+                        Ok(e) => Fetch::Loaded(e),
+                        Err(e) => Fetch::Failed(e),
+                    };
+                }
+            }
+        }
+        EffectResult::Revisions { id, result } => {
+            if let Some(Overlay::Revisions(picker)) = &mut app.overlay
+                && picker.id == id
+            {
+                match result {
+                    Ok(revs) if revs.revisions.is_empty() => {
+                        app.overlay = None;
+                        app.set_status(
+                            Level::Error,
+                            format!(
+                                "{} has no revisions to roll back to",
+                                revs.target.describe()
+                            ),
+                        );
+                    }
+                    Ok(revs) => {
+                        picker.selected = default_revision(&revs);
+                        picker.revisions = Fetch::Loaded(revs);
+                    }
+                    Err(why) => {
+                        app.overlay = None;
+                        app.set_status(Level::Error, why);
+                    }
+                }
+            }
+        }
+        EffectResult::Journal(result) => {
+            for route in &mut app.stack {
+                if let Route::Journal(view) = route {
+                    view.loaded(result.clone());
+                }
+            }
+            let page = app.page();
+            if let Some(Route::Journal(view)) = app.stack.last_mut() {
+                let len = view.len();
+                super::route::keep_in_window(view.selected, &mut view.offset, len, page);
+            }
+        }
     }
+    Vec::new()
 }

@@ -51,6 +51,7 @@ pub mod podlog;
 pub mod protobuf;
 pub mod read;
 pub mod remove;
+pub mod requests;
 pub mod resources;
 pub mod routes;
 pub mod schema;
@@ -123,6 +124,7 @@ impl EmbeddedCluster {
             token,
             addr,
             applied: Default::default(),
+            requests: Default::default(),
         });
         let aggregation = authz::aggregation::spawn(store.clone());
         let gc = gc::spawn(store);
@@ -201,6 +203,11 @@ impl EmbeddedCluster {
     /// The object store, for fast in-process seeding (no admission, no validation).
     pub fn store(&self) -> Arc<Store> {
         self.shared.store.clone()
+    }
+
+    /// The mutating requests received (method, path, User-Agent).
+    pub fn requests(&self) -> &requests::RequestLog {
+        &self.shared.requests
     }
 
     /// The admission chains: register mutating/validating hooks here.

@@ -29,17 +29,33 @@ pub enum Action {
     Filter,
     Yaml,
     Events,
+    NextBatch,
+    PrevBatch,
+    Partition,
+    Pause,
+    Undo,
+    Image,
+    Scale,
+    Mark,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 14] = [
+    pub const ALL: [Action; 22] = [
         Action::Command,
         Action::Filter,
         Action::Open,
         Action::Back,
         Action::Yaml,
         Action::Events,
+        Action::NextBatch,
+        Action::PrevBatch,
+        Action::Partition,
+        Action::Pause,
+        Action::Undo,
+        Action::Image,
+        Action::Scale,
+        Action::Mark,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -67,6 +83,14 @@ impl Action {
             Action::Filter => "filter",
             Action::Yaml => "yaml",
             Action::Events => "events",
+            Action::NextBatch => "next-batch",
+            Action::PrevBatch => "prev-batch",
+            Action::Partition => "partition",
+            Action::Pause => "pause",
+            Action::Undo => "undo",
+            Action::Image => "image",
+            Action::Scale => "scale",
+            Action::Mark => "mark",
         }
     }
 
@@ -79,14 +103,22 @@ impl Action {
             Action::PageDown => "page down",
             Action::Top => "go to the first row",
             Action::Bottom => "go to the last row",
-            Action::Open => "drill down (workload → its pods)",
+            Action::Open => "drill down (workload → rollout → pod)",
             Action::Back => "back / close / clear filter",
             Action::Quit => "quit",
             Action::Help => "this help",
-            Action::Command => "command (:cs :asts :ads :pods :ns NAME :ctx NAME :q)",
+            Action::Command => "command (:cs :pods :journal :ns :ctx…)",
             Action::Filter => "filter rows (live)",
             Action::Yaml => "YAML of the selection",
             Action::Events => "events of the selection",
+            Action::NextBatch => "next batch (lower the partition)",
+            Action::PrevBatch => "previous batch (raise the partition)",
+            Action::Partition => "set the partition (number or %)",
+            Action::Pause => "pause / resume the rollout",
+            Action::Undo => "undo to a revision (journal: revert)",
+            Action::Image => "set container images",
+            Action::Scale => "scale (marked pods are deleted)",
+            Action::Mark => "mark / unmark a pod (rollout view)",
         }
     }
 

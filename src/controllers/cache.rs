@@ -108,6 +108,8 @@ where
             writer.apply_watcher_event(&Event::Init);
             writer.apply_watcher_event(&Event::InitDone);
         }
+        // Its (empty) list is complete: waiters must not wait for a watch that never starts.
+        self.listed.send_replace(true);
     }
 
     /// Starts watching with `stream`; the store fills and handlers are called for each change.

@@ -47,17 +47,29 @@ pub fn held_by_other(lease: &Lease, identity: &str, now: Timestamp) -> Option<St
     fresh_holder(lease, now).filter(|h| h != identity)
 }
 
+/// Annotation on the lease naming the feature gates the leader runs with, so the console and the
+/// subcommands predict with the gates the controllers decide with.
+pub const GATES_ANNOTATION: &str = "kruise-tui.io/feature-gates";
+
 pub struct LeaderLease {
     api: Api<Lease>,
     identity: String,
+    gates: String,
 }
 
 impl LeaderLease {
-    pub fn new(client: Client, identity: &str) -> Self {
+    pub fn new(client: Client, identity: &str, gates: &crate::kruise::FeatureGates) -> Self {
         Self {
             api: Api::namespaced(client, NAMESPACE),
             identity: identity.to_owned(),
+            gates: gates.to_spec(),
         }
+    }
+
+    fn annotate(&self, meta: &mut ObjectMeta) {
+        meta.annotations
+            .get_or_insert_with(Default::default)
+            .insert(GATES_ANNOTATION.to_owned(), self.gates.clone());
     }
 
     fn spec(&self, previous: Option<&LeaseSpec>, now: Timestamp) -> LeaseSpec {
@@ -85,7 +97,7 @@ impl LeaderLease {
         let now = Timestamp::now();
         match self.api.get_opt(NAME).await? {
             None => {
-                let lease = Lease {
+                let mut lease = Lease {
                     metadata: ObjectMeta {
                         name: Some(NAME.to_owned()),
                         namespace: Some(NAMESPACE.to_owned()),
@@ -93,6 +105,7 @@ impl LeaderLease {
                     },
                     spec: Some(self.spec(None, now)),
                 };
+                self.annotate(&mut lease.metadata);
                 match self.api.create(&PostParams::default(), &lease).await {
                     Ok(_) => Ok(true),
                     Err(err) if write::code(&err) == Some(409) => Ok(false),
@@ -106,6 +119,7 @@ impl LeaderLease {
                 }
                 let mut updated = lease.clone();
                 updated.spec = Some(self.spec(lease.spec.as_ref(), now));
+                self.annotate(&mut updated.metadata);
                 match self
                     .api
                     .replace(NAME, &PostParams::default(), &updated)

@@ -6,11 +6,15 @@
 //! - [`admission::admit_create`] / [`admission::admit_update`]: the webhook hook (verdict plus
 //!   the defaulted, injected object);
 //! - [`controller::reconcile`]: what the manager does with one CRR now;
-//! - [`daemon`]: per-container states, CRR pick order and one daemon sync step.
+//! - [`daemon`]: per-container states, CRR pick order and one daemon sync step;
+//! - [`manager`]: one manager reconcile as the list of writes to make;
+//! - [`readiness`]: the pod's `KruisePodReady` not-ready holders.
 
 pub mod admission;
 pub mod controller;
 pub mod daemon;
+pub mod manager;
+pub mod readiness;
 pub mod types;
 
 pub use crate::kruise::admission::Verdict;

@@ -75,6 +75,16 @@ impl FeatureGates {
         })
     }
 
+    /// The overrides as the `--feature-gates` flag writes them (`A=true,B=false`, sorted); the
+    /// inverse of [`parse`](Self::parse).
+    pub fn to_spec(&self) -> String {
+        self.overrides
+            .iter()
+            .map(|(name, on)| format!("{name}={on}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// Whether upstream has a gate of this name that the port reads.
     pub fn is_known(name: &str) -> bool {
         DEFAULTS.iter().any(|(n, _)| *n == name)

@@ -7,12 +7,16 @@
 //! - [`mutating::annotate_pod`]: the pod CREATE hook (serverless gate);
 //! - [`apply::apply_probe_states`]: NodePodProbe results -> pod labels, annotations, conditions;
 //! - [`node_probe`]: NodePodProbe spec maintenance;
-//! - [`controller`]: both controllers as pure passes built on the above.
+//! - [`controller`]: both controllers as pure passes built on the above;
+//! - [`reconcile`]: those passes as plans of writes (finalizer, status, node lifecycle);
+//! - [`daemon`]: the node side: probe workers, their results, the NodePodProbe status.
 
 pub mod apply;
 pub mod controller;
+pub mod daemon;
 pub mod mutating;
 pub mod node_probe;
+pub mod reconcile;
 pub mod types;
 pub mod validate;
 

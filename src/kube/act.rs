@@ -35,7 +35,7 @@ pub const RETRIES: usize = 3;
 pub enum ActError {
     #[error("read-only: {0} not sent")]
     ReadOnly(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Refused(#[from] ActionError),
     #[error("forbidden: {0}")]
     Forbidden(String),

@@ -1,8 +1,15 @@
 //! The effect executor: runs the IO that `update` asks for and answers with `Msg::EffectDone`.
 //!
-//! It owns the connection and the running [`WatchSet`]. Fetches (YAML, events) run as their own
-//! tasks so a slow server never delays a `:ns` switch; `Switch` rebuilds the watches in place
-//! (new client for a new context, new stores announced with `Msg::StoresReplaced`).
+//! It owns the connection, the running [`WatchSet`] and the action layer's [`Actor`] (journal in
+//! the state dir, `--readonly` from the flags, context and cluster of the connection). Fetches
+//! and actions run as their own tasks so a slow server never delays a `:ns` switch; `Switch`
+//! rebuilds the watches in place (new client and actor for a new context, new stores announced
+//! with `Msg::StoresReplaced`).
+
+mod act;
+mod rollout;
+
+use std::sync::Arc;
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
@@ -19,6 +26,10 @@ use super::{
     errors::Plain,
     watchset::WatchSet,
 };
+pub use act::done_text;
+pub use rollout::live_input;
+
+use super::act::Actor;
 use crate::{
     api::{CloneSet, DaemonSet, StatefulSet},
     app::{
@@ -26,6 +37,8 @@ use crate::{
         msg::{EffectResult, EventRow, Kind, Msg, ObjectRef},
     },
     cli::KubeArgs,
+    config::Paths,
+    journal::Journal,
 };
 
 /// Runs effects against one cluster connection at a time.
@@ -35,6 +48,20 @@ pub struct Executor {
     namespace: Option<String>,
     watches: WatchSet,
     tx: UnboundedSender<Msg>,
+    actor: Arc<Actor>,
+    journal: Option<Journal>,
+    /// The cluster's feature gates for predictions (read again after a minute).
+    gates: Arc<rollout::Gates>,
+}
+
+fn actor_for(args: &KubeArgs, conn: &Connection, journal: Option<Journal>) -> Arc<Actor> {
+    Actor::new(
+        conn.client.clone(),
+        args.readonly,
+        conn.context.clone(),
+        conn.cluster_url.clone(),
+        journal,
+    )
 }
 
 impl Executor {
@@ -62,13 +89,36 @@ impl Executor {
         tx: UnboundedSender<Msg>,
     ) -> Self {
         let watches = WatchSet::start(&conn, namespace.clone(), tx.clone(), false);
+        let journal = match Paths::resolve() {
+            Ok(paths) => Some(Journal::new(paths.journal_file)),
+            Err(err) => {
+                tracing::warn!("no action journal: {err:#}");
+                None
+            }
+        };
+        let actor = actor_for(&args, &conn, journal.clone());
         Self {
             args,
             conn,
             namespace,
             watches,
             tx,
+            actor,
+            journal,
+            gates: Arc::default(),
         }
+    }
+
+    /// Journals actions to `journal` instead of the state dir's (tests).
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.actor = actor_for(&self.args, &self.conn, Some(journal.clone()));
+        self.journal = Some(journal);
+        self
+    }
+
+    /// The action layer this executor sends through.
+    pub fn actor(&self) -> Arc<Actor> {
+        self.actor.clone()
     }
 
     /// The stores the current watches fill.
@@ -134,6 +184,66 @@ impl Executor {
                 };
                 let _ = self.tx.send(Msg::EffectDone(result));
             }
+            Effect::Prepare(req) => {
+                let (actor, client, tx) = (
+                    self.actor.clone(),
+                    self.conn.client.clone(),
+                    self.tx.clone(),
+                );
+                let gates = self.gates.clone();
+                tokio::spawn(async move {
+                    let req = *req;
+                    let result =
+                        act::prepare(actor, client, gates, req.id, req.target, req.action).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::Perform(req) => {
+                let (actor, tx) = (self.actor.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let req = *req;
+                    let result = act::perform(actor, req.id, req.prepared, req.state).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::PlanRollout {
+                workload,
+                partition,
+            } => {
+                let (actor, client, tx) = (
+                    self.actor.clone(),
+                    self.conn.client.clone(),
+                    self.tx.clone(),
+                );
+                let gates = self.gates.clone();
+                tokio::spawn(async move {
+                    let result =
+                        rollout::plan_rollout(actor, client, gates, workload, partition).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::FetchRolloutEvents { workload, pods } => {
+                let ns = self.target_namespace(&workload);
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let result = rollout::rollout_events(client, ns, workload, pods).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::FetchRevisions { id, target } => {
+                let (actor, tx) = (self.actor.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let result = act::revisions(actor, id, target).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
+            Effect::ReadJournal => {
+                let (journal, tx) = (self.journal.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let result = act::read_journal(journal).await;
+                    let _ = tx.send(Msg::EffectDone(result));
+                });
+            }
             // Leaving is the runtime's business; nothing to run here.
             Effect::Quit => {}
         }
@@ -148,6 +258,8 @@ impl Executor {
             && self.conn.context.as_deref() != Some(name)
         {
             self.conn = connect(&self.args, Some(name)).await?;
+            self.actor = actor_for(&self.args, &self.conn, self.journal.clone());
+            self.gates = Arc::default();
         }
         self.namespace = namespace;
         // Stop the old watches before the new ones announce their stores.
@@ -240,7 +352,7 @@ pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Resul
     Ok(events.into_iter().map(event_row).collect())
 }
 
-fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
+pub(super) fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
     ev.last_timestamp
         .as_ref()
         .map(|t| t.0)
@@ -249,7 +361,7 @@ fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
         .or_else(|| ev.metadata.creation_timestamp.as_ref().map(|t| t.0))
 }
 
-fn event_row(ev: CoreEvent) -> EventRow {
+pub(super) fn event_row(ev: CoreEvent) -> EventRow {
     let last_seen = last_seen(&ev);
     let source = ev
         .source

@@ -37,6 +37,9 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     if app.kruise_missing {
         spans.push(Span::styled("  no OpenKruise", t.style(Role::StatusWarn)));
     }
+    if app.readonly {
+        spans.push(Span::styled("  READ-ONLY", t.style(Role::StatusWarn)));
+    }
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
@@ -117,37 +120,51 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
 /// Key hints for the current view, from the active keymap.
 fn hints(app: &App) -> Line<'static> {
     let t = &app.theme;
-    let mut actions = vec![Action::Help, Action::Command, Action::Filter];
+    let mut actions: Vec<(Action, &'static str)> = vec![(Action::Help, "help")];
+    let rollout_keys = [
+        (Action::NextBatch, "next"),
+        (Action::PrevBatch, "prev"),
+        (Action::Partition, "partition"),
+        (Action::Pause, "pause"),
+        (Action::Undo, "undo"),
+        (Action::Image, "image"),
+        (Action::Scale, "scale"),
+    ];
     match app.top() {
-        Route::List(list) if !list.scope.is_pods() => actions.push(Action::Open),
-        Route::List(_) => {}
-        _ => actions.retain(|a| *a != Action::Filter),
+        Route::List(list) if !list.scope.is_pods() => {
+            actions.extend([
+                (Action::Command, "command"),
+                (Action::Filter, "filter"),
+                (Action::Open, "rollout"),
+            ]);
+            actions.extend(rollout_keys.iter().take(2));
+            actions.extend([(Action::Pause, "pause"), (Action::Undo, "undo")]);
+        }
+        Route::List(_) => actions.extend([
+            (Action::Command, "command"),
+            (Action::Filter, "filter"),
+            (Action::Open, "pod"),
+        ]),
+        Route::Rollout(_) => {
+            actions.extend(rollout_keys);
+            actions.extend([(Action::Mark, "mark"), (Action::Open, "pod")]);
+        }
+        Route::Journal(_) => actions.push((Action::Undo, "revert")),
+        _ => actions.push((Action::Command, "command")),
     }
-    if selection(app).is_some() {
-        actions.extend([Action::Yaml, Action::Events]);
+    if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
+        actions.extend([(Action::Yaml, "yaml"), (Action::Events, "events")]);
     }
     if app.stack.len() > 1 {
-        actions.push(Action::Back);
+        actions.push((Action::Back, "back"));
     }
-    actions.push(Action::Quit);
+    actions.push((Action::Quit, "quit"));
     let mut spans = vec![Span::raw(" ")];
-    for a in actions {
+    for (a, name) in actions {
         spans.push(Span::styled(app.keymap.hint(a), t.style(Role::HelpKey)));
-        spans.push(Span::styled(
-            format!(" {}  ", short_name(a)),
-            t.style(Role::Muted),
-        ));
+        spans.push(Span::styled(format!(" {name}  "), t.style(Role::Muted)));
     }
     Line::from(spans)
-}
-
-fn short_name(a: Action) -> &'static str {
-    match a {
-        Action::Open => "pods",
-        Action::Command => "command",
-        Action::Back => "back",
-        other => other.name(),
-    }
 }
 
 /// "row 3/120" (or the YAML line range) for the right of the status line.
@@ -162,12 +179,24 @@ fn position(app: &App) -> String {
             }
             _ => String::new(),
         },
+        Route::Rollout(v) if !v.pods.is_empty() => format!("{}/{} ", v.selected + 1, v.pods.len()),
+        Route::Journal(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         _ => String::new(),
     }
 }
 
 pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
     kind.plural()
+}
+
+/// The kind as users read it (`Advanced StatefulSet`).
+pub fn kind_long_name(kind: crate::app::Kind) -> &'static str {
+    use crate::app::Kind;
+    match kind {
+        Kind::StatefulSet => "Advanced StatefulSet",
+        Kind::DaemonSet => "Advanced DaemonSet",
+        other => kind_name(other),
+    }
 }
 
 pub fn kind_name(kind: crate::app::Kind) -> &'static str {

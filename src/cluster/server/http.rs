@@ -36,6 +36,8 @@ pub struct Shared {
     /// The last configuration each field manager applied to each object (uid, manager), so a
     /// re-apply removes the fields the manager dropped (server-side apply's core rule).
     pub applied: std::sync::Mutex<HashMap<(String, String), serde_json::Value>>,
+    /// Every mutating request received (tests count what a client sent).
+    pub requests: super::requests::RequestLog,
 }
 
 /// A parsed request.
@@ -160,6 +162,7 @@ async fn handle(
         None if public && credentials.is_none() => Arc::new(UserInfo::anonymous()),
         None => return Ok(error_response(&ApiError::unauthorized())),
     };
+    shared.requests.record(&parts.method, &path, &parts.headers);
     let body = match body.collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) => {

@@ -1,19 +1,28 @@
-//! The simulator's IO loop: one task that watches pods and nodes, keeps a local cache, applies
-//! the pure decisions (`schedule`, `kubelet`) and sleeps until the earliest pod deadline.
+//! The simulator's IO loop: one task that watches pods, nodes, ContainerRecreateRequests and
+//! NodePodProbes, keeps a local cache, applies the pure decisions (`schedule`, `kubelet`,
+//! `recreate`, `probes`) and sleeps until the earliest deadline.
 //!
-//! Work is keyed by pod: a changed or due pod is marked dirty; at most `MAX_IN_FLIGHT` requests
-//! run at once, and a pod with a request in flight is looked at again when it completes. 10,000
-//! pods cost one cache entry and at most one deadline each, never a task or a poll.
+//! Work is keyed ([`Work`]): a pod (schedule it, run its kubelet), a pod's CRRs (the daemon's
+//! container recreation) or a node's probes. A changed or due key is marked dirty; at most
+//! `MAX_IN_FLIGHT` requests run at once, and a key with a request in flight is looked at again
+//! when it completes. 10,000 pods cost one cache entry and at most one deadline each, a node's
+//! probes one deadline per node, never a task or a poll.
+
+mod daemon;
+mod pods;
 
 use std::{
-    collections::{HashMap, HashSet, VecDeque},
+    collections::{BTreeMap, HashMap, HashSet, VecDeque},
     time::Duration,
 };
 
 use anyhow::Result;
-use futures::{StreamExt as _, future::BoxFuture};
+use futures::{StreamExt as _, future::BoxFuture, stream::BoxStream};
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::{
+    coordination::v1::Lease,
+    core::v1::{Node, Pod},
+};
 use kube::{
     Api, Client,
     runtime::{WatchStreamExt as _, watcher},
@@ -23,12 +32,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     deadlines::Deadlines,
-    events,
     io::{self, Outcome},
-    kubelet::{self, PodAction, Timing},
-    nodes::SIM_NODE_LABEL,
-    schedule,
+    kubelet::Timing,
+    probes::NodeProber,
 };
+use crate::api::{ContainerRecreateRequest, NodePodProbe};
 
 /// How many API requests the simulator keeps in flight.
 const MAX_IN_FLIGHT: usize = 32;
@@ -53,9 +61,21 @@ impl Default for SimOptions {
     }
 }
 
-type Key = String;
+/// A pod's `namespace/name`.
+type PodKey = String;
 
-fn key_of(pod: &Pod) -> Key {
+/// One unit of the simulator's work.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Work {
+    /// Schedule the pod, or run its kubelet.
+    Pod(PodKey),
+    /// Work on the pod's ContainerRecreateRequests (the daemon's side).
+    Crrs(PodKey),
+    /// Run the probes of the node's NodePodProbe.
+    Probes(String),
+}
+
+fn key_of(pod: &Pod) -> PodKey {
     format!(
         "{}/{}",
         pod.metadata.namespace.as_deref().unwrap_or_default(),
@@ -69,16 +89,41 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
         io::register_node(&client, index).await?;
     }
     let mut sim = Sim::new(client.clone(), opts.timing.clone());
-    let pods = watcher(Api::<Pod>::all(client.clone()), watcher::Config::default())
-        .default_backoff()
-        .boxed();
-    let node_events = watcher(Api::<Node>::all(client.clone()), watcher::Config::default())
-        .default_backoff()
-        .boxed();
-    let mut streams = futures::stream::select(
-        pods.map(|e| StreamItem::Pod(Box::new(e))),
-        node_events.map(|e| StreamItem::Node(Box::new(e))),
+    let mut sources: Vec<BoxStream<'static, StreamItem>> = vec![
+        watch::<Pod>(&client, None).map(StreamItem::Pod).boxed(),
+        watch::<Node>(&client, None).map(StreamItem::Node).boxed(),
+    ];
+    let served = io::kruise_daemon_kinds(&client).await;
+    if served.crrs {
+        // Upstream's daemon lists only active CRRs: completed ones drop out of the watch.
+        let active = Some(format!("{}=true", crate::kruise::crr::ACTIVE_KEY));
+        sources.push(
+            watch::<ContainerRecreateRequest>(&client, active)
+                .map(StreamItem::Crr)
+                .boxed(),
+        );
+    }
+    if served.node_probes {
+        sources.push(
+            watch::<NodePodProbe>(&client, None)
+                .map(StreamItem::NodeProbe)
+                .boxed(),
+        );
+    }
+    if !served.crrs || !served.node_probes {
+        tracing::info!(
+            "sim-nodes: the server does not serve ContainerRecreateRequests and NodePodProbes \
+             (apps.kruise.io/v1alpha1); the simulated daemon leaves them alone"
+        );
+    }
+    // A real kube-scheduler (its Lease in kube-system renewed recently) binds pods itself: two
+    // schedulers would bind the same pods and fight. Its Lease is watched, not polled.
+    sources.push(
+        scheduler_lease_watch(&client)
+            .map(StreamItem::SchedulerLease)
+            .boxed(),
     );
+    let mut streams = futures::stream::select_all(sources);
     let beats = tokio::spawn(heartbeats(
         client.clone(),
         opts.nodes,
@@ -91,20 +136,7 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
         tokio::select! {
             () = shutdown.cancelled() => break,
             item = streams.next() => match item {
-                Some(StreamItem::Pod(event)) => match *event {
-                    Ok(event) => sim.on_pod_event(event),
-                    Err(err) => tracing::warn!(
-                        "sim-nodes: pod watch error (retrying): {}",
-                        crate::kube::errors::watcher_text(&err)
-                    ),
-                },
-                Some(StreamItem::Node(event)) => match *event {
-                    Ok(event) => sim.on_node_event(event),
-                    Err(err) => tracing::warn!(
-                        "sim-nodes: node watch error (retrying): {}",
-                        crate::kube::errors::watcher_text(&err)
-                    ),
-                },
+                Some(item) => sim.on_stream(item),
                 None => break,
             },
             Some(done) = sim.requests.join_next(), if !sim.requests.is_empty() => {
@@ -120,6 +152,45 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
     beats.abort();
     sim.requests.shutdown().await;
     Ok(())
+}
+
+/// A cluster-wide watch of `K` (with an optional label selector), managedFields dropped.
+fn watch<K>(
+    client: &Client,
+    labels: Option<String>,
+) -> BoxStream<'static, Box<Result<watcher::Event<K>, watcher::Error>>>
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + 'static,
+{
+    let mut config = watcher::Config::default();
+    if let Some(labels) = labels {
+        config = config.labels(&labels);
+    }
+    // What the simulator never reads goes, to keep 10,000 cached pods small.
+    watcher(Api::<K>::all(client.clone()), config)
+        .default_backoff()
+        .modify(|o: &mut K| o.meta_mut().managed_fields = None)
+        .map(Box::new)
+        .boxed()
+}
+
+/// The Lease kube-scheduler renews while it leads (`kube-system/kube-scheduler`).
+pub const SCHEDULER_LEASE: (&str, &str) = ("kube-system", "kube-scheduler");
+
+fn scheduler_lease_watch(client: &Client) -> BoxStream<'static, Event<Lease>> {
+    let config = watcher::Config::default().fields(&format!("metadata.name={}", SCHEDULER_LEASE.1));
+    watcher(
+        Api::<Lease>::namespaced(client.clone(), SCHEDULER_LEASE.0),
+        config,
+    )
+    .default_backoff()
+    .map(Box::new)
+    .boxed()
 }
 
 /// Posts every node's Ready heartbeat each `every`, re-registering a node someone deleted.
@@ -151,38 +222,46 @@ fn is_not_found(err: &kube::Error) -> bool {
     matches!(err, kube::Error::Api(status) if status.code == 404)
 }
 
-/// What a node watch event means for the pods.
-enum NodeChange {
-    New(String),
-    /// Labels, taints or schedulability changed (or the set of foreign nodes).
-    Placement,
-    StatusOnly,
-}
+type Event<K> = Box<Result<watcher::Event<K>, watcher::Error>>;
 
 enum StreamItem {
-    Pod(Box<Result<watcher::Event<Pod>, watcher::Error>>),
-    Node(Box<Result<watcher::Event<Node>, watcher::Error>>),
+    Pod(Event<Pod>),
+    Node(Event<Node>),
+    Crr(Event<ContainerRecreateRequest>),
+    NodeProbe(Event<NodePodProbe>),
+    SchedulerLease(Event<Lease>),
 }
 
 /// The loop's state: caches, the deadline queue, the dirty queue and the requests in flight.
 struct Sim {
     client: Client,
     timing: Timing,
-    pods: HashMap<Key, Pod>,
-    pod_init: Option<HashMap<Key, Pod>>,
+    pods: HashMap<PodKey, Pod>,
+    pod_init: Option<HashMap<PodKey, Pod>>,
     /// Which node each cached pod is on (or is being bound to), and the pods per node.
-    placement: HashMap<Key, String>,
+    placement: HashMap<PodKey, String>,
     load: HashMap<String, usize>,
     sim_nodes: HashMap<String, Node>,
     foreign_nodes: HashSet<String>,
     node_init: Option<HashMap<String, Node>>,
-    deadlines: Deadlines<Key>,
-    dirty: VecDeque<Key>,
-    dirty_set: HashSet<Key>,
-    in_flight: HashSet<Key>,
-    redo: HashSet<Key>,
-    requests: JoinSet<(Key, Result<Outcome>)>,
+    /// The active CRRs by the pod they name, then by CRR name.
+    crrs: HashMap<PodKey, BTreeMap<String, ContainerRecreateRequest>>,
+    crr_init: Option<Vec<ContainerRecreateRequest>>,
+    /// NodePodProbes by name (= node name), and the probe workers of each simulated node.
+    node_probes: HashMap<String, NodePodProbe>,
+    node_probe_init: Option<HashMap<String, NodePodProbe>>,
+    probers: HashMap<String, NodeProber>,
+    deadlines: Deadlines<Work>,
+    dirty: VecDeque<Work>,
+    dirty_set: HashSet<Work>,
+    in_flight: HashSet<Work>,
+    redo: HashSet<Work>,
+    requests: JoinSet<(Work, Result<Outcome>)>,
     use_binding: bool,
+    /// The kube-scheduler's Lease, when the cluster has one.
+    scheduler_lease: Option<Lease>,
+    /// Whether the last look found a real scheduler binding pods (for saying so once).
+    deferring: bool,
 }
 
 impl Sim {
@@ -197,6 +276,11 @@ impl Sim {
             sim_nodes: HashMap::new(),
             foreign_nodes: HashSet::new(),
             node_init: None,
+            crrs: HashMap::new(),
+            crr_init: None,
+            node_probes: HashMap::new(),
+            node_probe_init: None,
+            probers: HashMap::new(),
             deadlines: Deadlines::default(),
             dirty: VecDeque::new(),
             dirty_set: HashSet::new(),
@@ -204,10 +288,60 @@ impl Sim {
             redo: HashSet::new(),
             requests: JoinSet::new(),
             use_binding: true,
+            scheduler_lease: None,
+            deferring: false,
         }
     }
 
-    fn mark(&mut self, key: Key) {
+    fn on_stream(&mut self, item: StreamItem) {
+        match item {
+            StreamItem::Pod(event) => match *event {
+                Ok(event) => self.on_pod_event(event),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: pod watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
+            },
+            StreamItem::Node(event) => match *event {
+                Ok(event) => self.on_node_event(event),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: node watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
+            },
+            StreamItem::Crr(event) => match *event {
+                Ok(event) => self.on_crr_event(event),
+                Err(err) => tracing::warn!(
+                    "sim-nodes: CRR watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
+            },
+            StreamItem::SchedulerLease(event) => match *event {
+                Ok(watcher::Event::Apply(lease) | watcher::Event::InitApply(lease)) => {
+                    self.scheduler_lease = Some(lease);
+                }
+                Ok(watcher::Event::Delete(_) | watcher::Event::Init) => {
+                    self.scheduler_lease = None;
+                }
+                Ok(watcher::Event::InitDone) => {}
+                Err(err) => tracing::debug!(
+                    "sim-nodes: kube-scheduler Lease watch error (retrying): {}",
+                    crate::kube::errors::watcher_text(&err)
+                ),
+            },
+            StreamItem::NodeProbe(event) => match *event {
+                Ok(event) => self.on_node_probe_event(event),
+                Err(err) => {
+                    tracing::warn!(
+                        "sim-nodes: NodePodProbe watch error (retrying): {}",
+                        crate::kube::errors::watcher_text(&err)
+                    );
+                }
+            },
+        }
+    }
+
+    fn mark(&mut self, key: Work) {
         if self.in_flight.contains(&key) {
             self.redo.insert(key);
         } else if self.dirty_set.insert(key.clone()) {
@@ -215,7 +349,7 @@ impl Sim {
         }
     }
 
-    fn place(&mut self, key: &Key, node: Option<String>) {
+    fn place(&mut self, key: &PodKey, node: Option<String>) {
         if let Some(n) = self
             .placement
             .remove(key)
@@ -229,146 +363,25 @@ impl Sim {
         }
     }
 
-    fn on_pod_event(&mut self, event: watcher::Event<Pod>) {
-        match event {
-            watcher::Event::Init => self.pod_init = Some(HashMap::new()),
-            watcher::Event::InitApply(pod) => {
-                let pod = slim(pod);
-                if let Some(init) = self.pod_init.as_mut() {
-                    init.insert(key_of(&pod), pod);
-                }
-            }
-            watcher::Event::InitDone => {
-                let fresh = self.pod_init.take().unwrap_or_default();
-                let gone: Vec<Key> = self
-                    .pods
-                    .keys()
-                    .filter(|k| !fresh.contains_key(*k))
-                    .cloned()
-                    .collect();
-                for key in gone {
-                    self.forget(&key);
-                }
-                for (_, pod) in fresh {
-                    self.upsert(pod);
-                }
-            }
-            watcher::Event::Apply(pod) => self.upsert(slim(pod)),
-            watcher::Event::Delete(pod) => self.forget(&key_of(&pod)),
-        }
-    }
-
-    fn upsert(&mut self, pod: Pod) {
-        let key = key_of(&pod);
-        let node = pod
-            .spec
+    /// Our scheduler places pods only while every node is simulated and no kube-scheduler runs:
+    /// otherwise the real scheduler does it (and may place pods on our nodes, which we then run).
+    fn schedules(&mut self) -> bool {
+        let holder = self
+            .scheduler_lease
             .as_ref()
-            .and_then(|s| s.node_name.clone())
-            .filter(|n| !n.is_empty());
-        if node.is_some() || !self.in_flight.contains(&key) {
-            self.place(&key, node);
-        }
-        self.pods.insert(key.clone(), pod);
-        self.mark(key);
-    }
-
-    fn forget(&mut self, key: &Key) {
-        self.pods.remove(key);
-        self.place(key, None);
-        self.deadlines.set(key, None);
-    }
-
-    fn on_node_event(&mut self, event: watcher::Event<Node>) {
-        match event {
-            watcher::Event::Init => self.node_init = Some(HashMap::new()),
-            watcher::Event::InitApply(node) => {
-                if let (Some(init), Some(name)) =
-                    (self.node_init.as_mut(), node.metadata.name.clone())
-                {
-                    init.insert(name, node);
-                }
-            }
-            watcher::Event::InitDone => {
-                self.sim_nodes.clear();
-                self.foreign_nodes.clear();
-                for (_, node) in self.node_init.take().unwrap_or_default() {
-                    self.add_node(node);
-                }
-                self.mark_for_nodes(None, true);
-            }
-            watcher::Event::Apply(node) => match self.add_node(node) {
-                NodeChange::New(name) => self.mark_for_nodes(Some(&name), false),
-                NodeChange::Placement => self.mark_for_nodes(None, false),
-                // Heartbeats change only the status: nothing to look at again.
-                NodeChange::StatusOnly => {}
-            },
-            watcher::Event::Delete(node) => {
-                let name = node.metadata.name.unwrap_or_default();
-                self.sim_nodes.remove(&name);
-                self.foreign_nodes.remove(&name);
-                self.mark_for_nodes(None, false);
+            .and_then(|l| crate::controllers::lease::fresh_holder(l, Timestamp::now()));
+        if holder.is_some() != self.deferring {
+            self.deferring = holder.is_some();
+            match &holder {
+                Some(h) => eprintln!(
+                    "sim-nodes: a kube-scheduler is running (Lease {}/{} held by {h}); leaving \
+                     binding to it",
+                    SCHEDULER_LEASE.0, SCHEDULER_LEASE.1
+                ),
+                None => eprintln!("sim-nodes: no kube-scheduler is running; binding pods"),
             }
         }
-    }
-
-    /// Records a node; says what its change means for the pods.
-    fn add_node(&mut self, node: Node) -> NodeChange {
-        let Some(name) = node.metadata.name.clone() else {
-            return NodeChange::StatusOnly;
-        };
-        let simulated = node
-            .metadata
-            .labels
-            .as_ref()
-            .is_some_and(|l| l.get(SIM_NODE_LABEL).is_some_and(|v| v == "true"));
-        if !simulated {
-            self.sim_nodes.remove(&name);
-            return if self.foreign_nodes.insert(name.clone()) {
-                NodeChange::Placement
-            } else {
-                NodeChange::StatusOnly
-            };
-        }
-        self.foreign_nodes.remove(&name);
-        let change = match self.sim_nodes.get(&name) {
-            None => NodeChange::New(name.clone()),
-            Some(old) if old.metadata.labels != node.metadata.labels || old.spec != node.spec => {
-                NodeChange::Placement
-            }
-            Some(_) => NodeChange::StatusOnly,
-        };
-        self.sim_nodes.insert(name, node);
-        change
-    }
-
-    /// Marks the pods a node change concerns: unbound pods (they may fit now), the pods bound to
-    /// `new_node` (they get a kubelet), or with `all` every pod on a simulated node.
-    fn mark_for_nodes(&mut self, new_node: Option<&str>, all: bool) {
-        let keys: Vec<Key> = self
-            .pods
-            .iter()
-            .filter(|(_, p)| {
-                let node = p
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.node_name.as_deref())
-                    .filter(|n| !n.is_empty());
-                match node {
-                    None => true,
-                    Some(n) => Some(n) == new_node || (all && self.sim_nodes.contains_key(n)),
-                }
-            })
-            .map(|(k, _)| k.clone())
-            .collect();
-        for key in keys {
-            self.mark(key);
-        }
-    }
-
-    /// Our scheduler places pods only while every node is simulated: on a cluster with real
-    /// nodes, the real scheduler does it (and may place pods on our nodes, which we then run).
-    fn schedules(&self) -> bool {
-        self.foreign_nodes.is_empty() && !self.sim_nodes.is_empty()
+        holder.is_none() && self.foreign_nodes.is_empty() && !self.sim_nodes.is_empty()
     }
 
     fn sleep_for(&self) -> Option<Duration> {
@@ -383,7 +396,7 @@ impl Sim {
         }
     }
 
-    fn on_done(&mut self, key: Key, result: Result<Outcome>) {
+    fn on_done(&mut self, key: Work, result: Result<Outcome>) {
         self.in_flight.remove(&key);
         match result {
             Ok(Outcome::BoundWithoutBindingSubresource) => self.use_binding = false,
@@ -400,7 +413,7 @@ impl Sim {
         }
     }
 
-    /// Looks at dirty pods until the request budget is used up.
+    /// Looks at dirty keys until the request budget is used up.
     fn pump(&mut self) {
         let now = Timestamp::now();
         while self.requests.len() < MAX_IN_FLIGHT {
@@ -408,81 +421,21 @@ impl Sim {
                 break;
             };
             self.dirty_set.remove(&key);
-            if let Some(request) = self.decide(&key, now) {
+            let request = match &key {
+                Work::Pod(pod) => self.decide_pod(pod, now),
+                Work::Crrs(pod) => self.decide_crrs(pod, now),
+                Work::Probes(node) => self.decide_probes(node, now),
+            };
+            if let Some(request) = request {
                 self.in_flight.insert(key.clone());
                 self.requests.spawn(async move { (key, request.await) });
             }
         }
     }
-
-    /// The request one pod needs now, if any (and its timer).
-    fn decide(&mut self, key: &Key, now: Timestamp) -> Option<BoxFuture<'static, Result<Outcome>>> {
-        let pod = self.pods.get(key)?.clone();
-        let client = self.client.clone();
-        let node_name = pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.node_name.clone())
-            .filter(|n| !n.is_empty());
-        let Some(node_name) = node_name else {
-            if pod.metadata.deletion_timestamp.is_some() {
-                return Some(Box::pin(async move { io::delete_now(&client, &pod).await }));
-            }
-            if !self.schedules() || !schedule::wants_scheduling(&pod) {
-                return None;
-            }
-            let nodes: Vec<Node> = self.sim_nodes.values().cloned().collect();
-            return match schedule::pick_node(&pod, &nodes, &self.load) {
-                Ok(node) => {
-                    let node = node.to_owned();
-                    self.place(key, Some(node.clone()));
-                    let use_binding = self.use_binding;
-                    Some(Box::pin(async move {
-                        let outcome = io::bind(&client, &pod, &node, use_binding).await;
-                        if matches!(
-                            outcome,
-                            Ok(Outcome::Done | Outcome::BoundWithoutBindingSubresource)
-                        ) {
-                            let event = events::scheduled(&pod, &node);
-                            io::post_events(&client, &pod, &[event], None).await;
-                        }
-                        outcome
-                    }))
-                }
-                Err(message) => {
-                    let status = schedule::unschedulable_status(&pod, &message, now)?;
-                    Some(Box::pin(async move {
-                        let outcome = io::write_status(&client, &pod, status).await;
-                        if matches!(outcome, Ok(Outcome::Done)) {
-                            let event = events::failed_scheduling(&message);
-                            io::post_events(&client, &pod, &[event], None).await;
-                        }
-                        outcome
-                    }))
-                }
-            };
-        };
-        let node = self.sim_nodes.get(&node_name)?;
-        let host_ip = node_ip(node);
-        let decision = kubelet::decide(&pod, &host_ip, now, &self.timing);
-        self.deadlines.set(key, decision.wake_at);
-        match decision.action {
-            PodAction::Nothing => None,
-            PodAction::WriteStatus(status) => {
-                let reported =
-                    events::kubelet_events(&pod, &pod.status.clone().unwrap_or_default(), &status);
-                Some(Box::pin(async move {
-                    let outcome = io::write_status(&client, &pod, *status).await;
-                    if matches!(outcome, Ok(Outcome::Done)) && !reported.is_empty() {
-                        io::post_events(&client, &pod, &reported, Some(&node_name)).await;
-                    }
-                    outcome
-                }))
-            }
-            PodAction::Delete => Some(Box::pin(async move { io::delete_now(&client, &pod).await })),
-        }
-    }
 }
+
+/// A request the loop runs for one key.
+type Request = BoxFuture<'static, Result<Outcome>>;
 
 fn node_ip(node: &Node) -> String {
     node.status
@@ -491,10 +444,4 @@ fn node_ip(node: &Node) -> String {
         .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
         .map(|a| a.address.clone())
         .unwrap_or_else(|| "10.240.0.1".to_owned())
-}
-
-/// Drops what the simulator never reads, to keep 10,000 cached pods small.
-fn slim(mut pod: Pod) -> Pod {
-    pod.metadata.managed_fields = None;
-    pod
 }

@@ -1,4 +1,5 @@
-//! The simulator's API calls: register nodes, heartbeats, bind, write pod status, delete.
+//! The simulator's API calls: register nodes, heartbeats, bind, write pod status, delete, and
+//! the daemon's CRR and NodePodProbe status writes.
 //! Each is one request (or a small fallback chain) against any API server through kube-rs.
 
 use anyhow::{Context as _, Result};
@@ -16,7 +17,13 @@ use super::{
     events::{PodEvent, event_object},
     nodes,
 };
-use crate::kube::errors::Plain as _;
+use crate::{
+    api::{
+        ContainerRecreateRequest, NodePodProbe,
+        containerrecreaterequest::ContainerRecreateRequestContainerRecreateState,
+    },
+    kube::errors::Plain as _,
+};
 
 /// The outcome of one pod request, for the driver's bookkeeping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,5 +195,93 @@ pub async fn post_events(client: &Client, pod: &Pod, events: &[PodEvent], host: 
                 crate::kube::errors::text(&err)
             );
         }
+    }
+}
+
+/// Which of the kinds kruise-daemon works on the server serves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DaemonKinds {
+    pub crrs: bool,
+    pub node_probes: bool,
+}
+
+/// Asks discovery whether apps.kruise.io/v1alpha1 serves ContainerRecreateRequests and
+/// NodePodProbes (a cluster without the Kruise CRDs serves neither: nothing to watch).
+pub async fn kruise_daemon_kinds(client: &Client) -> DaemonKinds {
+    match client
+        .list_api_group_resources("apps.kruise.io/v1alpha1")
+        .await
+    {
+        Ok(list) => DaemonKinds {
+            crrs: list
+                .resources
+                .iter()
+                .any(|r| r.name == "containerrecreaterequests"),
+            node_probes: list.resources.iter().any(|r| r.name == "nodepodprobes"),
+        },
+        Err(err) => {
+            tracing::debug!(
+                "sim-nodes: apps.kruise.io/v1alpha1 discovery: {}",
+                crate::kube::errors::text(&err)
+            );
+            DaemonKinds::default()
+        }
+    }
+}
+
+/// Writes a CRR's status with its resourceVersion as precondition (PUT .../status).
+pub async fn write_crr_status(client: &Client, crr: &ContainerRecreateRequest) -> Result<Outcome> {
+    let ns = crr.metadata.namespace.as_deref().unwrap_or("default");
+    let name = crr
+        .metadata
+        .name
+        .as_deref()
+        .context("a ContainerRecreateRequest without a name")?;
+    let api: Api<ContainerRecreateRequest> = Api::namespaced(client.clone(), ns);
+    match api.replace_status(name, &PostParams::default(), crr).await {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(
+            err,
+            &format!("cannot write the status of ContainerRecreateRequest {ns}/{name}"),
+        ),
+    }
+}
+
+/// Merge-patches a CRR's `status.containerRecreateStates` (as kruise-daemon does: no
+/// resourceVersion precondition, the states are the daemon's alone).
+pub async fn patch_crr_states(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    states: &[ContainerRecreateRequestContainerRecreateState],
+) -> Result<Outcome> {
+    let api: Api<ContainerRecreateRequest> = Api::namespaced(client.clone(), namespace);
+    let patch = serde_json::json!({"status": {"containerRecreateStates": states}});
+    match api
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(
+            err,
+            &format!("cannot patch the states of ContainerRecreateRequest {namespace}/{name}"),
+        ),
+    }
+}
+
+/// Writes a NodePodProbe's status with its resourceVersion as precondition.
+pub async fn write_node_probe_status(client: &Client, npp: &NodePodProbe) -> Result<Outcome> {
+    let name = npp
+        .metadata
+        .name
+        .as_deref()
+        .context("a NodePodProbe without a name")?;
+    let api: Api<NodePodProbe> = Api::all(client.clone());
+    match api.replace_status(name, &PostParams::default(), npp).await {
+        Ok(_) => Ok(Outcome::Done),
+        Err(err) => stale_or(
+            err,
+            &format!("cannot write the status of NodePodProbe {name}"),
+        ),
     }
 }

@@ -149,7 +149,11 @@ pub fn sync_step(
                     complete: Some(String::new()),
                 };
             }
-            phase::RECREATING => blocked |= strategy.ordered_recreate,
+            phase::RECREATING => {
+                // Upstream marks every Recreating container killed (manage's loop).
+                s.is_killed = true;
+                blocked |= strategy.ordered_recreate;
+            }
             _ if !on_node(&s.name) => blocked |= strategy.ordered_recreate,
             _ if kill.is_none() && !blocked => {
                 s.phase = phase::RECREATING.to_owned();

@@ -1,16 +1,14 @@
-//! `kruise-tui plan ads/NAME`: reads an Advanced DaemonSet, the cluster's nodes and its pods,
-//! and maps them to the planner's input (the mapping is pure, tested on fixtures).
+//! An Advanced DaemonSet, the cluster's nodes and its pods mapped to the planner's input (pure,
+//! tested on fixtures): the planner counts the nodes that should run the daemon pod.
 
 use anyhow::{Context as _, Result, anyhow};
 use k8s_openapi::{
     api::core::v1::{Node, Pod},
-    apimachinery::pkg::util::intstr::IntOrString,
+    apimachinery::pkg::{apis::meta::v1::ObjectMeta, util::intstr::IntOrString},
 };
-use kube::{Api, Client, api::ListParams};
 use serde_json::Value;
 
-use super::{partition_input, pod_selector};
-use crate::kube::errors::Plain;
+use super::partition_input;
 use crate::{
     api::DaemonSet,
     kruise::{
@@ -18,34 +16,6 @@ use crate::{
         plan::{AdsInput, PlanInput, PlanWorkload, WorkloadKind},
     },
 };
-
-/// Lists the cluster's nodes and the pods matching the Advanced DaemonSet's selector.
-pub async fn fetch_nodes_and_pods(
-    client: &Client,
-    namespace: &str,
-    json: &Value,
-) -> Result<(Vec<Node>, Vec<Pod>)> {
-    let ds: DaemonSet =
-        serde_json::from_value(json.clone()).context("cannot read the Advanced DaemonSet")?;
-    let nodes = Api::<Node>::all(client.clone())
-        .list(&ListParams::default())
-        .await
-        .plain()
-        .context("cannot list the nodes")?
-        .items;
-    let pods = Api::<Pod>::namespaced(client.clone(), namespace)
-        .list(&ListParams::default().labels_from(&pod_selector(&ds.spec.selector)?))
-        .await
-        .plain()
-        .with_context(|| {
-            format!(
-                "cannot list the pods of Advanced DaemonSet {namespace}/{}",
-                ds.metadata.name.as_deref().unwrap_or_default()
-            )
-        })?
-        .items;
-    Ok((nodes, pods))
-}
 
 /// Maps a served Advanced DaemonSet (JSON), the cluster's nodes and the listed pods to the
 /// planner's input for `--partition partition`. Pods not owned by it, terminating or finished
@@ -57,8 +27,14 @@ pub fn ads_plan_input_from_objects(
     partition: &str,
     now: i64,
 ) -> Result<PlanInput> {
+    let (workload, meta) = ads_workload(&json, nodes)?;
+    Ok(partition_input(workload, &meta, pods, partition, now))
+}
+
+/// The planner's view of a served Advanced DaemonSet (JSON) on the cluster's `nodes`.
+pub fn ads_workload(json: &Value, nodes: &[Node]) -> Result<(PlanWorkload, ObjectMeta)> {
     let ds: DaemonSet =
-        serde_json::from_value(json).context("cannot read the Advanced DaemonSet")?;
+        serde_json::from_value(json.clone()).context("cannot read the Advanced DaemonSet")?;
     let meta = &ds.metadata;
     let name = meta.name.clone().unwrap_or_default();
     let hash = ds
@@ -101,5 +77,5 @@ pub fn ads_plan_input_from_objects(
         }),
         ..PlanWorkload::default()
     };
-    Ok(partition_input(workload, meta, pods, partition, now))
+    Ok((workload, meta.clone()))
 }

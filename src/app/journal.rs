@@ -1,0 +1,103 @@
+//! The `:journal` view: every mutation this tool sent (from the journal file), newest first;
+//! `u` reverts the selected entry through the same prepare → confirm → perform path.
+
+use super::{App, Effect, Level, route::Fetch};
+use crate::journal::Entry;
+
+/// The journal view's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalView {
+    /// Newest first.
+    pub entries: Fetch<Vec<Entry>>,
+    /// Lines of the file that did not parse.
+    pub unreadable: usize,
+    pub selected: usize,
+    pub offset: usize,
+}
+
+impl JournalView {
+    pub fn new() -> JournalView {
+        JournalView {
+            entries: Fetch::Loading,
+            unreadable: 0,
+            selected: 0,
+            offset: 0,
+        }
+    }
+
+    pub fn selected_entry(&self) -> Option<&Entry> {
+        match &self.entries {
+            Fetch::Loaded(e) => e.get(self.selected),
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.entries {
+            Fetch::Loaded(e) => e.len(),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Takes a fresh read of the journal (oldest first), keeping the selection on the entry it
+    /// was on when it is still there.
+    pub fn loaded(&mut self, result: Result<(Vec<Entry>, usize), String>) {
+        match result {
+            Ok((mut entries, bad)) => {
+                let keep = self.selected_entry().map(|e| (e.time, e.target.clone()));
+                entries.reverse();
+                self.selected = keep
+                    .and_then(|(t, target)| {
+                        entries
+                            .iter()
+                            .position(|e| e.time == t && e.target == target)
+                    })
+                    .unwrap_or(0);
+                self.entries = Fetch::Loaded(entries);
+                self.unreadable = bad;
+            }
+            Err(err) => self.entries = Fetch::Failed(err),
+        }
+    }
+}
+
+impl Default for JournalView {
+    fn default() -> Self {
+        JournalView::new()
+    }
+}
+
+/// `u` on a journal entry: prepare its inverse against the object as it is now.
+pub fn revert(app: &mut App) -> Vec<Effect> {
+    let Some(super::route::Route::Journal(view)) = app.stack.last() else {
+        return Vec::new();
+    };
+    let Some(entry) = view.selected_entry().cloned() else {
+        app.set_status(Level::Info, "no journal entry selected");
+        return Vec::new();
+    };
+    if entry.context.is_some() && entry.context != app.context {
+        app.set_status(
+            Level::Error,
+            format!(
+                "this entry was sent on context {}; switch with :ctx {0} to revert it",
+                entry.context.as_deref().unwrap_or("-")
+            ),
+        );
+        return Vec::new();
+    }
+    let Some(inverse) = entry.inverse else {
+        let why = if entry.result.ok {
+            "this action has no revert"
+        } else {
+            "this request failed: it changed nothing, so there is nothing to revert"
+        };
+        app.set_status(Level::Info, why);
+        return Vec::new();
+    };
+    app.prepare(entry.target, inverse)
+}

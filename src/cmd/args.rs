@@ -1,0 +1,237 @@
+//! What the subcommands' arguments mean, checked while parsing so a bad one is a usage error
+//! (exit 2): `KIND/NAME` (every spelling of PRODUCT §2, restricted to the kinds a verb
+//! takes), `CONTAINER=IMAGE`, and durations (`30s`, `2m`, `1h30m`).
+
+use std::time::Duration;
+
+use crate::api::kinds::{self, KindError, KindInfo};
+
+/// `KIND/NAME` as given: the kind resolved by [`kinds::parse_kind`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadArg {
+    pub kind: &'static KindInfo,
+    pub name: String,
+}
+
+/// The kinds with a rollout: CloneSet, Advanced StatefulSet, Advanced DaemonSet.
+const ROLLOUT_KINDS: &[(&str, &str)] = &[
+    ("CloneSet", "cloneset|clone|cs"),
+    ("StatefulSet", "asts|statefulset.apps.kruise.io"),
+    ("DaemonSet", "ads|daemonset.apps.kruise.io"),
+];
+
+impl WorkloadArg {
+    /// A workload with a rollout (`plan`, `rollout`, `set image`).
+    pub fn rollout(text: &str) -> Result<WorkloadArg, String> {
+        Self::parse(text, ROLLOUT_KINDS)
+    }
+
+    /// A workload with a replica count (`scale`): not an Advanced DaemonSet (one pod per node).
+    pub fn scalable(text: &str) -> Result<WorkloadArg, String> {
+        Self::parse(text, &ROLLOUT_KINDS[..2])
+    }
+
+    fn parse(text: &str, accepted: &[(&str, &str)]) -> Result<WorkloadArg, String> {
+        let takes = || {
+            accepted
+                .iter()
+                .map(|(_, spellings)| *spellings)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (kind, name) = text
+            .split_once('/')
+            .filter(|(k, n)| !k.trim().is_empty() && !n.trim().is_empty() && !n.contains('/'))
+            .ok_or_else(|| {
+                format!(
+                    "{text:?} is not KIND/NAME (e.g. cs/web); KIND is one of {}",
+                    takes()
+                )
+            })?;
+        let info = kinds::parse_kind(kind).map_err(|err| match err {
+            KindError::Unknown { input, .. } => {
+                format!("unknown kind {input:?}; this command takes {}", takes())
+            }
+            other => format!("{other}; this command takes {}", takes()),
+        })?;
+        if info.group != "apps.kruise.io" || !accepted.iter().any(|(k, _)| *k == info.kind) {
+            return Err(format!(
+                "{} ({}) has no {}; this command takes {}",
+                info.display_name(),
+                info,
+                if accepted.len() == ROLLOUT_KINDS.len() {
+                    "rollout"
+                } else {
+                    "replica count to scale"
+                },
+                takes()
+            ));
+        }
+        Ok(WorkloadArg {
+            kind: info,
+            name: name.trim().to_owned(),
+        })
+    }
+
+    /// `cloneset.apps.kruise.io/web`, as kubectl names an object in its messages.
+    pub fn resource_name(&self) -> String {
+        format!("{}.{}/{}", self.kind.singular, self.kind.group, self.name)
+    }
+}
+
+/// `CONTAINER=IMAGE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageArg {
+    pub container: String,
+    pub image: String,
+}
+
+impl ImageArg {
+    pub fn parse(text: &str) -> Result<ImageArg, String> {
+        match text.split_once('=') {
+            Some((c, i)) if !c.trim().is_empty() && !i.trim().is_empty() => Ok(ImageArg {
+                container: c.trim().to_owned(),
+                image: i.trim().to_owned(),
+            }),
+            _ => Err(format!(
+                "{text:?} is not CONTAINER=IMAGE (e.g. nginx=nginx:1.27)"
+            )),
+        }
+    }
+}
+
+/// A duration as kubectl takes it: `30s`, `2m`, `1h30m`, `500ms`, a bare number of seconds;
+/// `0` is no limit.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?} is not a duration (e.g. 30s, 2m, 1h30m)");
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        total += Duration::try_from_secs_f64(number * seconds).map_err(|_| bad())?;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_take_every_spelling_of_their_kinds() {
+        for text in [
+            "cs/web",
+            "clone/web",
+            "cloneset/web",
+            "clonesets/web",
+            "CloneSet/web",
+            "clonesets.apps.kruise.io/web",
+        ] {
+            let arg = WorkloadArg::rollout(text).expect(text);
+            assert_eq!((arg.kind.kind, arg.name.as_str()), ("CloneSet", "web"));
+        }
+        for text in [
+            "asts/db",
+            "statefulset.apps.kruise.io/db",
+            "statefulsets.apps.kruise.io/db",
+        ] {
+            assert_eq!(
+                WorkloadArg::rollout(text).expect(text).kind.kind,
+                "StatefulSet"
+            );
+        }
+        for text in [
+            "ads/agent",
+            "daemon/agent",
+            "daemonsets.apps.kruise.io/agent",
+        ] {
+            assert_eq!(
+                WorkloadArg::rollout(text).expect(text).kind.kind,
+                "DaemonSet"
+            );
+        }
+        assert_eq!(
+            WorkloadArg::rollout("cs/web").expect("cs").resource_name(),
+            "cloneset.apps.kruise.io/web"
+        );
+    }
+
+    #[test]
+    fn unknown_unsupported_and_malformed_targets_say_what_is_taken() {
+        let err = WorkloadArg::rollout("deployment/web").expect_err("built-in kind");
+        assert!(
+            err.contains("deployment") && err.contains("has no rollout"),
+            "{err}"
+        );
+        assert!(err.contains("cloneset|clone|cs"), "{err}");
+        let err = WorkloadArg::rollout("clonest/web").expect_err("typo");
+        assert_eq!(
+            err,
+            "unknown kind \"clonest\"; this command takes cloneset|clone|cs, \
+             asts|statefulset.apps.kruise.io, ads|daemonset.apps.kruise.io"
+        );
+        let err = WorkloadArg::rollout("sts/db").expect_err("ambiguous");
+        assert!(err.contains("ambiguous") && err.contains("asts"), "{err}");
+        let err = WorkloadArg::scalable("ads/agent").expect_err("no replicas");
+        assert!(err.contains("replica count"), "{err}");
+        assert!(
+            !err.contains("ads|daemonset"),
+            "scale does not offer ads: {err}"
+        );
+        for bad in ["web", "cs/", "/web", "cs/a/b"] {
+            let err = WorkloadArg::rollout(bad).expect_err(bad);
+            assert!(err.contains("is not KIND/NAME"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn images_and_durations() {
+        assert_eq!(
+            ImageArg::parse("nginx=nginx:1.27"),
+            Ok(ImageArg {
+                container: "nginx".into(),
+                image: "nginx:1.27".into()
+            })
+        );
+        assert_eq!(
+            ImageArg::parse("app=registry:5000/app@sha256:ab=")
+                .expect("first = splits")
+                .image,
+            "registry:5000/app@sha256:ab="
+        );
+        for bad in ["nginx", "=nginx:1", "nginx="] {
+            assert!(ImageArg::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("45"), Ok(Duration::from_secs(45)));
+        assert_eq!(duration("0"), Ok(Duration::ZERO));
+        for bad in ["", "abc", "10x", "s", "-5s", "1.2.3s"] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
+}

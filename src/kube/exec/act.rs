@@ -1,0 +1,131 @@
+//! The executor's mutating effects, through the action layer's [`Actor`]: prepare (RBAC
+//! pre-check, read, prepare, predict), perform (pinned patch, conflict re-check, journal), the
+//! revisions for the undo picker and the journal for `:journal`. Every answer is one message;
+//! every failure is one line (the `ActError` Display).
+
+use std::sync::Arc;
+
+use kube::Client;
+
+use super::rollout::{Gates, predict};
+use crate::{
+    actions::{Action, Paths, Target},
+    app::msg::{EffectResult, Preview, Revisions},
+    journal::Journal,
+    kube::act::{ActError, Actor, Done},
+};
+
+/// `Effect::Prepare`: nothing is sent. A user the server would refuse hears "forbidden: …"
+/// here, before any dialog.
+pub async fn prepare(
+    actor: Arc<Actor>,
+    client: Client,
+    gates: Arc<Gates>,
+    id: u64,
+    target: Target,
+    action: Action,
+) -> EffectResult {
+    let result = async {
+        if actor.readonly() {
+            return Err(ActError::ReadOnly(action.describe()).to_string());
+        }
+        actor
+            .allowed("patch", &target)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (prepared, state) = actor
+            .prepare(&target, &action)
+            .await
+            .map_err(|e| e.to_string())?;
+        let prediction = predict(&client, &gates, &prepared, &state).await;
+        Ok(Box::new(Preview {
+            prepared,
+            state,
+            prediction,
+        }))
+    }
+    .await;
+    EffectResult::Prepared { id, result }
+}
+
+/// `Effect::Perform`: what changed, or why it did not (one line).
+pub async fn perform(
+    actor: Arc<Actor>,
+    id: u64,
+    prepared: crate::actions::Prepared,
+    state: crate::actions::ObjectState,
+) -> EffectResult {
+    let target = prepared.target.clone();
+    let result = actor
+        .perform(prepared, state)
+        .await
+        .map(|done| done_text(&done))
+        .map_err(|e| e.to_string());
+    EffectResult::Performed { id, target, result }
+}
+
+/// What a sent action changed, for the status line.
+pub fn done_text(done: &Done) -> String {
+    let what = if done.prepared.changes.is_empty() {
+        done.prepared.action.describe()
+    } else {
+        // The first line says what; a template diff can be long.
+        let mut changes: Vec<&str> = done
+            .prepared
+            .changes
+            .iter()
+            .map(String::as_str)
+            .take(3)
+            .collect();
+        if done.prepared.changes.len() > 3 {
+            changes.push("…");
+        }
+        changes.join("; ")
+    };
+    let mut text = format!("sent: {what}");
+    if done.retries > 0 {
+        text.push_str(&format!(
+            " (re-read and re-sent {} time(s): the object changed elsewhere, not in what this \
+             action changes)",
+            done.retries
+        ));
+    }
+    text
+}
+
+/// `Effect::FetchRevisions`: the current template and the workload's revisions, newest first.
+pub async fn revisions(actor: Arc<Actor>, id: u64, target: Target) -> EffectResult {
+    let result = async {
+        let state = actor.read(&target, true).await.map_err(|e| e.to_string())?;
+        let paths = Paths::of(&target.kind, &target.group, &state.version)
+            .ok_or_else(|| format!("{} has no revisions to undo to", target.describe()))?;
+        let current = state
+            .object
+            .pointer(paths.template)
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        let mut revisions = state.revisions;
+        revisions.sort_by_key(|r| std::cmp::Reverse(r.number));
+        Ok(Box::new(Revisions {
+            target,
+            current,
+            revisions,
+        }))
+    }
+    .await;
+    EffectResult::Revisions { id, result }
+}
+
+/// `Effect::ReadJournal`.
+pub async fn read_journal(journal: Option<Journal>) -> EffectResult {
+    let Some(journal) = journal else {
+        return EffectResult::Journal(Err(
+            "no journal: the state directory cannot be found (set KRUISE_TUI_STATE_DIR)".to_owned(),
+        ));
+    };
+    let result = tokio::task::spawn_blocking(move || journal.read())
+        .await
+        .map_err(|e| format!("cannot read the journal: {e}"))
+        .and_then(|r| r.map_err(|e| format!("{e:#}")));
+    EffectResult::Journal(result)
+}

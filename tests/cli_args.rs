@@ -1,0 +1,206 @@
+//! The command line as parsed: the kubeconfig flags before or after any subcommand (as kubectl
+//! takes them), the console's own flags only without one, every KIND spelling, and usage errors
+//! (exit code 2) for what means nothing where it is given.
+
+use clap::error::ErrorKind;
+use kruise_tui::cli::{Cli, Command, RolloutCommand, SetCommand};
+
+fn parse(args: &str) -> Result<Cli, clap::Error> {
+    Cli::try_parse_checked(std::iter::once("kruise-tui").chain(args.split_whitespace()))
+}
+
+fn ok(args: &str) -> Cli {
+    parse(args).unwrap_or_else(|e| panic!("{args}: {e}"))
+}
+
+fn usage_error(args: &str) -> String {
+    let err = parse(args).expect_err(args);
+    assert_eq!(err.exit_code(), 2, "{args}: a usage error exits 2");
+    err.to_string()
+}
+
+#[test]
+fn kubeconfig_flags_go_before_or_after_the_subcommand() {
+    for args in [
+        "-n demo plan cs/web --partition 3",
+        "plan cs/web --partition 3 -n demo",
+        "plan -n demo cs/web --partition 3",
+        "--namespace demo rollout status cs/web",
+        "rollout -n demo status cs/web",
+        "rollout status cs/web -n demo",
+        "-n demo set image cs/web main=nginx:1.27",
+        "set image cs/web main=nginx:1.27 --namespace demo",
+        "-n demo scale cs/web --replicas 3",
+    ] {
+        let cli = ok(args);
+        assert_eq!(
+            cli.console.kube.namespace.as_deref(),
+            Some("demo"),
+            "{args}"
+        );
+    }
+    let cli = ok("--kubeconfig /k --context c --readonly rollout partition cs/web 3");
+    let k = &cli.console.kube;
+    assert_eq!(
+        (k.kubeconfig.as_deref(), k.context.as_deref(), k.readonly),
+        (Some(std::path::Path::new("/k")), Some("c"), true)
+    );
+    let cli = ok("rollout partition cs/web 3 --kubeconfig /k --context c --readonly");
+    assert!(cli.console.kube.readonly && cli.console.kube.context.as_deref() == Some("c"));
+    // The headless subcommands that talk to a cluster take them either side too.
+    for args in [
+        "--kubeconfig /k controllers",
+        "controllers --kubeconfig /k",
+        "-n x sim-nodes --nodes 2",
+    ] {
+        let cli = ok(args);
+        match &cli.command {
+            Some(Command::Controllers(c)) => {
+                assert_eq!(
+                    c.kube.kubeconfig.as_deref(),
+                    Some(std::path::Path::new("/k"))
+                )
+            }
+            Some(Command::SimNodes(s)) => assert_eq!(s.kube.namespace.as_deref(), Some("x")),
+            other => panic!("{args}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_console_keeps_its_flags() {
+    let cli = ok("--demo --pods 50 --theme high-contrast --keymap default");
+    assert!(cli.command.is_none());
+    assert!(cli.console.demo);
+    assert_eq!(cli.console.pods, Some(50));
+    assert_eq!(cli.console.theme.as_deref(), Some("high-contrast"));
+    let cli = ok("-n demo --readonly --controllers");
+    assert!(cli.console.controllers && cli.console.kube.readonly);
+    assert!(ok("-A").console.kube.all_namespaces);
+    usage_error("--pods 5");
+    usage_error("--demo --controllers");
+    usage_error("-n demo -A");
+    let cli = ok("demo-server --listen 127.0.0.1:0 --no-seed --pods 10");
+    assert!(matches!(cli.command, Some(Command::DemoServer(_))));
+    assert!(matches!(
+        ok("config paths").command,
+        Some(Command::Config(_))
+    ));
+}
+
+#[test]
+fn flags_that_mean_nothing_where_given_are_usage_errors() {
+    let err = usage_error("--demo rollout status cs/web");
+    assert!(
+        err.contains("--demo is a flag of the console") && err.contains("rollout status"),
+        "{err}"
+    );
+    let err = usage_error("rollout status cs/web --theme x");
+    assert!(
+        err.contains("unexpected argument") || err.contains("--theme"),
+        "{err}"
+    );
+    let err = usage_error("--theme x plan cs/web --partition 3");
+    assert!(err.contains("--theme is a flag of the console"), "{err}");
+    let err = usage_error("-n demo demo-server");
+    assert!(
+        err.contains("--namespace does not apply to demo-server"),
+        "{err}"
+    );
+    let err = usage_error("--readonly config paths");
+    assert!(
+        err.contains("--readonly does not apply to config paths"),
+        "{err}"
+    );
+    let err = usage_error("rollout status cs/web -A");
+    assert!(
+        err.contains("--all-namespaces does not apply to rollout status"),
+        "{err}"
+    );
+}
+
+#[test]
+fn kinds_take_every_spelling_and_an_unknown_one_is_a_usage_error() {
+    for (args, kind) in [
+        ("rollout status cs/web", "CloneSet"),
+        ("rollout status clonesets/web", "CloneSet"),
+        ("rollout undo clone/web --to-revision 2", "CloneSet"),
+        ("rollout pause asts/db", "StatefulSet"),
+        (
+            "rollout resume statefulsets.apps.kruise.io/db",
+            "StatefulSet",
+        ),
+        (
+            "rollout history daemonset.apps.kruise.io/agent --revision 1",
+            "DaemonSet",
+        ),
+        ("rollout partition ads/agent 1", "DaemonSet"),
+        ("plan CloneSet/web --partition 40%", "CloneSet"),
+    ] {
+        let cli = ok(args);
+        let target = match cli.command {
+            Some(Command::Plan(a)) => a.target,
+            Some(Command::Rollout(r)) => match r {
+                RolloutCommand::Status(a) => a.target,
+                RolloutCommand::History(a) => a.target,
+                RolloutCommand::Undo(a) => a.target,
+                RolloutCommand::Pause(a) | RolloutCommand::Resume(a) => a.target,
+                RolloutCommand::Partition(a) => a.target,
+            },
+            other => panic!("{args}: {other:?}"),
+        };
+        assert_eq!(target.kind.kind, kind, "{args}");
+    }
+    let err = usage_error("plan foo/web --partition 3");
+    assert!(
+        err.contains("unknown kind \"foo\"") && err.contains("cloneset|clone|cs"),
+        "{err}"
+    );
+    let err = usage_error("rollout partition deployment/web 3");
+    assert!(err.contains("has no rollout"), "{err}");
+    let err = usage_error("scale ads/agent --replicas 3");
+    assert!(err.contains("no replica count"), "{err}");
+    let err = usage_error("rollout pause sts/db");
+    assert!(err.contains("ambiguous"), "{err}");
+    let err = usage_error("rollout status web");
+    assert!(err.contains("is not KIND/NAME"), "{err}");
+}
+
+#[test]
+fn values_are_checked_while_parsing() {
+    let cli = ok("set image cs/web main=nginx:1.27 sidecar=envoy:1.30");
+    let Some(Command::Set(SetCommand::Image(a))) = cli.command else {
+        panic!("set image");
+    };
+    assert_eq!(a.images.len(), 2);
+    assert_eq!(a.images[1].image, "envoy:1.30");
+    assert_eq!(
+        parse("set image cs/web").expect_err("no image").kind(),
+        ErrorKind::MissingRequiredArgument
+    );
+    usage_error("set image cs/web main");
+    let cli = ok("scale cs/web --replicas 3 --pods web-a,web-b");
+    let Some(Command::Scale(a)) = cli.command else {
+        panic!("scale");
+    };
+    assert_eq!(
+        (a.replicas, a.pods),
+        (3, vec!["web-a".into(), "web-b".into()])
+    );
+    usage_error("scale cs/web --replicas -1");
+    usage_error("scale cs/web");
+    let cli = ok("rollout status cs/web --watch --timeout 2m");
+    let Some(Command::Rollout(RolloutCommand::Status(a))) = cli.command else {
+        panic!("status");
+    };
+    assert!(a.watch);
+    assert_eq!(a.timeout, Some(std::time::Duration::from_secs(120)));
+    usage_error("rollout status cs/web --timeout soon");
+    // A negative partition is a value (refused with its reason when run), not a flag.
+    let cli = ok("rollout partition cs/web -1");
+    let Some(Command::Rollout(RolloutCommand::Partition(a))) = cli.command else {
+        panic!("partition");
+    };
+    assert_eq!(a.value, "-1");
+    usage_error("rollout partition cs/web");
+}
