@@ -37,11 +37,14 @@ pub enum Action {
     Image,
     Scale,
     Mark,
+    Logs,
+    Shell,
+    Container,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 22] = [
+    pub const ALL: [Action; 25] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -56,6 +59,9 @@ impl Action {
         Action::Image,
         Action::Scale,
         Action::Mark,
+        Action::Logs,
+        Action::Shell,
+        Action::Container,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -91,6 +97,9 @@ impl Action {
             Action::Image => "image",
             Action::Scale => "scale",
             Action::Mark => "mark",
+            Action::Logs => "logs",
+            Action::Shell => "shell",
+            Action::Container => "container",
         }
     }
 
@@ -119,6 +128,9 @@ impl Action {
             Action::Image => "set container images",
             Action::Scale => "scale (marked pods are deleted)",
             Action::Mark => "mark / unmark a pod (rollout view)",
+            Action::Logs => "log of the pod / container",
+            Action::Shell => "shell in the pod (kubectl exec -it)",
+            Action::Container => "next container (pod detail, log)",
         }
     }
 

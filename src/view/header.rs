@@ -144,7 +144,15 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Command, "command"),
             (Action::Filter, "filter"),
             (Action::Open, "pod"),
+            (Action::Logs, "logs"),
+            (Action::Shell, "shell"),
         ]),
+        Route::Pod(_) => actions.extend([
+            (Action::Logs, "logs"),
+            (Action::Shell, "shell"),
+            (Action::Container, "container"),
+        ]),
+        Route::Log(_) => actions.push((Action::Shell, "shell")),
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
             actions.extend([(Action::Mark, "mark"), (Action::Open, "pod")]);

@@ -74,6 +74,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         role(app, Role::Muted),
     )));
     lines.push(Line::from(Span::styled(
+        format!(
+            "In a log — f follow · w wrap · t timestamps · p previous run (not partition) · \
+             {} search, n/N next/prev match · {} container",
+            app.keymap.hint(Action::Filter),
+            app.keymap.hint(Action::Container)
+        ),
+        role(app, Role::Muted),
+    )));
+    lines.push(Line::from(Span::styled(
         "In a confirm dialog — y confirm · n/esc cancel · enter the focused button (Cancel first)",
         role(app, Role::Muted),
     )));
