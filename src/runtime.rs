@@ -170,6 +170,14 @@ where
                 // the shell's until it exits. A fresh stream reads nothing until polled.
                 io.terminal_events = EventStream::new();
                 let outcome = shell::run(guard.terminal(), &kube_args, &req).await;
+                // The clock stood still for the console meanwhile: move it before the
+                // outcome's status line is stamped.
+                let tick = Msg::Tick(jiff::Timestamp::now());
+                if let Some(event_loop::Stop::Quit) =
+                    event_loop::apply(&mut console, tick, &io.effects)
+                {
+                    break Ok(());
+                }
                 if let Some(event_loop::Stop::Quit) =
                     event_loop::apply(&mut console, Msg::Shell(outcome), &io.effects)
                 {

@@ -90,11 +90,19 @@ fn suspend() -> std::io::Result<()> {
     terminal::disable_raw_mode()
 }
 
-/// Back to raw mode and the alternate screen; the next draw repaints everything.
+/// Back to raw mode and the alternate screen, cleared; the next draw repaints everything.
+///
+/// Not `Terminal::clear`: it asks the terminal for the cursor position first, and that answer
+/// can be lost right after another program had the terminal. Swapping the buffers empties
+/// both, so ratatui takes the (cleared) screen for blank and draws every cell.
 fn resume<B: Backend>(terminal: &mut Terminal<B>) -> std::io::Result<()> {
     terminal::enable_raw_mode()?;
-    crossterm::execute!(std::io::stdout(), EnterAlternateScreen, cursor::Hide)?;
-    terminal
-        .clear()
-        .map_err(|e| std::io::Error::other(e.to_string()))
+    crossterm::execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        terminal::Clear(terminal::ClearType::All),
+        cursor::Hide
+    )?;
+    terminal.swap_buffers();
+    Ok(())
 }
