@@ -45,7 +45,7 @@ pub fn render(app: &App, view: &LogView, area: Rect, buf: &mut Buffer) {
         " no lines ".to_owned()
     } else {
         format!(
-            " lines {}-{} of {} ",
+            " {}-{}/{} ",
             first + 1,
             first + shown.max(1),
             view.lines.len()
@@ -53,7 +53,7 @@ pub fn render(app: &App, view: &LogView, area: Rect, buf: &mut Buffer) {
     };
     if view.dropped > 0 {
         range.push_str(&format!(
-            "· {} older dropped (buffer {}) ",
+            "· {} older lines dropped (buffer {}) ",
             view.dropped, view.limit
         ));
     }
@@ -71,6 +71,16 @@ pub fn render(app: &App, view: &LogView, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     let body: Vec<Line> = if view.lines.is_empty() {
         vec![empty_line(app, view)]
+    } else if view.wrap {
+        // Cut at the width exactly as `rows_of` counts (not at words), so the view glued to
+        // the bottom shows the last line whole.
+        view.lines
+            .iter()
+            .enumerate()
+            .skip(first)
+            .flat_map(|(i, line)| cut(log_line(app, view, i, line), width))
+            .take(rows)
+            .collect()
     } else {
         view.lines
             .iter()
@@ -81,10 +91,37 @@ pub fn render(app: &App, view: &LogView, area: Rect, buf: &mut Buffer) {
             .collect()
     };
     let mut text = Paragraph::new(body).style(role(app, Role::Text));
-    if view.wrap {
+    if view.lines.is_empty() {
         text = text.wrap(Wrap { trim: false });
     }
     text.render(inner, buf);
+}
+
+/// A styled line cut into rows of `width` characters, styles kept.
+fn cut(line: Line<'_>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            if used == width {
+                if !text.is_empty() {
+                    row.push(Span::styled(std::mem::take(&mut text), span.style));
+                }
+                rows.push(Line::from(std::mem::take(&mut row)).style(line.style));
+                used = 0;
+            }
+            text.push(c);
+            used += 1;
+        }
+        if !text.is_empty() {
+            row.push(Span::styled(text, span.style));
+        }
+    }
+    rows.push(Line::from(row).style(line.style));
+    rows
 }
 
 /// How many buffer lines fit from `first`.
