@@ -165,7 +165,9 @@ fn log_view_search_highlights_the_matches() {
         let text: String = (0..buf.area.width)
             .map(|x| buf[(x, row)].symbol().to_owned())
             .collect();
-        let col = text.find("database").map(|c| text[..c].chars().count() as u16);
+        let col = text
+            .find("database")
+            .map(|c| text[..c].chars().count() as u16);
         col.map(|c| buf[(c, row)].style())
     };
     // Rows 2..: lines 1 (connecting), 2, 3 (retry), 4 (giving up: current after N).
@@ -200,7 +202,10 @@ fn log_view_wrapped_previous_run_with_dropped_lines() {
     }));
     h.press(&["w"]);
     let screen = h.screen();
-    assert!(screen.contains("2 older lines dropped (buffer 4)"), "{screen}");
+    assert!(
+        screen.contains("2 older lines dropped (buffer 4)"),
+        "{screen}"
+    );
     insta::assert_snapshot!("log_wrapped_previous", screen);
 }
 
@@ -211,8 +216,7 @@ fn a_failed_stream_says_what_the_server_said() {
     h.feed(Msg::Log(LogEvent {
         stream: req.id,
         kind: LogEventKind::Failed(
-            "previous terminated container \"checkout\" in pod \"checkout-7d9xk\" not found"
-                .into(),
+            "previous terminated container \"checkout\" in pod \"checkout-7d9xk\" not found".into(),
         ),
     }));
     let screen = h.screen();

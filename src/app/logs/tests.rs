@@ -53,7 +53,11 @@ fn press(v: &mut LogView, code: KeyCode) {
 #[test]
 fn the_buffer_keeps_the_newest_lines_and_counts_the_dropped() {
     let mut v = view(3);
-    assert_eq!(v.request().tail_lines, Some(3), "no more is asked than kept");
+    assert_eq!(
+        v.request().tail_lines,
+        Some(3),
+        "no more is asked than kept"
+    );
     lines(&mut v, 1, &["a", "b"]);
     assert_eq!(v.state, StreamState::Streaming);
     lines(&mut v, 1, &["c", "d", "e"]);
@@ -124,7 +128,9 @@ fn c_walks_every_container_of_the_pod() {
     let mut v = view(10);
     let effects = v.next_container(7);
     assert_eq!(v.container, "proxy");
-    assert!(matches!(effects.as_slice(), [Effect::StopLogs(1), Effect::StreamLogs(r)] if r.container == "proxy" && r.id == 7));
+    assert!(
+        matches!(effects.as_slice(), [Effect::StopLogs(1), Effect::StreamLogs(r)] if r.container == "proxy" && r.id == 7)
+    );
     v.next_container(8);
     assert_eq!(v.container, "init", "init containers have logs too");
 }
