@@ -44,7 +44,6 @@ fn pod(name: &str, containers: &[&str], annotations: &[(&str, &str)]) -> SlimPod
         .map(|c| SlimContainer {
             name: (*c).to_owned(),
             image: format!("demo/{c}:1"),
-            ..SlimContainer::default()
         })
         .collect();
     pod.status.phase = Some("Running".into());

@@ -308,11 +308,8 @@ impl LogView {
                     self.show_current(rows, width);
                 }
             }
-            KeyCode::Backspace => {
-                if input.pop().is_none() {
-                    self.search.input = None;
-                }
-            }
+            // Backspace erases a character (in the guard); on an empty line it closes it.
+            KeyCode::Backspace if input.pop().is_none() => self.search.input = None,
             KeyCode::Char(c)
                 if !ev
                     .modifiers

@@ -206,3 +206,16 @@ fn scrolling_up_unglues_and_the_bottom_glues_again() {
     assert_eq!(bottom_top(&w.lines, 4, 40, true), 1, "3 rows + 1 row");
     assert_eq!(bottom_top(&w.lines, 4, 40, false), 0);
 }
+
+#[test]
+fn the_log_views_own_keys_shadow_no_global_key_but_partition() {
+    use crate::config::{Action, Key, Keymap};
+    let keymap = Keymap::default_keymap();
+    for c in ['f', 'w', 't', 'n', 'N'] {
+        let key = Key::parse(&c.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(keymap.action(&key), None, "{c} is bound globally");
+    }
+    // p is partition elsewhere, which has nothing to act on in a log.
+    let p = Key::parse("p").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(keymap.action(&p), Some(Action::Partition));
+}
