@@ -128,6 +128,9 @@ fn default_keymap_matches_the_product_contract() {
         ("i", Action::Image),
         ("s", Action::Scale),
         ("space", Action::Mark),
+        ("l", Action::Logs),
+        ("S", Action::Shell),
+        ("c", Action::Container),
     ] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
@@ -136,7 +139,7 @@ fn default_keymap_matches_the_product_contract() {
         );
     }
     // Keys of later issues are not bound.
-    for key in ["r", "x", "ctrl-d", "w", "l", "S"] {
+    for key in ["r", "x", "ctrl-d", "w"] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
             None,
@@ -276,6 +279,7 @@ fn user_files_override_single_keys_of_the_defaults() {
     assert_eq!(vimish.warnings, Vec::<String>::new());
     assert_eq!(vimish.keymap.action(&key("l")), Some(Action::Open));
     assert_eq!(vimish.keymap.action(&key("h")), Some(Action::Back));
+    assert_eq!(vimish.keymap.action(&key("L")), Some(Action::Logs));
     assert_eq!(vimish.keymap.name, "vimish");
 }
 

@@ -148,11 +148,12 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Shell, "shell"),
         ]),
         Route::Pod(_) => actions.extend([
+            (Action::Command, "command"),
             (Action::Logs, "logs"),
             (Action::Shell, "shell"),
             (Action::Container, "container"),
         ]),
-        Route::Log(_) => actions.push((Action::Shell, "shell")),
+        Route::Log(_) => actions.extend([(Action::Command, "command"), (Action::Shell, "shell")]),
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
             actions.extend([(Action::Mark, "mark"), (Action::Open, "pod")]);

@@ -75,10 +75,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     )));
     lines.push(Line::from(Span::styled(
         format!(
-            "In a log — f follow · w wrap · t timestamps · p previous run (not partition) · \
-             {} search, n/N next/prev match · {} container",
+            "In a log — f follow · w wrap · t timestamps · p previous run · {} search, n/N \
+             next/prev match",
             app.keymap.hint(Action::Filter),
-            app.keymap.hint(Action::Container)
         ),
         role(app, Role::Muted),
     )));
