@@ -27,12 +27,14 @@ pub mod effect;
 pub mod filter;
 pub mod journal;
 pub mod keys;
+pub mod logs;
 pub mod msg;
 pub mod protect;
 pub mod restart;
 pub mod rollout;
 pub mod route;
 pub mod rows;
+pub mod shell;
 pub mod stores;
 pub mod update;
 pub mod whatif;
@@ -53,7 +55,7 @@ use self::{
     route::{ListView, Route, Scope},
     rows::{PodRow, WorkloadRow},
 };
-use crate::config::{Keymap, LoadedConfig, RolloutConfig, Theme};
+use crate::config::{Keymap, LoadedConfig, LogsConfig, RolloutConfig, Theme};
 
 /// What the runtime knows when the console starts.
 pub struct AppInit {
@@ -118,6 +120,8 @@ pub struct App {
     pub(crate) keymap: Keymap,
     /// The batch plan (`[rollout]` of config.toml).
     pub(crate) rollout: RolloutConfig,
+    /// The Log view's buffer (`[logs]` of config.toml).
+    pub(crate) logs: LogsConfig,
     pub(crate) readonly: bool,
     /// A form, the confirm dialog, the revision picker or a wait, over the view.
     pub(crate) overlay: Option<dialog::Overlay>,
@@ -162,6 +166,7 @@ impl App {
             theme: init.config.theme,
             keymap: init.config.keymap,
             rollout: init.config.rollout,
+            logs: init.config.logs,
             readonly: init.readonly,
             overlay: None,
             next_id: 0,

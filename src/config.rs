@@ -5,6 +5,7 @@
 //! warning the console shows, and the defaults stay in force for whatever was bad.
 
 pub mod keymap;
+pub mod logs;
 pub mod paths;
 pub mod rollout;
 pub mod theme;
@@ -12,6 +13,7 @@ pub mod theme;
 use std::path::Path;
 
 pub use keymap::{Action, Key, Keymap};
+pub use logs::LogsConfig;
 pub use paths::{Paths, print_paths};
 pub use rollout::{Batch, RolloutConfig};
 pub use theme::{Role, Theme};
@@ -23,6 +25,8 @@ pub struct LoadedConfig {
     pub keymap: Keymap,
     /// `[rollout]` of `config.toml`: the batch plan.
     pub rollout: RolloutConfig,
+    /// `[logs]` of `config.toml`: the Log view's buffer.
+    pub logs: LogsConfig,
     pub warnings: Vec<String>,
 }
 
@@ -33,6 +37,7 @@ impl Default for LoadedConfig {
             theme: Theme::default_theme(),
             keymap: Keymap::default_keymap(),
             rollout: RolloutConfig::default(),
+            logs: LogsConfig::default(),
             warnings: Vec::new(),
         }
     }
@@ -57,27 +62,28 @@ pub fn load(theme: Option<&str>, keymap: Option<&str>, paths: &Paths) -> LoadedC
         &paths.keymaps_dir,
         &mut warnings,
     );
-    let rollout = load_settings(&paths.config_dir, &mut warnings);
+    let (rollout, logs) = load_settings(&paths.config_dir, &mut warnings);
     LoadedConfig {
         theme,
         keymap,
         rollout,
+        logs,
         warnings,
     }
 }
 
 /// Reads `config.toml` (absent: defaults). Unreadable or invalid TOML is a warning.
-fn load_settings(dir: &Path, warnings: &mut Vec<String>) -> RolloutConfig {
+fn load_settings(dir: &Path, warnings: &mut Vec<String>) -> (RolloutConfig, LogsConfig) {
     let path = dir.join("config.toml");
     let origin = path.display().to_string();
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return RolloutConfig::default();
+            return Default::default();
         }
         Err(err) => {
             warnings.push(format!("{origin}: cannot read ({err}); using the defaults"));
-            return RolloutConfig::default();
+            return Default::default();
         }
     };
     let table: toml::Table = match toml::from_str(&text) {
@@ -87,15 +93,17 @@ fn load_settings(dir: &Path, warnings: &mut Vec<String>) -> RolloutConfig {
                 "{origin}: not valid TOML ({}); using the defaults",
                 theme::first_line(&err.to_string())
             ));
-            return RolloutConfig::default();
+            return Default::default();
         }
     };
-    for key in table.keys().filter(|k| *k != "rollout") {
+    for key in table.keys().filter(|k| *k != "rollout" && *k != "logs") {
         warnings.push(format!("{origin}: unknown section `{key}` (ignored)"));
     }
     let (rollout, more) = RolloutConfig::from_table(&table, &origin);
     warnings.extend(more);
-    rollout
+    let (logs, more) = LogsConfig::from_table(&table, &origin);
+    warnings.extend(more);
+    (rollout, logs)
 }
 
 /// Reads `dir/NAME.toml` if it exists; an unreadable file is a warning.

@@ -11,6 +11,7 @@ pub mod gates;
 pub mod guard;
 pub mod health;
 pub mod restart;
+pub mod shell;
 pub mod watch;
 pub mod watchset;
 pub mod workload;

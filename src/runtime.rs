@@ -11,6 +11,7 @@
 pub mod console;
 pub mod event_loop;
 pub mod logging;
+pub mod shell;
 pub mod terminal;
 
 use anyhow::{Context as _, Result};
@@ -20,7 +21,7 @@ use tokio::sync::mpsc;
 pub use console::Console;
 
 use crate::{
-    app::{App, AppInit, Stores},
+    app::{App, AppInit, Msg, Stores},
     cli::{ConsoleArgs, KubeArgs},
     config::{self, Paths},
     kube::Executor,
@@ -144,7 +145,7 @@ where
 {
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let (effect_tx, effect_rx) = mpsc::unbounded_channel();
-    let executor = Executor::start(kube_args, msg_tx).await?;
+    let executor = Executor::start(kube_args.clone(), msg_tx).await?;
     let init = ConsoleInit {
         stores: executor.stores(),
         namespace: executor.namespace().map(str::to_owned),
@@ -157,12 +158,36 @@ where
     let mut console = make(init);
     let executor_task = tokio::spawn(executor.run(effect_rx));
     let mut guard = terminal::TerminalGuard::enter()?;
-    let io = event_loop::LoopIo {
+    let mut io = event_loop::LoopIo {
         terminal_events: EventStream::new(),
         msgs: msg_rx,
         effects: effect_tx,
     };
-    let result = event_loop::run(guard.terminal(), &mut console, io).await;
+    let result = loop {
+        match event_loop::run_until(guard.terminal(), &mut console, &mut io).await {
+            Ok(event_loop::Stop::Shell(req)) => {
+                // Stop reading the terminal first (the old stream is dropped): the keys are
+                // the shell's until it exits. A fresh stream reads nothing until polled.
+                io.terminal_events = EventStream::new();
+                let outcome = shell::run(guard.terminal(), &kube_args, &req).await;
+                // The clock stood still for the console meanwhile: move it before the
+                // outcome's status line is stamped.
+                let tick = Msg::Tick(jiff::Timestamp::now());
+                if let Some(event_loop::Stop::Quit) =
+                    event_loop::apply(&mut console, tick, &io.effects)
+                {
+                    break Ok(());
+                }
+                if let Some(event_loop::Stop::Quit) =
+                    event_loop::apply(&mut console, Msg::Shell(outcome), &io.effects)
+                {
+                    break Ok(());
+                }
+            }
+            Ok(event_loop::Stop::Quit) => break Ok(()),
+            Err(err) => break Err(err),
+        }
+    };
     drop(guard);
     executor_task.abort();
     result

@@ -9,6 +9,7 @@ pub mod events;
 pub mod header;
 pub mod help;
 pub mod journal;
+pub mod logs;
 pub mod pod;
 pub mod pods;
 pub mod prediction;
@@ -51,6 +52,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Journal(view) => journal::render(app, view, body, buf),
         Route::Protect(view) => protect::render(app, view, body, buf),
         Route::WhatIf(view) => whatif::render(app, view, body, buf),
+        Route::Log(view) => logs::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -132,19 +132,14 @@ fn default_keymap_matches_the_product_contract() {
         ("x", Action::Protect),
         ("ctrl-d", Action::Delete),
         ("w", Action::WhatIf),
+        ("l", Action::Logs),
+        ("S", Action::Shell),
+        ("c", Action::Container),
     ] {
         assert_eq!(
             km.action(&Key::parse(key).expect("key")),
             Some(action),
             "{key}"
-        );
-    }
-    // Keys of later issues are not bound.
-    for key in ["l", "S"] {
-        assert_eq!(
-            km.action(&Key::parse(key).expect("key")),
-            None,
-            "{key} is unbound"
         );
     }
 }
@@ -280,6 +275,7 @@ fn user_files_override_single_keys_of_the_defaults() {
     assert_eq!(vimish.warnings, Vec::<String>::new());
     assert_eq!(vimish.keymap.action(&key("l")), Some(Action::Open));
     assert_eq!(vimish.keymap.action(&key("h")), Some(Action::Back));
+    assert_eq!(vimish.keymap.action(&key("L")), Some(Action::Logs));
     assert_eq!(vimish.keymap.name, "vimish");
 }
 

@@ -221,7 +221,7 @@ fn partition_form_refuses_bad_input_and_keeps_the_text() {
 #[test]
 fn marked_pods_are_the_ones_a_scale_down_deletes() {
     let mut h = web();
-    h.press(&["l"]); // unbound: nothing happens
+    h.press(&["z"]); // unbound: nothing happens
     h.press(&["space", "space", "k", "space", "space"]);
     // Space marks and moves on: 4xk2p and 8m3qz marked; back on 8m3qz, unmarked; b7w9n marked.
     let req = {

@@ -5,7 +5,7 @@
 //! the object and predicts what the action does (nothing is sent), the confirm dialog shows it,
 //! and only the user's confirm emits [`Effect::Perform`] with exactly what was shown.
 
-use super::msg::ObjectRef;
+use super::{logs::LogRequest, msg::ObjectRef, shell::ShellRequest};
 use crate::actions::{Action, ObjectState, Prepared, Target};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +50,13 @@ pub enum Effect {
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),
+    /// Stream a container's log; answered by `Msg::Log` (batches of lines, then its end).
+    StreamLogs(LogRequest),
+    /// Stop the log stream with this id (its view closed or asked for another).
+    StopLogs(u64),
+    /// Suspend the console and run `kubectl exec -it` in a container (the runtime runs it, not
+    /// the executor); answered by `Msg::Shell`.
+    Shell(ShellRequest),
     /// Leave the console.
     Quit,
 }

@@ -41,10 +41,16 @@ pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             filter_key(app, ev);
             Vec::new()
         }
-        Mode::Normal => match app.keymap.action(&Key::from_event(&ev)) {
-            Some(action) => normal(app, action),
-            None => Vec::new(),
-        },
+        Mode::Normal => {
+            // The Log view's own keys (f w t p n N, its search line) come first.
+            if let Some(effects) = super::logs::open::log_key(app, &ev) {
+                return effects;
+            }
+            match app.keymap.action(&Key::from_event(&ev)) {
+                Some(action) => normal(app, action),
+                None => Vec::new(),
+            }
+        }
     }
 }
 
@@ -145,8 +151,9 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
                 hint: String::new(),
             }
         }
-        Action::Filter => match app.top() {
-            Route::List(_) => app.mode = Mode::Filter,
+        Action::Filter => match app.stack.last_mut() {
+            Some(Route::List(_)) => app.mode = Mode::Filter,
+            Some(Route::Log(view)) => view.start_search(),
             _ => app.set_status(Level::Info, "nothing to filter in this view"),
         },
         Action::Up => navigate(app, -1),
@@ -171,6 +178,9 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Protect => return super::protect::cycle(app),
         Action::Delete => return super::protect::delete(app),
         Action::WhatIf => return super::whatif::key(app),
+        Action::Logs => return super::logs::open::open_logs(app),
+        Action::Shell => return super::logs::open::open_shell(app),
+        Action::Container => return super::logs::open::next_container(app),
     }
     Vec::new()
 }
@@ -223,11 +233,17 @@ fn navigate(app: &mut App, delta: isize) {
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
+        Some(Route::Log(_)) => super::logs::open::scroll(app, delta),
         None => {}
     }
 }
 
 fn back(app: &mut App) {
+    if let Some(Route::Log(view)) = app.stack.last_mut()
+        && view.escape()
+    {
+        return;
+    }
     if let Some(Route::List(list)) = app.stack.last_mut()
         && !list.filter.is_empty()
     {
@@ -296,6 +312,11 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
                 name: t.name.clone(),
             })
         }
+        Route::Log(v) => Some(ObjectRef {
+            kind: super::Kind::Pod,
+            namespace: Some(v.namespace.clone()),
+            name: v.pod.clone(),
+        }),
     }
 }
 
@@ -305,6 +326,7 @@ fn open(app: &mut App) {
             namespace: namespace.to_owned(),
             name: name.to_owned(),
             scroll: 0,
+            container: 0,
         })
     };
     let route = match app.top() {

@@ -70,6 +70,10 @@ pub enum Msg {
     /// `:ns`/`:ctx` rebuilt the watches: read these stores from now on. Sent before any message
     /// of the new watches (and before `EffectDone(Switched)`); the old stores stop changing.
     StoresReplaced(super::Stores),
+    /// Lines of a log stream, or its end.
+    Log(super::logs::LogEvent),
+    /// The shell `S` opened has ended (or could not start).
+    Shell(super::shell::ShellOutcome),
 }
 
 /// What a 403 said the user may not do.

@@ -5,6 +5,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::{
     journal::JournalView,
+    logs::LogView,
     msg::{EventRow, Kind, ObjectRef},
     rollout::RolloutView,
 };
@@ -28,6 +29,8 @@ pub enum Route {
     Protect(Box<super::protect::ProtectView>),
     /// What the pending action would do (`w`), simulated; nothing sent.
     WhatIf(Box<super::whatif::WhatIfView>),
+    /// A container's log (`l` on a pod).
+    Log(Box<LogView>),
 }
 
 /// The pod detail view: the pod is read live from the store.
@@ -36,6 +39,8 @@ pub struct PodView {
     pub namespace: String,
     pub name: String,
     pub scroll: usize,
+    /// The container `c` picked (index into the pod's containers) for `l` and `S`.
+    pub container: usize,
 }
 
 /// Which rows a list shows.

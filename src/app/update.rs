@@ -3,14 +3,22 @@
 use super::{
     App, Effect, Level, STATUS_SECONDS,
     dialog::{Confirm, Overlay, default_revision},
-    keys,
+    keys, logs,
     msg::{EffectResult, Kind, Msg},
     route::{Fetch, Route},
+    shell::ShellOutcome,
 };
 
 /// Applies one message; returns the IO the runtime must perform.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let streams = logs::open::streams(app);
     let mut effects = apply(app, msg);
+    // A Log view that went away (Esc, a `:` command) stops its stream.
+    for id in streams.difference(&logs::open::streams(app)) {
+        if !effects.contains(&Effect::StopLogs(*id)) {
+            effects.push(Effect::StopLogs(*id));
+        }
+    }
     // Whatever changed, the rollout view on top asks for its plan and events when they are
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
@@ -104,6 +112,34 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.forbidden.clear();
             app.rebuild_workloads();
             app.rebuild_pods();
+            app.mark_dirty();
+        }
+        Msg::Log(event) => logs::open::apply(app, event),
+        Msg::Shell(outcome) => {
+            match outcome {
+                ShellOutcome::Exited {
+                    pod,
+                    container,
+                    code,
+                    error,
+                } => {
+                    let how = match code {
+                        Some(0) => "exited".to_owned(),
+                        Some(n) => format!("exited with {n}"),
+                        None => "was killed".to_owned(),
+                    };
+                    match error {
+                        Some(why) if code != Some(0) => app.set_status(
+                            Level::Error,
+                            format!("shell in {pod}/{container} {how}: {why}"),
+                        ),
+                        _ => {
+                            app.set_status(Level::Info, format!("shell in {pod}/{container} {how}"))
+                        }
+                    }
+                }
+                ShellOutcome::Failed(why) => app.set_status(Level::Error, why),
+            }
             app.mark_dirty();
         }
     }

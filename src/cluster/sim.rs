@@ -19,10 +19,12 @@ pub mod events;
 pub mod ids;
 pub mod io;
 pub mod kubelet;
+pub mod logs;
 pub mod nodes;
 pub mod probes;
 pub mod recreate;
 pub mod schedule;
+pub mod shell;
 
 use anyhow::{Context as _, Result};
 use tokio_util::sync::CancellationToken;

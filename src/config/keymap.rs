@@ -41,11 +41,14 @@ pub enum Action {
     Protect,
     Delete,
     WhatIf,
+    Logs,
+    Shell,
+    Container,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 26] = [
+    pub const ALL: [Action; 29] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -64,6 +67,9 @@ impl Action {
         Action::Protect,
         Action::Delete,
         Action::WhatIf,
+        Action::Logs,
+        Action::Shell,
+        Action::Container,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -103,6 +109,9 @@ impl Action {
             Action::Protect => "protect",
             Action::Delete => "delete",
             Action::WhatIf => "what-if",
+            Action::Logs => "logs",
+            Action::Shell => "shell",
+            Action::Container => "container",
         }
     }
 
@@ -135,6 +144,9 @@ impl Action {
             Action::Protect => "delete protection off/Always/Cascading",
             Action::Delete => "delete (confirm shows its guards)",
             Action::WhatIf => "what-if: simulate the pending action",
+            Action::Logs => "log of the pod / container",
+            Action::Shell => "shell in the pod (kubectl exec -it)",
+            Action::Container => "next container (pod detail, log)",
         }
     }
 

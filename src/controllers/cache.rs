@@ -422,7 +422,9 @@ mod tests {
             .and_then(|mut w| w.take())
             .unwrap();
         writer.apply_watcher_event(&Event::Init);
-        for name in ["web-q", "web-b", "web-x", "web-a", "web-m", "web-f", "web-c"] {
+        for name in [
+            "web-q", "web-b", "web-x", "web-a", "web-m", "web-f", "web-c",
+        ] {
             writer.apply_watcher_event(&Event::InitApply(pod("demo", name)));
         }
         writer.apply_watcher_event(&Event::InitApply(pod("a-ns", "zz")));
@@ -434,7 +436,9 @@ mod tests {
         };
         assert_eq!(
             names(informer.filter("demo", |_| true)),
-            ["web-a", "web-b", "web-c", "web-f", "web-m", "web-q", "web-x"]
+            [
+                "web-a", "web-b", "web-c", "web-f", "web-m", "web-q", "web-x"
+            ]
         );
         assert_eq!(names(informer.all())[0], "zz", "a-ns sorts first");
     }

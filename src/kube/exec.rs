@@ -7,11 +7,12 @@
 //! with `Msg::StoresReplaced`).
 
 mod act;
+mod logs;
 mod recovery;
 mod rollout;
 mod whatif;
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
@@ -54,6 +55,8 @@ pub struct Executor {
     journal: Option<Journal>,
     /// The cluster's feature gates for predictions (read again after a minute).
     gates: Arc<rollout::Gates>,
+    /// Running log streams by id (`StopLogs` aborts one).
+    logs: HashMap<u64, tokio::task::AbortHandle>,
 }
 
 fn actor_for(args: &KubeArgs, conn: &Connection, journal: Option<Journal>) -> Arc<Actor> {
@@ -108,6 +111,7 @@ impl Executor {
             actor,
             journal,
             gates: Arc::default(),
+            logs: HashMap::new(),
         }
     }
 
@@ -273,6 +277,26 @@ impl Executor {
                     let result = whatif::whatif(actor, client, gates, *req).await;
                     let _ = tx.send(Msg::EffectDone(result));
                 });
+            }
+            Effect::StreamLogs(req) => {
+                self.logs.retain(|_, task| !task.is_finished());
+                let id = req.id;
+                let task =
+                    tokio::spawn(logs::stream(self.conn.client.clone(), req, self.tx.clone()));
+                self.logs.insert(id, task.abort_handle());
+            }
+            Effect::StopLogs(id) => {
+                if let Some(task) = self.logs.remove(&id) {
+                    task.abort();
+                }
+            }
+            // The runtime suspends the terminal for a shell; an executor alone has none.
+            Effect::Shell(_) => {
+                let _ = self
+                    .tx
+                    .send(Msg::Shell(crate::app::shell::ShellOutcome::Failed(
+                        "a shell needs the console's terminal".to_owned(),
+                    )));
             }
             // Leaving is the runtime's business; nothing to run here.
             Effect::Quit => {}

@@ -14,7 +14,10 @@ use tokio::{
 };
 
 use super::console::Console;
-use crate::app::{Effect, Msg};
+use crate::app::{
+    Effect, Msg,
+    shell::{ShellOutcome, ShellRequest},
+};
 
 /// Shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -42,7 +45,17 @@ pub fn terminal_msg(event: TermEvent) -> Option<Msg> {
     }
 }
 
-/// Runs until the console quits, the terminal event stream ends, or drawing fails.
+/// Why [`run_until`] returned.
+#[derive(Debug, PartialEq)]
+pub enum Stop {
+    /// The console quit, or the terminal's events ended.
+    Quit,
+    /// `S`: the caller hands the terminal to a shell, then runs the loop again.
+    Shell(ShellRequest),
+}
+
+/// Runs until the console quits, the terminal event stream ends, or drawing fails. A shell
+/// request is answered with a failure: only the console's own runtime can suspend a terminal.
 pub async fn run<C, B, E>(terminal: &mut Terminal<B>, console: &mut C, io: LoopIo<E>) -> Result<()>
 where
     C: Console,
@@ -50,9 +63,36 @@ where
     B::Error: std::error::Error + Send + Sync + 'static,
     E: Stream<Item = io::Result<TermEvent>> + Unpin,
 {
+    let mut io = io;
+    loop {
+        match run_until(terminal, console, &mut io).await? {
+            Stop::Quit => return Ok(()),
+            Stop::Shell(_) => {
+                let failed = ShellOutcome::Failed("no terminal to hand to a shell".to_owned());
+                if apply(console, Msg::Shell(failed), &io.effects).is_some() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Runs until the console quits or asks for a shell; draws the whole screen first (after a
+/// shell, the terminal was cleared).
+pub async fn run_until<C, B, E>(
+    terminal: &mut Terminal<B>,
+    console: &mut C,
+    io: &mut LoopIo<E>,
+) -> Result<Stop>
+where
+    C: Console,
+    B: Backend,
+    B::Error: std::error::Error + Send + Sync + 'static,
+    E: Stream<Item = io::Result<TermEvent>> + Unpin,
+{
     let LoopIo {
-        mut terminal_events,
-        mut msgs,
+        terminal_events,
+        msgs,
         effects,
     } = io;
     let mut tick = tokio::time::interval(TICK);
@@ -64,7 +104,7 @@ where
     let mut last_draw = Instant::now();
     let mut dirty = false;
     let mut msgs_open = true;
-    let mut quit = false;
+    let mut stop: Option<Stop> = None;
     loop {
         tokio::select! {
             event = terminal_events.next() => match event {
@@ -72,22 +112,22 @@ where
                     if let Some(msg) = terminal_msg(event) {
                         // A resized terminal must be repainted whatever the state says.
                         dirty |= matches!(msg, Msg::Resize { .. });
-                        quit |= apply(console, msg, &effects);
+                        stop = stop.or(apply(console, msg, effects));
                     }
                 }
                 Some(Err(err)) => return Err(err).context("cannot read terminal events"),
-                None => return Ok(()),
+                None => return Ok(Stop::Quit),
             },
             msg = msgs.recv(), if msgs_open => match msg {
                 Some(msg) => {
-                    quit |= apply(console, msg, &effects);
+                    stop = stop.or(apply(console, msg, effects));
                     // Coalesce what is already queued (a burst of watch events) into one frame.
                     for _ in 0..DRAIN_MAX {
                         match msgs.try_recv() {
-                            Ok(msg) => quit |= apply(console, msg, &effects),
+                            Ok(msg) => stop = stop.or(apply(console, msg, effects)),
                             Err(_) => break,
                         }
-                        if quit || console.should_quit() {
+                        if stop.is_some() || console.should_quit() {
                             break;
                         }
                     }
@@ -95,12 +135,15 @@ where
                 None => msgs_open = false,
             },
             _ = tick.tick() => {
-                quit |= apply(console, Msg::Tick(jiff::Timestamp::now()), &effects);
+                stop = stop.or(apply(console, Msg::Tick(jiff::Timestamp::now()), effects));
             }
             () = tokio::time::sleep_until(last_draw + FRAME), if dirty => {}
         }
-        if quit || console.should_quit() {
-            return Ok(());
+        if let Some(stop) = stop {
+            return Ok(stop);
+        }
+        if console.should_quit() {
+            return Ok(Stop::Quit);
         }
         dirty |= console.take_redraw();
         if dirty && last_draw.elapsed() >= FRAME {
@@ -113,16 +156,24 @@ where
     }
 }
 
-/// Applies one message and hands its effects to the executor (never awaits IO). True when
-/// `update` asked to quit.
-fn apply<C: Console>(console: &mut C, msg: Msg, effects: &UnboundedSender<Effect>) -> bool {
-    let mut quit = false;
+/// Applies one message and hands its effects to the executor (never awaits IO). Some when
+/// `update` asked to quit or for a shell (the loop's business, not the executor's).
+pub fn apply<C: Console>(
+    console: &mut C,
+    msg: Msg,
+    effects: &UnboundedSender<Effect>,
+) -> Option<Stop> {
+    let mut stop = None;
     for effect in console.update(msg) {
-        if effect == Effect::Quit {
-            quit = true;
-        } else if effects.send(effect).is_err() {
-            tracing::error!("the effect executor has stopped; effect dropped");
+        match effect {
+            Effect::Quit => stop = Some(Stop::Quit),
+            Effect::Shell(req) => stop = stop.or(Some(Stop::Shell(req))),
+            effect => {
+                if effects.send(effect).is_err() {
+                    tracing::error!("the effect executor has stopped; effect dropped");
+                }
+            }
         }
     }
-    quit
+    stop
 }

@@ -151,7 +151,16 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Open, "pod"),
             (Action::Restart, "restart"),
             (Action::Delete, "delete"),
+            (Action::Logs, "logs"),
+            (Action::Shell, "shell"),
         ]),
+        Route::Pod(_) => actions.extend([
+            (Action::Command, "command"),
+            (Action::Logs, "logs"),
+            (Action::Shell, "shell"),
+            (Action::Container, "container"),
+        ]),
+        Route::Log(_) => actions.extend([(Action::Command, "command"), (Action::Shell, "shell")]),
         Route::Rollout(_) => {
             actions.extend(rollout_keys);
             actions.extend([

@@ -75,6 +75,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         role(app, Role::Muted),
     )));
     lines.push(Line::from(Span::styled(
+        format!(
+            "In a log — f follow · w wrap · t timestamps · p previous run · {} search, n/N \
+             next/prev match",
+            app.keymap.hint(Action::Filter),
+        ),
+        role(app, Role::Muted),
+    )));
+    lines.push(Line::from(Span::styled(
         "In a confirm dialog — y confirm · n/esc cancel · enter the focused button (Cancel first)",
         role(app, Role::Muted),
     )));

@@ -23,7 +23,7 @@ pub fn render(app: &App, view: &PodView, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(area);
     block.render(area, buf);
     let lines = match app.stores.pods.get(&key) {
-        Some(pod) => lines(app, &pod),
+        Some(pod) => lines(app, &pod, view.container),
         None => vec![Line::styled(
             "This pod is gone (deleted, or not listed yet).",
             role(app, Role::Muted),
@@ -46,7 +46,8 @@ fn field(app: &App, k: &str, v: String) -> [Span<'static>; 2] {
     ]
 }
 
-fn lines(app: &App, pod: &SlimPod) -> Vec<Line<'static>> {
+/// `chosen`: the container `c` picked (marked ▸ when the pod has several).
+fn lines(app: &App, pod: &SlimPod, chosen: usize) -> Vec<Line<'static>> {
     let meta = &pod.metadata;
     let labels = meta.labels.clone().unwrap_or_default();
     let mut out = Vec::new();
@@ -97,7 +98,8 @@ fn lines(app: &App, pod: &SlimPod) -> Vec<Line<'static>> {
     out.push(Line::default());
 
     out.push(section(app, "Containers"));
-    for c in &pod.spec.containers {
+    let several = pod.spec.containers.len() > 1;
+    for (i, c) in pod.spec.containers.iter().enumerate() {
         let st = pod
             .status
             .container_statuses
@@ -107,7 +109,12 @@ fn lines(app: &App, pod: &SlimPod) -> Vec<Line<'static>> {
         let restarts = st.map_or(0, |s| s.restart_count);
         let mut spans = vec![
             Span::styled(
-                if ready { "  ✓ " } else { "  ✗ " },
+                match (several && i == chosen, ready) {
+                    (true, true) => "▸ ✓ ",
+                    (true, false) => "▸ ✗ ",
+                    (false, true) => "  ✓ ",
+                    (false, false) => "  ✗ ",
+                },
                 role(
                     app,
                     if ready {

@@ -102,6 +102,9 @@ fn defs() -> Vec<Def> {
             extra: &[
                 ("eviction", "Eviction", "policy/v1"),
                 ("binding", "Binding", ""),
+                ("attach", "PodAttachOptions", ""),
+                ("exec", "PodExecOptions", ""),
+                ("log", "Pod", ""),
             ],
             ..def("", "v1", "Pod", "pods", true, &["po"])
         },

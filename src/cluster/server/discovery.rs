@@ -118,7 +118,12 @@ pub fn resource_list(reg: &Registry, group: &str, version: &str) -> Option<Value
                 "singularName": "",
                 "namespaced": r.namespaced,
                 "kind": kind,
-                "verbs": if *sub == "finalize" { json!(["update"]) } else { json!(["create"]) },
+                "verbs": match *sub {
+                    "finalize" => json!(["update"]),
+                    "log" => json!(["get"]),
+                    "exec" | "attach" => json!(["create", "get"]),
+                    _ => json!(["create"]),
+                },
             });
             if let (Some((g, v)), Some(m)) = (gv.split_once('/'), e.as_object_mut()) {
                 m.insert("group".into(), json!(g));

@@ -45,10 +45,14 @@ pub struct Req {
     pub method: Method,
     pub path: String,
     pub query: HashMap<String, String>,
+    /// The query string as sent (repeated keys, as in exec's `command=…&command=…`, intact).
+    pub raw_query: String,
     pub headers: HeaderMap,
     pub body: Bytes,
     /// Who sent it.
     pub user: Arc<UserInfo>,
+    /// The connection, once a `101 Switching Protocols` answer is sent (exec, attach).
+    pub upgrade: Option<hyper::upgrade::OnUpgrade>,
 }
 
 impl Req {
@@ -145,7 +149,8 @@ async fn handle(
     stop: CancellationToken,
     req: hyper::Request<Incoming>,
 ) -> Result<Resp, Infallible> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
     let path = parts.uri.path().to_string();
     let public = matches!(path.as_str(), "/healthz" | "/livez" | "/readyz");
     let credentials = parts
@@ -169,10 +174,12 @@ async fn handle(
     let r = Req {
         method: parts.method,
         query: parse_query(parts.uri.query().unwrap_or("")),
+        raw_query: parts.uri.query().unwrap_or("").to_owned(),
         path,
         headers: parts.headers,
         body,
         user,
+        upgrade,
     };
     let started = std::time::Instant::now();
     let resp = routes::dispatch(&shared, &stop, r).await;
@@ -191,7 +198,8 @@ where
     let svc = service_fn(move |req| handle(shared.clone(), svc_stop.clone(), req));
     let conn = http1::Builder::new()
         .keep_alive(true)
-        .serve_connection(TokioIo::new(io), svc);
+        .serve_connection(TokioIo::new(io), svc)
+        .with_upgrades();
     tokio::select! {
         _ = conn => {}
         _ = stop.cancelled() => {}

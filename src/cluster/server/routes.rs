@@ -111,6 +111,14 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         name: name.map(str::to_string),
         sub: sub.map(str::to_string),
     };
+    // A pod's log, exec and attach: streams from the simulated containers.
+    if target.res.group.is_empty() && target.res.plural == "pods" {
+        match target.sub.as_deref() {
+            Some("log") => return super::podlog::route(shared, stop, &req, &target).await,
+            Some("exec" | "attach") => return super::exec::route(shared, stop, req, &target),
+            _ => {}
+        }
+    }
     if let Some(sub) = &target.sub {
         let known = (sub == "status" && target.res.status)
             || (sub == "scale" && target.res.scale.is_some())
