@@ -9,6 +9,7 @@ pub mod errors;
 pub mod exec;
 pub mod gates;
 pub mod health;
+pub mod oncall_watch;
 pub mod watch;
 pub mod watchset;
 pub mod workload;

@@ -9,6 +9,7 @@ pub mod events;
 pub mod header;
 pub mod help;
 pub mod journal;
+pub mod oncall;
 pub mod pod;
 pub mod pods;
 pub mod prediction;
@@ -47,6 +48,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Rollout(view) => rollout::render(app, view, body, buf),
         Route::Pod(view) => pod::render(app, view, body, buf),
         Route::Journal(view) => journal::render(app, view, body, buf),
+        Route::Oncall(view) => oncall::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -2,12 +2,13 @@
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:ns NAME` (`:ns all` for every
-//! namespace), `:ctx NAME`, `:q`.
+//! namespace), `:ctx NAME`, `:q`; the on-call views `:triage` `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
     App, Effect, Level,
     journal::JournalView,
     msg::Kind,
+    oncall::{self, Screen},
     route::{ListView, Route, Scope},
 };
 
@@ -17,13 +18,14 @@ pub enum Command {
     Workloads(Option<Kind>),
     Pods,
     Journal,
+    Oncall(Screen),
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 9] = [
+const NAMES: [(&str, &[&str]); 14] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -44,6 +46,30 @@ const NAMES: [(&str, &[&str]); 9] = [
     ("workloads", &["workloads", "wl"]),
     ("pods", &["pods", "pod", "po"]),
     ("journal", &["journal"]),
+    ("triage", &["triage"]),
+    (
+        "crr",
+        &[
+            "crr",
+            "containerrecreaterequest",
+            "containerrecreaterequests",
+            "restarts",
+        ],
+    ),
+    (
+        "pub",
+        &[
+            "pub",
+            "podunavailablebudget",
+            "podunavailablebudgets",
+            "budgets",
+        ],
+    ),
+    ("sidecarset", &["sidecarset", "sidecarsets", "sidecars"]),
+    (
+        "ppm",
+        &["ppm", "podprobemarker", "podprobemarkers", "probes"],
+    ),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -80,6 +106,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("workloads") => no_arg(Command::Workloads(None)),
         Some("pods") => no_arg(Command::Pods),
         Some("journal") => no_arg(Command::Journal),
+        Some("triage") => no_arg(Command::Oncall(Screen::Triage)),
+        Some("crr") => no_arg(Command::Oncall(Screen::Restarts)),
+        Some("pub") => no_arg(Command::Oncall(Screen::Budgets)),
+        Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
+        Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -91,7 +122,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             None => Err("usage: :ctx NAME".to_owned()),
         },
         _ => Err(format!(
-            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :ns NAME :ctx NAME :q)"
+            "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
+             :ppm :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -134,6 +166,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
                 }
             }
             vec![Effect::ReadJournal]
+        }
+        Command::Oncall(screen) => {
+            let effects = oncall::open_screen(app, screen);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
         }
         Command::Quit => {
             app.request_quit();

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::{
     App, Effect, Level, Mode, act, command, dialog, filter,
     msg::ObjectRef,
+    oncall,
     rollout::RolloutView,
     route::{EventsView, Fetch, PodView, Route, TextView, move_cursor},
 };
@@ -156,6 +157,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Top => navigate(app, isize::MIN / 2),
         Action::Bottom => navigate(app, isize::MAX / 2),
         Action::Back => back(app),
+        Action::Open if matches!(app.top(), Route::Oncall(_)) => return oncall::open(app),
         Action::Open => open(app),
         Action::Yaml => return fetch(app, true),
         Action::Events => return fetch(app, false),
@@ -212,6 +214,7 @@ fn navigate(app: &mut App, delta: isize) {
             let len = view.len();
             move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
+        Some(Route::Oncall(_)) => oncall::navigate(app, delta),
         None => {}
     }
 }
@@ -269,6 +272,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) => None,
+        Route::Oncall(v) => oncall::selection(app, v),
     }
 }
 

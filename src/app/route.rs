@@ -24,6 +24,8 @@ pub enum Route {
     Pod(PodView),
     /// The action journal (`:journal`).
     Journal(JournalView),
+    /// Triage and the other on-call views (`:triage :crr :pub :sidecarset :ppm`).
+    Oncall(super::oncall::OncallView),
 }
 
 /// The pod detail view: the pod is read live from the store.

@@ -34,6 +34,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             {
                 app.status = None;
             }
+            // Stalls and deadlines move with the clock.
+            app.rebuild_triage();
             // Ages on screen move with the clock.
             app.mark_dirty();
         }
@@ -113,6 +115,7 @@ fn rebuild(app: &mut App, kind: Kind) {
     match kind {
         Kind::Pod => app.rebuild_pods(),
         Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet => app.rebuild_workloads(),
+        _ => app.rebuild_oncall(),
     }
 }
 
@@ -254,6 +257,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
             }
         }
         EffectResult::Journal(result) => {
+            if let Ok((entries, _)) = &result {
+                app.oncall.denials = super::oncall::denials(entries);
+                app.rebuild_triage();
+            }
             for route in &mut app.stack {
                 if let Route::Journal(view) = route {
                     view.loaded(result.clone());

@@ -1,0 +1,352 @@
+//! Triage: what is unhealthy now, worst first, each with why and the one-key remedy. A pure
+//! function of the row models (workloads, pods, budgets, restarts), the refused deletes of the
+//! journal, the clock, and what triage remembers between rebuilds (when each rollout last moved,
+//! when each pod last restarted).
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+};
+
+use jiff::Timestamp;
+
+use super::{
+    super::{
+        msg::{Kind, ObjectRef},
+        route::Owner,
+        rows::{PodRow, WorkloadRow, same_revision, short_hash},
+    },
+    rows::{CrrRow, PubRow},
+};
+
+/// How long a restart counts as "climbing" for a pod that is not ready.
+pub const RESTART_WINDOW_SECONDS: i64 = 600;
+/// How long a pod of the update revision may be not ready before it holds the rollout.
+pub const NOT_READY_GRACE_SECONDS: i64 = 30;
+/// How long a refused delete stays listed.
+pub const DENIAL_SECONDS: i64 = 3600;
+
+/// What kind of problem, in the order triage ranks them (worst first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProblemKind {
+    StuckRollout,
+    CrashLoop,
+    BudgetExhausted,
+    RestartFailed,
+    DeleteDenied,
+}
+
+impl ProblemKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ProblemKind::StuckRollout => "stuck rollout",
+            ProblemKind::CrashLoop => "crash loop",
+            ProblemKind::BudgetExhausted => "no budget",
+            ProblemKind::RestartFailed => "restart failed",
+            ProblemKind::DeleteDenied => "delete denied",
+        }
+    }
+}
+
+/// One line of triage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// What Enter opens: the workload (rollout view), a pod, a PUB, a CRR's pod, an object.
+    pub object: ObjectRef,
+    /// The workload the remedy keys act on (stuck rollouts, crash loops).
+    pub owner: Option<Owner>,
+    /// `CloneSet demo/checkout`.
+    pub subject: String,
+    pub why: String,
+    /// The keys that fix it, in words (`u undo · [ raise partition · P pause`).
+    pub remedy: String,
+    /// Pods affected (ranks problems of one kind).
+    pub weight: usize,
+}
+
+/// What triage remembers between rebuilds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Memory {
+    /// Workload key → (update revision, updated pods, since when unchanged).
+    pub progress: HashMap<String, (String, i32, Timestamp)>,
+    /// Pod key → (restart count, when it last rose).
+    pub restarts: HashMap<String, (i32, Option<Timestamp>)>,
+}
+
+/// A delete the server refused because of deletion protection (from the journal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denial {
+    pub object: ObjectRef,
+    /// `Namespace demo`, `CloneSet demo/web`.
+    pub subject: String,
+    pub message: String,
+    pub time: Timestamp,
+}
+
+pub struct Input<'a> {
+    pub now: Timestamp,
+    /// `[rollout] stall`: a rollout with no progress this long is stuck.
+    pub stall_seconds: i64,
+    pub workloads: &'a [WorkloadRow],
+    pub owners: &'a HashMap<String, usize>,
+    pub pods: &'a [Arc<PodRow>],
+    pub budgets: &'a [PubRow],
+    pub restarts: &'a [CrrRow],
+    pub denials: &'a [Denial],
+}
+
+fn kind_title(kind: Kind) -> &'static str {
+    match kind {
+        Kind::StatefulSet => "Advanced StatefulSet",
+        Kind::DaemonSet => "Advanced DaemonSet",
+        other => other.debug_name(),
+    }
+}
+
+fn minutes(secs: i64) -> String {
+    if secs < 120 {
+        format!("{secs}s")
+    } else {
+        format!("{}m", secs / 60)
+    }
+}
+
+fn crash_looping(pod: &PodRow) -> bool {
+    pod.status == "CrashLoopBackOff"
+        || pod.pod.status.container_statuses.iter().any(|c| {
+            c.state
+                .as_ref()
+                .and_then(|s| s.waiting.as_ref())
+                .and_then(|w| w.reason.as_deref())
+                == Some("CrashLoopBackOff")
+        })
+}
+
+/// Seconds since the pod's Ready condition last changed (or since it was created).
+fn down_for(pod: &PodRow, now: Timestamp) -> i64 {
+    let since = pod
+        .pod
+        .status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .and_then(|c| c.last_transition_time.as_ref().map(|t| t.0))
+        .or(pod.created);
+    since.map_or(i64::MAX, |t| now.as_second() - t.as_second())
+}
+
+/// Updates `memory` for this rebuild and returns the problems, worst first.
+pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
+    let now = input.now;
+    // Remember progress and restarts (forgetting objects that are gone).
+    let mut progress = HashMap::new();
+    for w in input.workloads {
+        let key = w.key();
+        let since = match memory.progress.get(&key) {
+            Some((rev, updated, since)) if *rev == w.update_revision && *updated == w.updated => {
+                *since
+            }
+            _ => now,
+        };
+        progress.insert(key, (w.update_revision.clone(), w.updated, since));
+    }
+    memory.progress = progress;
+    let mut restarts = HashMap::new();
+    for p in input.pods {
+        let key = p.key();
+        let rose = match memory.restarts.get(&key) {
+            Some((count, _)) if p.restarts > *count => Some(now),
+            Some((_, when)) => *when,
+            None => None,
+        };
+        restarts.insert(key, (p.restarts, rose));
+    }
+    memory.restarts = restarts;
+
+    let mut out = Vec::new();
+    // Pods per workload index, split by revision (update or not).
+    let mut by_workload: BTreeMap<usize, Vec<&Arc<PodRow>>> = BTreeMap::new();
+    for p in input.pods {
+        if let Some(i) = p.owner_uid.as_ref().and_then(|u| input.owners.get(u)) {
+            by_workload.entry(*i).or_default().push(p);
+        }
+    }
+    for (i, w) in input.workloads.iter().enumerate() {
+        let pods = by_workload.get(&i).map(Vec::as_slice).unwrap_or_default();
+        let subject = format!("{} {}/{}", kind_title(w.kind), w.namespace, w.name);
+        let object = ObjectRef {
+            kind: w.kind,
+            namespace: Some(w.namespace.clone()),
+            name: w.name.clone(),
+        };
+        let on_update = |p: &PodRow| {
+            !w.update_revision.is_empty() && same_revision(&p.revision, &w.update_revision)
+        };
+        // Stuck rollout.
+        if w.rolling() && !w.paused {
+            // A pod just updated is briefly not ready: only a pod down for a while (or
+            // crash-looping) holds the rollout.
+            let not_ready: Vec<&Arc<PodRow>> = pods
+                .iter()
+                .copied()
+                .filter(|p| on_update(p) && !p.all_ready)
+                .filter(|p| crash_looping(p) || down_for(p, now) >= NOT_READY_GRACE_SECONDS)
+                .collect();
+            let stalled = memory
+                .progress
+                .get(&w.key())
+                .map(|(_, _, since)| now.as_second() - since.as_second())
+                .filter(|s| *s >= input.stall_seconds && w.expected.is_some_and(|e| w.updated < e));
+            let updated = match w.expected {
+                Some(e) => format!("{}/{e} updated", w.updated),
+                None => format!("{} updated", w.updated),
+            };
+            let why = if !not_ready.is_empty() {
+                Some(format!(
+                    "{updated}; {} pod{} of the new revision {} not ready",
+                    not_ready.len(),
+                    if not_ready.len() == 1 { "" } else { "s" },
+                    short_hash(&w.update_revision)
+                ))
+            } else {
+                stalled.map(|s| format!("{updated}; no progress for {}", minutes(s)))
+            };
+            if let Some(why) = why {
+                out.push(Problem {
+                    kind: ProblemKind::StuckRollout,
+                    object: object.clone(),
+                    owner: Some(w.owner()),
+                    subject: subject.clone(),
+                    why,
+                    remedy: "u undo · [ raise partition · P pause".to_owned(),
+                    weight: not_ready.len().max(1),
+                });
+            }
+        }
+        // Crash loops, split by revision.
+        let looping = |p: &PodRow| {
+            crash_looping(p)
+                || (!p.all_ready
+                    && memory
+                        .restarts
+                        .get(&p.key())
+                        .and_then(|(_, t)| *t)
+                        .is_some_and(|t| now.as_second() - t.as_second() < RESTART_WINDOW_SECONDS))
+        };
+        for new in [true, false] {
+            let bad: Vec<&Arc<PodRow>> = pods
+                .iter()
+                .copied()
+                .filter(|p| on_update(p) == new && looping(p))
+                .collect();
+            let Some(first) = bad.first() else { continue };
+            let rev = if new {
+                format!("new revision {}", short_hash(&w.update_revision))
+            } else {
+                "old revision".to_owned()
+            };
+            let restarts: i32 = bad.iter().map(|p| p.restarts).sum();
+            out.push(Problem {
+                kind: ProblemKind::CrashLoop,
+                object: ObjectRef {
+                    kind: Kind::Pod,
+                    namespace: Some(first.namespace.clone()),
+                    name: first.name.clone(),
+                },
+                owner: Some(w.owner()),
+                subject: subject.clone(),
+                why: format!(
+                    "{} pod{} crash-looping on the {rev} ({} restarts): {}",
+                    bad.len(),
+                    if bad.len() == 1 { "" } else { "s" },
+                    restarts,
+                    bad.iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                remedy: "r restart in place (on the pod; enter opens it)".to_owned(),
+                weight: bad.len(),
+            });
+        }
+    }
+    for b in input.budgets.iter().filter(|b| b.exhausted()) {
+        let down: Vec<&str> = b
+            .disrupted
+            .iter()
+            .chain(&b.unavailable)
+            .chain(&b.not_ready)
+            .map(|p| p.pod.as_str())
+            .collect();
+        let mut down = down;
+        down.sort_unstable();
+        down.dedup();
+        out.push(Problem {
+            kind: ProblemKind::BudgetExhausted,
+            object: ObjectRef {
+                kind: Kind::PodUnavailableBudget,
+                namespace: Some(b.namespace.clone()),
+                name: b.name.clone(),
+            },
+            owner: None,
+            subject: format!("PodUnavailableBudget {}/{}", b.namespace, b.name),
+            why: format!(
+                "0 disruptions allowed ({}/{} available, {} needed); down: {}",
+                b.current,
+                b.total,
+                b.desired,
+                if down.is_empty() {
+                    "-".to_owned()
+                } else {
+                    down.join(" ")
+                }
+            ),
+            remedy: "enter opens the budget".to_owned(),
+            weight: down.len(),
+        });
+    }
+    for c in input.restarts {
+        let Some(why) = c.failed_or_overdue(now) else {
+            continue;
+        };
+        out.push(Problem {
+            kind: ProblemKind::RestartFailed,
+            object: ObjectRef {
+                kind: Kind::Pod,
+                namespace: Some(c.namespace.clone()),
+                name: c.pod.clone(),
+            },
+            owner: None,
+            subject: format!("ContainerRecreateRequest {}/{}", c.namespace, c.name),
+            why: format!("restart of pod {} {why}", c.pod),
+            remedy: "r retry (on the pod; enter opens it)".to_owned(),
+            weight: 1,
+        });
+    }
+    for d in input
+        .denials
+        .iter()
+        .filter(|d| now.as_second() - d.time.as_second() < DENIAL_SECONDS)
+    {
+        out.push(Problem {
+            kind: ProblemKind::DeleteDenied,
+            object: d.object.clone(),
+            owner: None,
+            subject: d.subject.clone(),
+            why: format!(
+                "delete denied: {}",
+                d.message.lines().next().unwrap_or_default()
+            ),
+            remedy: ":protect".to_owned(),
+            weight: 1,
+        });
+    }
+    out.sort_by(|a, b| {
+        a.kind
+            .cmp(&b.kind)
+            .then(b.weight.cmp(&a.weight))
+            .then_with(|| a.subject.cmp(&b.subject))
+    });
+    out
+}
