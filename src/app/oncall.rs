@@ -118,6 +118,11 @@ pub fn denials(entries: &[Entry]) -> Vec<Denial> {
 }
 
 impl App {
+    /// The on-call views' rows (triage, restarts, budgets, SidecarSets, probes).
+    pub fn oncall(&self) -> &Oncall {
+        &self.oncall
+    }
+
     /// Rebuilds every on-call row model from the stores and the workload/pod rows.
     pub(crate) fn rebuild_oncall(&mut self) {
         let ns = self.namespace.as_deref();
@@ -183,7 +188,7 @@ impl App {
     }
 
     /// The sidecar versions of one SidecarSet's matched pods (read live from the stores).
-    pub(crate) fn sidecar_pods(&self, name: &str) -> Vec<sidecar::SidecarPodRow> {
+    pub fn sidecar_pods(&self, name: &str) -> Vec<sidecar::SidecarPodRow> {
         let sets = self.stores.oncall.sidecarsets.state();
         let Some(set) = sets
             .iter()

@@ -102,7 +102,7 @@ fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
             Column::new("PROBLEM", Constraint::Length(14), 0),
             Column::new("OBJECT", Constraint::Fill(1), 0),
             Column::new("WHY", Constraint::Fill(2), 0),
-            Column::new("REMEDY", Constraint::Fill(1), 1),
+            Column::new("REMEDY", Constraint::Length(33), 1),
         ],
         len: rows.len(),
         selected: view.selected,

@@ -176,8 +176,7 @@ impl PubRow {
         self.allowed <= 0
             && (!self.disrupted.is_empty()
                 || !self.unavailable.is_empty()
-                || !self.not_ready.is_empty()
-                || self.current < self.total)
+                || !self.not_ready.is_empty())
     }
 }
 

@@ -219,7 +219,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                     owner: Some(w.owner()),
                     subject: subject.clone(),
                     why,
-                    remedy: "u undo · [ raise partition · P pause".to_owned(),
+                    remedy: "u undo · [ partition up · P pause".to_owned(),
                     weight: not_ready.len().max(1),
                 });
             }
@@ -266,7 +266,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                         .collect::<Vec<_>>()
                         .join(" ")
                 ),
-                remedy: "r restart in place (on the pod; enter opens it)".to_owned(),
+                remedy: "r restart (enter: the pod)".to_owned(),
                 weight: bad.len(),
             });
         }
@@ -302,7 +302,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                     down.join(" ")
                 }
             ),
-            remedy: "enter opens the budget".to_owned(),
+            remedy: "enter: the budget".to_owned(),
             weight: down.len(),
         });
     }
@@ -320,7 +320,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             owner: None,
             subject: format!("ContainerRecreateRequest {}/{}", c.namespace, c.name),
             why: format!("restart of pod {} {why}", c.pod),
-            remedy: "r retry (on the pod; enter opens it)".to_owned(),
+            remedy: "r retry (enter: the pod)".to_owned(),
             weight: 1,
         });
     }
