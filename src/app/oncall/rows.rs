@@ -249,9 +249,12 @@ pub fn pub_row(
     } else {
         "-".to_owned()
     };
+    let disrupted = since_map(&status.disrupted_pods);
+    let unavailable = since_map(&status.unavailable_pods);
+    let listed = |name: &str| disrupted.iter().chain(&unavailable).any(|p| p.pod == name);
     let not_ready = selected
         .iter()
-        .filter(|pod| !pod.all_ready)
+        .filter(|pod| !pod.all_ready && !listed(&pod.name))
         .map(|pod| PodSince {
             pod: pod.name.clone(),
             since: pod
@@ -271,8 +274,8 @@ pub fn pub_row(
         desired: status.desired_available,
         current: status.current_available,
         total: status.total_replicas,
-        disrupted: since_map(&status.disrupted_pods),
-        unavailable: since_map(&status.unavailable_pods),
+        disrupted,
+        unavailable,
         not_ready,
         workloads: uids,
         created: time(p.metadata.creation_timestamp.as_ref()),
