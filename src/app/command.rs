@@ -307,6 +307,14 @@ mod tests {
         assert_eq!(parse("ns all"), Ok(Command::Namespace(None)));
         assert_eq!(parse("ctx kind"), Ok(Command::Context("kind".into())));
         assert_eq!(parse("q!"), Ok(Command::Quit));
+        assert_eq!(parse("triage"), Ok(Command::Oncall(Screen::Triage)));
+        assert_eq!(parse("crr"), Ok(Command::Oncall(Screen::Restarts)));
+        assert_eq!(parse("pub"), Ok(Command::Oncall(Screen::Budgets)));
+        assert_eq!(
+            parse("sidecarsets"),
+            Ok(Command::Oncall(Screen::SidecarSets))
+        );
+        assert_eq!(parse("ppm"), Ok(Command::Oncall(Screen::ProbeMarkers)));
         assert!(parse("ns").unwrap_err().contains("usage"));
         assert!(parse("pods x").unwrap_err().contains("takes no argument"));
         assert!(
@@ -324,6 +332,11 @@ mod tests {
             "kube-system".to_owned(),
         ];
         assert_eq!(complete("as", &ns, &[]), ("asts".into(), String::new()));
+        assert_eq!(
+            complete("si", &ns, &[]),
+            ("sidecarset".into(), String::new())
+        );
+        assert_eq!(complete("p", &ns, &[]).1, "pods pub ppm");
         assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
         assert_eq!(
             complete("ns de", &ns, &[]),

@@ -297,4 +297,33 @@ mod tests {
         let (_, warnings) = load("[rollout]\nbatch = [1]");
         assert!(warnings[0].contains("unknown key `rollout.batch`"));
     }
+
+    #[test]
+    fn stall_reads_seconds_and_durations_and_warns_on_nonsense() {
+        assert_eq!(
+            RolloutConfig::default().stall_seconds,
+            DEFAULT_STALL_SECONDS
+        );
+        for (text, want) in [
+            ("90", 90),
+            ("\"90s\"", 90),
+            ("\"10m\"", 600),
+            ("\"1h\"", 3600),
+        ] {
+            let (config, warnings) = load(&format!("[rollout]\nstall = {text}"));
+            assert_eq!(config.stall_seconds, want, "{text}");
+            assert!(warnings.is_empty(), "{warnings:?}");
+        }
+        for bad in ["0", "\"soon\"", "\"5d\"", "[1]"] {
+            let (config, warnings) = load(&format!("[rollout]\nstall = {bad}"));
+            assert_eq!(config.stall_seconds, DEFAULT_STALL_SECONDS, "{bad}");
+            assert!(warnings[0].contains("`rollout.stall`"), "{warnings:?}");
+        }
+        // The batches are read beside it.
+        let (config, _) = load("[rollout]\nstall = \"2m\"\nbatches = [2]");
+        assert_eq!(
+            (config.stall_seconds, config.batches),
+            (120, vec![Batch::Pods(2)])
+        );
+    }
 }

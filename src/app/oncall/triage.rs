@@ -350,3 +350,154 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+    use super::*;
+    use crate::api::{SlimPod, pod::SlimContainerStatus};
+
+    fn at(secs: i64) -> Timestamp {
+        Timestamp::from_second(1_800_000_000 + secs).unwrap()
+    }
+
+    fn workload(updated: i32, expected: i32) -> WorkloadRow {
+        WorkloadRow {
+            kind: Kind::CloneSet,
+            namespace: "demo".into(),
+            name: "checkout".into(),
+            uid: "uid-checkout".into(),
+            selector: LabelSelector::default(),
+            desired: 6,
+            ready: 6,
+            updated,
+            expected: Some(expected),
+            partition: None,
+            paused: false,
+            current_revision: "checkout-old".into(),
+            update_revision: "checkout-new".into(),
+            protection: None,
+            created: Some(at(0)),
+            search: String::new(),
+        }
+    }
+
+    fn pod(name: &str, revision: &str, ready: bool, restarts: i32, crash: bool) -> Arc<PodRow> {
+        let state = crash.then(|| crate::api::pod::SlimContainerState {
+            waiting: Some(crate::api::pod::SlimStateDetail {
+                reason: Some("CrashLoopBackOff".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        Arc::new(PodRow {
+            pod: Arc::new(SlimPod {
+                status: crate::api::pod::SlimPodStatus {
+                    container_statuses: vec![SlimContainerStatus {
+                        name: "main".into(),
+                        ready,
+                        restart_count: restarts,
+                        state,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                },
+                ..Default::default()
+            }),
+            namespace: "demo".into(),
+            name: name.into(),
+            ready: String::new(),
+            all_ready: ready,
+            status: if crash { "CrashLoopBackOff" } else { "Running" }.into(),
+            restarts,
+            node: "node-1".into(),
+            revision: revision.into(),
+            owner_uid: Some("uid-checkout".into()),
+            created: Some(at(0)),
+            search: String::new(),
+        })
+    }
+
+    fn run(
+        now: Timestamp,
+        workloads: &[WorkloadRow],
+        pods: &[Arc<PodRow>],
+        memory: &mut Memory,
+    ) -> Vec<Problem> {
+        let owners = HashMap::from([("uid-checkout".to_owned(), 0)]);
+        let input = Input {
+            now,
+            stall_seconds: 600,
+            workloads,
+            owners: &owners,
+            pods,
+            budgets: &[],
+            restarts: &[],
+            denials: &[],
+        };
+        triage(&input, memory)
+    }
+
+    #[test]
+    fn a_crashing_update_revision_is_a_stuck_rollout_first_then_its_crash_loop() {
+        let pods = [
+            pod("checkout-a", "checkout-new", false, 4, true),
+            pod("checkout-b", "checkout-old", true, 0, false),
+        ];
+        let mut memory = Memory::default();
+        let out = run(at(3600), &[workload(1, 6)], &pods, &mut memory);
+        let kinds: Vec<ProblemKind> = out.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [ProblemKind::StuckRollout, ProblemKind::CrashLoop]);
+        assert!(
+            out[0]
+                .why
+                .contains("1 pod of the new revision new not ready"),
+            "{}",
+            out[0].why
+        );
+        assert_eq!(
+            out[0].owner.as_ref().map(|o| o.name.as_str()),
+            Some("checkout")
+        );
+        assert!(out[1].why.contains("on the new revision"), "{}", out[1].why);
+        assert_eq!(out[1].object.name, "checkout-a");
+    }
+
+    #[test]
+    fn no_progress_for_the_stall_time_is_stuck_and_progress_clears_it() {
+        let pods = [pod("checkout-a", "checkout-new", true, 0, false)];
+        let mut memory = Memory::default();
+        assert!(run(at(0), &[workload(1, 6)], &pods, &mut memory).is_empty());
+        assert!(run(at(599), &[workload(1, 6)], &pods, &mut memory).is_empty());
+        let out = run(at(600), &[workload(1, 6)], &pods, &mut memory);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].why.contains("no progress for 10m"), "{}", out[0].why);
+        // One more pod updated: progress, the clock starts again.
+        assert!(run(at(700), &[workload(2, 6)], &pods, &mut memory).is_empty());
+        // A paused rollout is held on purpose.
+        let mut paused = workload(2, 6);
+        paused.paused = true;
+        assert!(run(at(5000), &[paused], &pods, &mut memory).is_empty());
+    }
+
+    #[test]
+    fn restarts_climbing_on_an_unready_old_pod_are_a_crash_loop_that_ages_out() {
+        let mut memory = Memory::default();
+        let mut done = workload(6, 6);
+        done.current_revision = done.update_revision.clone();
+        let first = [pod("checkout-b", "checkout-old", false, 1, false)];
+        assert!(run(at(0), std::slice::from_ref(&done), &first, &mut memory).is_empty());
+        let climbed = [pod("checkout-b", "checkout-old", false, 2, false)];
+        let out = run(at(10), std::slice::from_ref(&done), &climbed, &mut memory);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].why.contains("old revision"), "{}", out[0].why);
+        let later = run(
+            at(10 + RESTART_WINDOW_SECONDS),
+            std::slice::from_ref(&done),
+            &climbed,
+            &mut memory,
+        );
+        assert!(later.is_empty(), "{later:?}");
+    }
+}
