@@ -56,8 +56,6 @@ pub fn spawn(
     writers: OncallWriters,
     tx: &UnboundedSender<Msg>,
 ) {
-    let scoped =
-        |client: &Client| -> (Client, Option<String>) { (client.clone(), namespace.clone()) };
     let OncallWriters {
         budgets,
         sidecarsets,
@@ -66,33 +64,30 @@ pub fn spawn(
         sidecar_revisions,
         restarts,
     } = writers;
-    let (c, ns) = scoped(client);
     start(
         tasks,
         apis,
         Kind::PodUnavailableBudget,
         tx,
-        in_scope(c, ns),
+        in_scope(client, namespace),
         budgets,
         keep,
     );
-    let (c, ns) = scoped(client);
     start(
         tasks,
         apis,
         Kind::PodProbeMarker,
         tx,
-        in_scope(c, ns),
+        in_scope(client, namespace),
         probe_markers,
         keep,
     );
-    let (c, ns) = scoped(client);
     start(
         tasks,
         apis,
         Kind::ContainerRecreateRequest,
         tx,
-        in_scope(c, ns),
+        in_scope(client, namespace),
         restarts,
         keep,
     );
@@ -134,13 +129,14 @@ pub fn spawn(
     }
 }
 
-fn in_scope<K>(client: Client, namespace: Option<String>) -> Api<K>
+/// A namespaced kind in the console's namespace (every namespace when None).
+fn in_scope<K>(client: &Client, namespace: &Option<String>) -> Api<K>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
 {
     match namespace {
-        Some(ns) => Api::namespaced(client, &ns),
-        None => Api::all(client),
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
     }
 }
 
