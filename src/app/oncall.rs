@@ -406,3 +406,58 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     app.stack.push(route);
     Vec::new()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        actions::{Action, ApiRequest, Target},
+        journal::Outcome,
+    };
+
+    fn entry(verb: &str, ok: bool, code: Option<u16>, message: &str) -> Entry {
+        Entry {
+            time: "2026-01-10T12:00:00Z".parse().unwrap(),
+            context: None,
+            cluster: "https://127.0.0.1:6443".into(),
+            target: Target {
+                kind: "CloneSet".into(),
+                group: "apps.kruise.io".into(),
+                namespace: Some("demo".into()),
+                name: "web".into(),
+            },
+            action: Action::Pause,
+            request: ApiRequest {
+                verb: verb.into(),
+                path: "/apis/apps.kruise.io/v1alpha1/namespaces/demo/clonesets/web".into(),
+                content_type: String::new(),
+                body: serde_json::Value::Null,
+            },
+            result: Outcome {
+                ok,
+                code,
+                message: message.into(),
+            },
+            inverse: None,
+        }
+    }
+
+    #[test]
+    fn only_refused_deletes_of_the_journal_are_denials() {
+        let entries = [
+            entry(
+                "DELETE",
+                false,
+                Some(403),
+                "admission webhook denied the request: forbidden by ResourcesDeletionProtection",
+            ),
+            entry("DELETE", true, Some(200), ""),
+            entry("PATCH", false, Some(409), "conflict"),
+            entry("DELETE", false, Some(404), "not found"),
+        ];
+        let found = denials(&entries);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].subject, "CloneSet demo/web");
+        assert_eq!(found[0].object.kind, Kind::CloneSet);
+    }
+}

@@ -65,6 +65,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.refresh_lists();
             }
             app.mark_dirty();
+            // Triage lists the deletes the journal says were refused.
+            return vec![Effect::ReadJournal];
         }
         Msg::WatchFailed { kind, error } => {
             app.failed.insert(kind, error);
@@ -199,8 +201,12 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     view.events_refresh.stale = true;
                 }
             }
-            // An open journal shows the new entry.
-            if app.stack.iter().any(|r| matches!(r, Route::Journal(_))) {
+            // An open journal shows the new entry; triage re-reads the refused deletes.
+            if app
+                .stack
+                .iter()
+                .any(|r| matches!(r, Route::Journal(_) | Route::Oncall(_)))
+            {
                 return vec![Effect::ReadJournal];
             }
         }
