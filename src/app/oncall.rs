@@ -96,19 +96,20 @@ pub fn denials(entries: &[Entry]) -> Vec<Denial> {
             m.contains("protect") || m.contains("forbidden") || e.result.code == Some(403)
         })
         .map(|e| {
-            let kind = match e.target.kind.as_str() {
-                "CloneSet" => Kind::CloneSet,
-                "StatefulSet" => Kind::StatefulSet,
-                "DaemonSet" => Kind::DaemonSet,
-                "Pod" => Kind::Pod,
-                _ => Kind::Pod,
+            let kruise = e.target.group == "apps.kruise.io";
+            let kind = match (e.target.kind.as_str(), e.target.group.as_str()) {
+                ("CloneSet", _) if kruise => Some(Kind::CloneSet),
+                ("StatefulSet", _) if kruise => Some(Kind::StatefulSet),
+                ("DaemonSet", _) if kruise => Some(Kind::DaemonSet),
+                ("Pod", "") => Some(Kind::Pod),
+                _ => None,
             };
             Denial {
-                object: ObjectRef {
+                object: kind.map(|kind| ObjectRef {
                     kind,
                     namespace: e.target.namespace.clone(),
                     name: e.target.name.clone(),
-                },
+                }),
                 subject: e.target.describe(),
                 message: e.result.message.clone(),
                 time: e.time,
@@ -255,7 +256,7 @@ pub fn selection(app: &App, view: &OncallView) -> Option<ObjectRef> {
         name: name.to_owned(),
     };
     match &view.screen {
-        Screen::Triage => app.oncall.triage.get(i).map(|p| p.object.clone()),
+        Screen::Triage => app.oncall.triage.get(i).and_then(|p| p.object.clone()),
         Screen::Restarts => app
             .oncall
             .restarts
@@ -323,20 +324,24 @@ pub fn open(app: &mut App) -> Vec<Effect> {
             let Some(p) = app.oncall.triage.get(i) else {
                 return Vec::new();
             };
-            let ns = p.object.namespace.clone().unwrap_or_default();
-            match (p.kind, p.object.kind) {
+            let Some(object) = &p.object else {
+                app.set_status(Level::Info, format!("{}: see :protect", p.subject));
+                return Vec::new();
+            };
+            let ns = object.namespace.clone().unwrap_or_default();
+            match (p.kind, object.kind) {
                 (ProblemKind::StuckRollout, _) => match p.owner.clone() {
                     Some(owner) => rollout_view(app, owner),
                     None => return Vec::new(),
                 },
-                (_, Kind::Pod) => pod_view(&ns, &p.object.name),
+                (_, Kind::Pod) => pod_view(&ns, &object.name),
                 (_, Kind::PodUnavailableBudget) => Route::Oncall(OncallView::new(Screen::Budget {
                     namespace: ns,
-                    name: p.object.name.clone(),
+                    name: object.name.clone(),
                 })),
                 (_, Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet) => {
                     match app.workloads.iter().find(|w| {
-                        w.kind == p.object.kind && w.namespace == ns && w.name == p.object.name
+                        w.kind == object.kind && w.namespace == ns && w.name == object.name
                     }) {
                         Some(w) => rollout_view(app, w.owner()),
                         None => {
@@ -458,6 +463,9 @@ mod tests {
         let found = denials(&entries);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].subject, "CloneSet demo/web");
-        assert_eq!(found[0].object.kind, Kind::CloneSet);
+        assert_eq!(
+            found[0].object.as_ref().map(|o| o.kind),
+            Some(Kind::CloneSet)
+        );
     }
 }

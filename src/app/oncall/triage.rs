@@ -52,8 +52,9 @@ impl ProblemKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub kind: ProblemKind,
-    /// What Enter opens: the workload (rollout view), a pod, a PUB, a CRR's pod, an object.
-    pub object: ObjectRef,
+    /// What Enter opens: the workload (rollout view), a pod, a PUB, a CRR's pod; None for an
+    /// object the console has no view of (a namespace, a CRD).
+    pub object: Option<ObjectRef>,
     /// The workload the remedy keys act on (stuck rollouts, crash loops).
     pub owner: Option<Owner>,
     /// `CloneSet demo/checkout`.
@@ -77,7 +78,8 @@ pub struct Memory {
 /// A delete the server refused because of deletion protection (from the journal).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Denial {
-    pub object: ObjectRef,
+    /// The object, when it is of a kind the console shows (workloads, pods).
+    pub object: Option<ObjectRef>,
     /// `Namespace demo`, `CloneSet demo/web`.
     pub subject: String,
     pub message: String,
@@ -215,7 +217,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             if let Some(why) = why {
                 out.push(Problem {
                     kind: ProblemKind::StuckRollout,
-                    object: object.clone(),
+                    object: Some(object.clone()),
                     owner: Some(w.owner()),
                     subject: subject.clone(),
                     why,
@@ -249,11 +251,11 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             let restarts: i32 = bad.iter().map(|p| p.restarts).sum();
             out.push(Problem {
                 kind: ProblemKind::CrashLoop,
-                object: ObjectRef {
+                object: Some(ObjectRef {
                     kind: Kind::Pod,
                     namespace: Some(first.namespace.clone()),
                     name: first.name.clone(),
-                },
+                }),
                 owner: Some(w.owner()),
                 subject: subject.clone(),
                 why: format!(
@@ -284,11 +286,11 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         down.dedup();
         out.push(Problem {
             kind: ProblemKind::BudgetExhausted,
-            object: ObjectRef {
+            object: Some(ObjectRef {
                 kind: Kind::PodUnavailableBudget,
                 namespace: Some(b.namespace.clone()),
                 name: b.name.clone(),
-            },
+            }),
             owner: None,
             subject: format!("PodUnavailableBudget {}/{}", b.namespace, b.name),
             why: format!(
@@ -312,11 +314,11 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         };
         out.push(Problem {
             kind: ProblemKind::RestartFailed,
-            object: ObjectRef {
+            object: Some(ObjectRef {
                 kind: Kind::Pod,
                 namespace: Some(c.namespace.clone()),
                 name: c.pod.clone(),
-            },
+            }),
             owner: None,
             subject: format!("ContainerRecreateRequest {}/{}", c.namespace, c.name),
             why: format!("restart of pod {} {why}", c.pod),
@@ -461,7 +463,10 @@ mod tests {
             Some("checkout")
         );
         assert!(out[1].why.contains("on the new revision"), "{}", out[1].why);
-        assert_eq!(out[1].object.name, "checkout-a");
+        assert_eq!(
+            out[1].object.as_ref().map(|o| o.name.as_str()),
+            Some("checkout-a")
+        );
     }
 
     #[test]
