@@ -8,7 +8,7 @@ mod harness;
 use harness::{Harness, apply, fixture};
 use kruise_tui::{
     api::SlimPod,
-    app::{Denied, Kind, Msg},
+    app::{Denied, Kind, Msg, route::Route},
 };
 use serde_json::json;
 
@@ -166,6 +166,18 @@ fn triage_view() {
     // Worst first: api's stuck rollout, its crash loop, its budget, then the restarts.
     assert_eq!(rows[0].subject, "CloneSet demo/api");
     insta::assert_snapshot!(h.screen());
+    // Enter on the stuck rollout opens its rollout view; on the crash loop, the pod.
+    h.press(&["enter"]);
+    assert!(matches!(h.app.current(), Route::Rollout(v) if v.owner.name == "api"));
+    h.press(&["esc", "j", "enter"]);
+    assert!(matches!(h.app.current(), Route::Pod(p) if p.name == "api-9qv4x"));
+    // Enter on the exhausted budget opens its pods.
+    h.press(&["esc", "j", "enter"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("PodUnavailableBudget demo/api-pub — pods down"),
+        "{screen}"
+    );
 }
 
 #[test]
