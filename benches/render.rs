@@ -136,6 +136,7 @@ fn world(now: Timestamp) -> (Stores, Writer<SlimPod>, Vec<SlimPod>) {
             statefulsets,
             daemonsets,
             pods,
+            oncall: kruise_tui::app::stores::OncallStores::new().0,
         },
         pw,
         all,

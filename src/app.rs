@@ -29,6 +29,7 @@ pub mod journal;
 pub mod keys;
 pub mod logs;
 pub mod msg;
+pub mod oncall;
 pub mod protect;
 pub mod restart;
 pub mod rollout;
@@ -150,6 +151,8 @@ pub struct App {
     /// Workload UID → index in `workloads` (for the pods' revision column).
     pub(crate) owners: HashMap<String, usize>,
     pub(crate) pods: Vec<Arc<PodRow>>,
+    /// The on-call views' rows (triage, restarts, budgets, sidecars, probes).
+    pub(crate) oncall: oncall::Oncall,
     pub(crate) stack: Vec<Route>,
     pub(crate) mode: Mode,
     pub(crate) status: Option<Status>,
@@ -186,6 +189,7 @@ impl App {
             workloads: Vec::new(),
             owners: HashMap::new(),
             pods: Vec::new(),
+            oncall: oncall::Oncall::default(),
             stack: vec![Route::List(ListView::new(Scope::Workloads))],
             mode: Mode::Normal,
             status: None,
@@ -261,7 +265,8 @@ impl App {
     /// perf-0 as system:serviceaccount:perf-0:viewer" (kinds refused alike share a line).
     pub(crate) fn permission_lines(&self) -> Vec<String> {
         let mut groups: Vec<(&Denied, Vec<&'static str>)> = Vec::new();
-        for (kind, denied) in &self.forbidden {
+        // The on-call kinds' refusals are said in the views that read them.
+        for (kind, denied) in self.forbidden.iter().filter(|(k, _)| !k.is_oncall()) {
             let same = |d: &Denied| {
                 d.verb == denied.verb && d.user == denied.user && d.namespace == denied.namespace
             };
@@ -333,7 +338,7 @@ impl App {
     /// Rows a table body can show at the current size (header, banners, borders, column titles
     /// and the status line taken away).
     pub(crate) fn page(&self) -> usize {
-        let chrome = 1 + self.banner_count() + 2 + 1 + 1;
+        let chrome = 1 + self.banner_count() + self.strip_rows() + 2 + 1 + 1;
         usize::from(self.size.1).saturating_sub(chrome).max(1)
     }
 
@@ -341,12 +346,14 @@ impl App {
         let (rows, owners) = rows::build_workloads(&self.stores, self.namespace.as_deref());
         self.workloads = rows;
         self.owners = owners;
+        self.rebuild_oncall();
         self.refresh_lists();
         self.refresh_rollouts();
     }
 
     pub(crate) fn rebuild_pods(&mut self) {
         self.pods = rows::build_pods(&self.stores, self.namespace.as_deref(), &self.pods);
+        self.rebuild_oncall();
         self.refresh_lists();
         self.refresh_rollouts();
     }

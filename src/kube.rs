@@ -10,6 +10,7 @@ pub mod exec;
 pub mod gates;
 pub mod guard;
 pub mod health;
+pub mod oncall_watch;
 pub mod restart;
 pub mod shell;
 pub mod watch;

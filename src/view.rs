@@ -10,6 +10,7 @@ pub mod header;
 pub mod help;
 pub mod journal;
 pub mod logs;
+pub mod oncall;
 pub mod pod;
 pub mod pods;
 pub mod prediction;
@@ -53,6 +54,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Protect(view) => protect::render(app, view, body, buf),
         Route::WhatIf(view) => whatif::render(app, view, body, buf),
         Route::Log(view) => logs::render(app, view, body, buf),
+        Route::Oncall(view) => oncall::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

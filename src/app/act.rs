@@ -23,6 +23,12 @@ pub fn target_of(kind: Kind, namespace: &str, name: &str) -> Option<Target> {
         Kind::StatefulSet => "asts",
         Kind::DaemonSet => "ads",
         Kind::Pod => "pod",
+        Kind::PodUnavailableBudget => "pub",
+        Kind::SidecarSet => "sidecarset",
+        Kind::PodProbeMarker => "ppm",
+        Kind::NodePodProbe => "nodepodprobe",
+        Kind::ContainerRecreateRequest => "crr",
+        Kind::SidecarSetRevision => "controllerrevision",
     };
     let info = parse_kind(short).ok()?;
     Some(Target::new(info, Some(namespace), name))
@@ -50,6 +56,12 @@ pub(super) fn subject(app: &App) -> Result<Subject, String> {
                 .and_then(|&i| app.workloads.get(i as usize))
                 .ok_or("no workload selected")?;
             let owner = row.owner();
+            let summary = summary(&app.stores, &owner);
+            (owner, summary, Vec::new())
+        }
+        Route::Oncall(_) => {
+            let owner = super::oncall::selected_owner(app)
+                .ok_or("select a rollout or crash loop in triage (this row has no workload)")?;
             let summary = summary(&app.stores, &owner);
             (owner, summary, Vec::new())
         }

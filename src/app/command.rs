@@ -2,12 +2,13 @@
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:ns NAME` (`:ns all` for every
-//! namespace), `:ctx NAME`, `:q`.
+//! namespace), `:ctx NAME`, `:q`; the on-call views `:triage` `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
     App, Effect, Level,
     journal::JournalView,
     msg::Kind,
+    oncall::{self, Screen},
     route::{ListView, Route, Scope},
 };
 
@@ -18,13 +19,14 @@ pub enum Command {
     Pods,
     Journal,
     Protect,
+    Oncall(Screen),
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 10] = [
+const NAMES: [(&str, &[&str]); 15] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -46,6 +48,30 @@ const NAMES: [(&str, &[&str]); 10] = [
     ("pods", &["pods", "pod", "po"]),
     ("journal", &["journal"]),
     ("protect", &["protect", "protection"]),
+    ("triage", &["triage"]),
+    (
+        "crr",
+        &[
+            "crr",
+            "containerrecreaterequest",
+            "containerrecreaterequests",
+            "restarts",
+        ],
+    ),
+    (
+        "pub",
+        &[
+            "pub",
+            "podunavailablebudget",
+            "podunavailablebudgets",
+            "budgets",
+        ],
+    ),
+    ("sidecarset", &["sidecarset", "sidecarsets", "sidecars"]),
+    (
+        "ppm",
+        &["ppm", "podprobemarker", "podprobemarkers", "probes"],
+    ),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -83,6 +109,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("pods") => no_arg(Command::Pods),
         Some("journal") => no_arg(Command::Journal),
         Some("protect") => no_arg(Command::Protect),
+        Some("triage") => no_arg(Command::Oncall(Screen::Triage)),
+        Some("crr") => no_arg(Command::Oncall(Screen::Restarts)),
+        Some("pub") => no_arg(Command::Oncall(Screen::Budgets)),
+        Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
+        Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -94,7 +125,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             None => Err("usage: :ctx NAME".to_owned()),
         },
         _ => Err(format!(
-            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :protect :ns NAME :ctx NAME :q)"
+            "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
+             :ppm :protect :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -140,6 +172,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::Protect => {
             let effects = super::protect::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::Oncall(screen) => {
+            let effects = oncall::open_screen(app, screen);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }
@@ -278,6 +317,14 @@ mod tests {
         assert_eq!(parse("ns all"), Ok(Command::Namespace(None)));
         assert_eq!(parse("ctx kind"), Ok(Command::Context("kind".into())));
         assert_eq!(parse("q!"), Ok(Command::Quit));
+        assert_eq!(parse("triage"), Ok(Command::Oncall(Screen::Triage)));
+        assert_eq!(parse("crr"), Ok(Command::Oncall(Screen::Restarts)));
+        assert_eq!(parse("pub"), Ok(Command::Oncall(Screen::Budgets)));
+        assert_eq!(
+            parse("sidecarsets"),
+            Ok(Command::Oncall(Screen::SidecarSets))
+        );
+        assert_eq!(parse("ppm"), Ok(Command::Oncall(Screen::ProbeMarkers)));
         assert!(parse("ns").unwrap_err().contains("usage"));
         assert!(parse("pods x").unwrap_err().contains("takes no argument"));
         assert!(
@@ -295,6 +342,11 @@ mod tests {
             "kube-system".to_owned(),
         ];
         assert_eq!(complete("as", &ns, &[]), ("asts".into(), String::new()));
+        assert_eq!(
+            complete("si", &ns, &[]),
+            ("sidecarset".into(), String::new())
+        );
+        assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
         assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
         assert_eq!(
             complete("ns de", &ns, &[]),

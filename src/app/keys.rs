@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::{
     App, Effect, Level, Mode, act, command, dialog, filter,
     msg::ObjectRef,
+    oncall,
     rollout::RolloutView,
     route::{EventsView, Fetch, PodView, Route, TextView, move_cursor},
 };
@@ -163,6 +164,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Top => navigate(app, isize::MIN / 2),
         Action::Bottom => navigate(app, isize::MAX / 2),
         Action::Back => back(app),
+        Action::Open if matches!(app.top(), Route::Oncall(_)) => return oncall::open(app),
         Action::Open => open(app),
         Action::Yaml => return fetch(app, true),
         Action::Events => return fetch(app, false),
@@ -234,6 +236,7 @@ fn navigate(app: &mut App, delta: isize) {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
         Some(Route::Log(_)) => super::logs::open::scroll(app, delta),
+        Some(Route::Oncall(_)) => oncall::navigate(app, delta),
         None => {}
     }
 }
@@ -298,6 +301,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) | Route::WhatIf(_) => None,
+        Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
             let kind = match (t.kind.as_str(), t.group.as_str()) {

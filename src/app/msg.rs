@@ -20,9 +20,31 @@ pub enum Kind {
     StatefulSet,
     DaemonSet,
     Pod,
+    // The kinds behind the on-call views (`:pub`, `:sidecarset`, `:ppm`, `:crr`, triage).
+    PodUnavailableBudget,
+    SidecarSet,
+    PodProbeMarker,
+    NodePodProbe,
+    ContainerRecreateRequest,
+    /// The ControllerRevisions of SidecarSets (in `kruise-system`, label-selected).
+    SidecarSetRevision,
 }
 
 impl Kind {
+    /// True for the kinds only the on-call views read: a refusal to list them is said in those
+    /// views, not in a banner over every view.
+    pub fn is_oncall(self) -> bool {
+        matches!(
+            self,
+            Kind::PodUnavailableBudget
+                | Kind::SidecarSet
+                | Kind::PodProbeMarker
+                | Kind::NodePodProbe
+                | Kind::ContainerRecreateRequest
+                | Kind::SidecarSetRevision
+        )
+    }
+
     /// The variant's name, as `{:?}` prints it.
     pub fn debug_name(self) -> &'static str {
         match self {
@@ -30,6 +52,12 @@ impl Kind {
             Kind::StatefulSet => "StatefulSet",
             Kind::DaemonSet => "DaemonSet",
             Kind::Pod => "Pod",
+            Kind::PodUnavailableBudget => "PodUnavailableBudget",
+            Kind::SidecarSet => "SidecarSet",
+            Kind::PodProbeMarker => "PodProbeMarker",
+            Kind::NodePodProbe => "NodePodProbe",
+            Kind::ContainerRecreateRequest => "ContainerRecreateRequest",
+            Kind::SidecarSetRevision => "SidecarSetRevision",
         }
     }
 
@@ -40,6 +68,12 @@ impl Kind {
             Kind::StatefulSet => "Advanced StatefulSets",
             Kind::DaemonSet => "Advanced DaemonSets",
             Kind::Pod => "Pods",
+            Kind::PodUnavailableBudget => "PodUnavailableBudgets",
+            Kind::SidecarSet => "SidecarSets",
+            Kind::PodProbeMarker => "PodProbeMarkers",
+            Kind::NodePodProbe => "NodePodProbes",
+            Kind::ContainerRecreateRequest => "ContainerRecreateRequests",
+            Kind::SidecarSetRevision => "SidecarSet revisions",
         }
     }
 }

@@ -156,7 +156,8 @@ fn label_in_store(app: &App, kind: Kind, namespace: &str, name: &str) -> Option<
             .daemonsets
             .get(&StoreRef::new(name).within(namespace))
             .and_then(|o| o.metadata.labels.clone()),
-        Kind::Pod => None,
+        // `x` protects workloads; the on-call kinds are not guarded by deletion protection.
+        _ => None,
     };
     labels.and_then(|l| l.get(key).cloned())
 }

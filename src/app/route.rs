@@ -31,6 +31,8 @@ pub enum Route {
     WhatIf(Box<super::whatif::WhatIfView>),
     /// A container's log (`l` on a pod).
     Log(Box<LogView>),
+    /// Triage and the other on-call views (`:triage :crr :pub :sidecarset :ppm`).
+    Oncall(super::oncall::OncallView),
 }
 
 /// The pod detail view: the pod is read live from the store.

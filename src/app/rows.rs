@@ -482,6 +482,7 @@ mod tests {
             statefulsets,
             daemonsets,
             pods,
+            oncall: crate::app::stores::OncallStores::new().0,
         };
         for (ns, n) in [("b", "x"), ("a", "z"), ("a", "m")] {
             w.apply_watcher_event(&Event::Apply(pod(ns, n)));

@@ -1,9 +1,13 @@
 //! `Stores`: read handles of the reflector stores, one per kind. Cheap to clone; the kube layer
 //! holds the writers. Tests build them from fixtures with `kube::runtime::reflector::store()`.
 
-use kube::runtime::reflector::Store;
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use kube::runtime::reflector::{self, Store, store::Writer};
 
-use crate::api::{CloneSet, DaemonSet, SlimPod, StatefulSet};
+use crate::api::{
+    CloneSet, ContainerRecreateRequest, DaemonSet, NodePodProbe, PodProbeMarker,
+    PodUnavailableBudget, SidecarSet, SlimPod, StatefulSet,
+};
 
 #[derive(Clone)]
 pub struct Stores {
@@ -11,4 +15,59 @@ pub struct Stores {
     pub statefulsets: Store<StatefulSet>,
     pub daemonsets: Store<DaemonSet>,
     pub pods: Store<SlimPod>,
+    /// What the on-call views read (budgets, sidecars, probes).
+    pub oncall: OncallStores,
+}
+
+/// The stores behind `:pub`, `:sidecarset`, `:ppm`, `:crr` and triage.
+#[derive(Clone)]
+pub struct OncallStores {
+    pub budgets: Store<PodUnavailableBudget>,
+    pub sidecarsets: Store<SidecarSet>,
+    pub probe_markers: Store<PodProbeMarker>,
+    /// Status only: the watch drops each object's spec.
+    pub node_probes: Store<NodePodProbe>,
+    /// SidecarSet ControllerRevisions (labels and annotations; `data` dropped).
+    pub sidecar_revisions: Store<ControllerRevision>,
+    pub restarts: Store<ContainerRecreateRequest>,
+}
+
+/// The writers of [`OncallStores`].
+pub struct OncallWriters {
+    pub budgets: Writer<PodUnavailableBudget>,
+    pub sidecarsets: Writer<SidecarSet>,
+    pub probe_markers: Writer<PodProbeMarker>,
+    pub node_probes: Writer<NodePodProbe>,
+    pub sidecar_revisions: Writer<ControllerRevision>,
+    pub restarts: Writer<ContainerRecreateRequest>,
+}
+
+impl OncallStores {
+    /// Fresh, empty stores and their writers.
+    pub fn new() -> (OncallStores, OncallWriters) {
+        let (budgets, bw) = reflector::store();
+        let (sidecarsets, sw) = reflector::store();
+        let (probe_markers, pw) = reflector::store();
+        let (node_probes, nw) = reflector::store();
+        let (sidecar_revisions, rw) = reflector::store();
+        let (restarts, cw) = reflector::store();
+        (
+            OncallStores {
+                budgets,
+                sidecarsets,
+                probe_markers,
+                node_probes,
+                sidecar_revisions,
+                restarts,
+            },
+            OncallWriters {
+                budgets: bw,
+                sidecarsets: sw,
+                probe_markers: pw,
+                node_probes: nw,
+                sidecar_revisions: rw,
+                restarts: cw,
+            },
+        )
+    }
 }

@@ -43,6 +43,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             {
                 app.status = None;
             }
+            // Stalls and deadlines move with the clock.
+            app.rebuild_triage();
             // Ages on screen move with the clock.
             app.mark_dirty();
         }
@@ -72,6 +74,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.refresh_lists();
             }
             app.mark_dirty();
+            // Triage lists the deletes the journal says were refused.
+            return vec![Effect::ReadJournal];
         }
         Msg::WatchFailed { kind, error } => {
             app.failed.insert(kind, error);
@@ -150,6 +154,7 @@ fn rebuild(app: &mut App, kind: Kind) {
     match kind {
         Kind::Pod => app.rebuild_pods(),
         Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet => app.rebuild_workloads(),
+        _ => app.rebuild_oncall(),
     }
 }
 
@@ -249,8 +254,12 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     _ => {}
                 }
             }
-            // An open journal shows the new entry.
-            if app.stack.iter().any(|r| matches!(r, Route::Journal(_))) {
+            // An open journal shows the new entry; triage re-reads the refused deletes.
+            if app
+                .stack
+                .iter()
+                .any(|r| matches!(r, Route::Journal(_) | Route::Oncall(_)))
+            {
                 return vec![Effect::ReadJournal];
             }
         }
@@ -310,6 +319,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::Protected(result) => super::protect::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
+            if let Ok((entries, _)) = &result {
+                app.oncall.denials = super::oncall::denials(entries);
+                app.rebuild_triage();
+            }
             for route in &mut app.stack {
                 if let Route::Journal(view) = route {
                     view.loaded(result.clone());

@@ -4,7 +4,9 @@
 //! ```toml
 //! [rollout]
 //! batches = [1, "10%", "25%", "50%", "100%"]   # pods updated at each step
+//! stall = "10m"    # triage calls a rollout stuck after this long without progress
 //! ```
+//! `stall` is a number of seconds or a duration like `"90s"`, `"10m"`, `"1h"`.
 //! An entry is a pod count (≥ 1) or a percent of the pods (`"1%"`..`"100%"`). A bad entry, or a
 //! `batches` that is not a list, is a warning and the default plan applies. No IO here.
 
@@ -66,6 +68,45 @@ impl fmt::Display for Batch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RolloutConfig {
     pub batches: Vec<Batch>,
+    /// Triage calls a rollout stuck when it made no progress for this long.
+    pub stall_seconds: i64,
+}
+
+/// `stall` by default: Deployment's progressDeadlineSeconds default.
+pub const DEFAULT_STALL_SECONDS: i64 = 600;
+
+/// `90`, `"90s"`, `"10m"`, `"1h"` → seconds (at least 1).
+fn parse_stall(value: &toml::Value) -> Result<i64, String> {
+    let secs = match value {
+        toml::Value::Integer(n) => *n,
+        toml::Value::String(s) => {
+            let s = s.trim();
+            let (digits, unit) = match s.char_indices().last() {
+                Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
+                _ => (s, 's'),
+            };
+            let n: i64 = digits
+                .trim()
+                .parse()
+                .map_err(|_| format!("{s:?} is not a duration like \"90s\", \"10m\" or \"1h\""))?;
+            match unit {
+                's' => n,
+                'm' => n.saturating_mul(60),
+                'h' => n.saturating_mul(3600),
+                _ => return Err(format!("{s:?}: the unit must be s, m or h")),
+            }
+        }
+        other => {
+            return Err(format!(
+                "expected seconds or a duration, found {}",
+                other.type_str()
+            ));
+        }
+    };
+    if secs < 1 {
+        return Err(format!("{secs} seconds is not a duration (1 or more)"));
+    }
+    Ok(secs)
 }
 
 impl Default for RolloutConfig {
@@ -79,6 +120,7 @@ impl Default for RolloutConfig {
                 Batch::Percent(50),
                 Batch::Percent(100),
             ],
+            stall_seconds: DEFAULT_STALL_SECONDS,
         }
     }
 }
@@ -97,11 +139,37 @@ impl RolloutConfig {
             ));
             return (RolloutConfig::default(), warnings);
         };
-        for key in section.keys().filter(|k| *k != "batches") {
+        for key in section.keys().filter(|k| *k != "batches" && *k != "stall") {
             warnings.push(format!("{origin}: unknown key `rollout.{key}` (ignored)"));
         }
+        let stall_seconds = match section.get("stall").map(parse_stall) {
+            None => DEFAULT_STALL_SECONDS,
+            Some(Ok(s)) => s,
+            Some(Err(why)) => {
+                warnings.push(format!(
+                    "{origin}: `rollout.stall`: {why}; using the default ({}m)",
+                    DEFAULT_STALL_SECONDS / 60
+                ));
+                DEFAULT_STALL_SECONDS
+            }
+        };
+        let (batches, warnings) = Self::batches(section, origin, warnings);
+        (
+            RolloutConfig {
+                batches,
+                stall_seconds,
+            },
+            warnings,
+        )
+    }
+
+    fn batches(
+        section: &toml::Table,
+        origin: &str,
+        mut warnings: Vec<String>,
+    ) -> (Vec<Batch>, Vec<String>) {
         let Some(batches) = section.get("batches") else {
-            return (RolloutConfig::default(), warnings);
+            return (RolloutConfig::default().batches, warnings);
         };
         let default = || RolloutConfig::default().batches;
         let shown = || {
@@ -117,7 +185,7 @@ impl RolloutConfig {
                  the default ({})",
                 shown()
             ));
-            return (RolloutConfig::default(), warnings);
+            return (default(), warnings);
         };
         let mut parsed = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -129,7 +197,7 @@ impl RolloutConfig {
                         i + 1,
                         shown()
                     ));
-                    return (RolloutConfig::default(), warnings);
+                    return (default(), warnings);
                 }
             }
         }
@@ -138,9 +206,9 @@ impl RolloutConfig {
                 "{origin}: `rollout.batches` is empty; using the default ({})",
                 shown()
             ));
-            return (RolloutConfig::default(), warnings);
+            return (default(), warnings);
         }
-        (RolloutConfig { batches: parsed }, warnings)
+        (parsed, warnings)
     }
 
     /// The steps for `replicas` pods: the pods updated at each, increasing, duplicates merged,
@@ -228,5 +296,34 @@ mod tests {
         }
         let (_, warnings) = load("[rollout]\nbatch = [1]");
         assert!(warnings[0].contains("unknown key `rollout.batch`"));
+    }
+
+    #[test]
+    fn stall_reads_seconds_and_durations_and_warns_on_nonsense() {
+        assert_eq!(
+            RolloutConfig::default().stall_seconds,
+            DEFAULT_STALL_SECONDS
+        );
+        for (text, want) in [
+            ("90", 90),
+            ("\"90s\"", 90),
+            ("\"10m\"", 600),
+            ("\"1h\"", 3600),
+        ] {
+            let (config, warnings) = load(&format!("[rollout]\nstall = {text}"));
+            assert_eq!(config.stall_seconds, want, "{text}");
+            assert!(warnings.is_empty(), "{warnings:?}");
+        }
+        for bad in ["0", "\"soon\"", "\"5d\"", "[1]"] {
+            let (config, warnings) = load(&format!("[rollout]\nstall = {bad}"));
+            assert_eq!(config.stall_seconds, DEFAULT_STALL_SECONDS, "{bad}");
+            assert!(warnings[0].contains("`rollout.stall`"), "{warnings:?}");
+        }
+        // The batches are read beside it.
+        let (config, _) = load("[rollout]\nstall = \"2m\"\nbatches = [2]");
+        assert_eq!(
+            (config.stall_seconds, config.batches),
+            (120, vec![Batch::Pods(2)])
+        );
     }
 }

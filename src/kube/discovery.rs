@@ -92,7 +92,7 @@ pub fn readable_versions(kind: Kind) -> &'static [&'static str] {
     match kind {
         Kind::CloneSet | Kind::StatefulSet => &["v1alpha1", "v1beta1"],
         Kind::DaemonSet => &["v1alpha1"],
-        Kind::Pod => &[],
+        _ => &[],
     }
 }
 
@@ -151,7 +151,7 @@ impl KruiseApis {
             Kind::CloneSet => ("CloneSet", "v1alpha1"),
             Kind::StatefulSet => ("StatefulSet", "v1beta1"),
             Kind::DaemonSet => ("DaemonSet", "v1alpha1"),
-            Kind::Pod => return None,
+            _ => return None,
         };
         let group = "apps.kruise.io";
         let chosen = preferred_version(&self.served, group, kind_name, readable_versions(kind))

@@ -323,6 +323,9 @@ impl Executor {
     }
 
     fn target_namespace(&self, target: &ObjectRef) -> String {
+        if matches!(target.kind, Kind::SidecarSet | Kind::NodePodProbe) {
+            return String::new();
+        }
         target
             .namespace
             .clone()
@@ -360,12 +363,27 @@ pub fn resource_of(kind: Kind, apis: Option<&KruiseApis>) -> ApiResource {
         Kind::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
         Kind::DaemonSet => ApiResource::erase::<DaemonSet>(&()),
         Kind::Pod => ApiResource::erase::<Pod>(&()),
+        Kind::PodUnavailableBudget => ApiResource::erase::<crate::api::PodUnavailableBudget>(&()),
+        Kind::SidecarSet => ApiResource::erase::<crate::api::SidecarSet>(&()),
+        Kind::PodProbeMarker => ApiResource::erase::<crate::api::PodProbeMarker>(&()),
+        Kind::NodePodProbe => ApiResource::erase::<crate::api::NodePodProbe>(&()),
+        Kind::ContainerRecreateRequest => {
+            ApiResource::erase::<crate::api::ContainerRecreateRequest>(&())
+        }
+        Kind::SidecarSetRevision => {
+            ApiResource::erase::<k8s_openapi::api::apps::v1::ControllerRevision>(&())
+        }
     }
 }
 
 /// GETs the object and renders it as YAML, without `metadata.managedFields`.
 pub async fn fetch_yaml(client: Client, ar: &ApiResource, ns: &str, name: &str) -> Result<String> {
-    let api: Api<DynamicObject> = Api::namespaced_with(client, ns, ar);
+    // Cluster-scoped kinds (SidecarSet, NodePodProbe) are read without a namespace.
+    let api: Api<DynamicObject> = if ns.is_empty() {
+        Api::all_with(client, ar)
+    } else {
+        Api::namespaced_with(client, ns, ar)
+    };
     let mut obj = api.get(name).await.plain()?;
     obj.metadata.managed_fields = None;
     Ok(serde_saphyr::to_string(&obj)?)
@@ -373,12 +391,14 @@ pub async fn fetch_yaml(client: Client, ar: &ApiResource, ns: &str, name: &str) 
 
 /// Lists the core/v1 events involving the object, oldest first (newest last).
 pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Result<Vec<EventRow>> {
-    let api: Api<CoreEvent> = Api::namespaced(client, ns);
+    let api: Api<CoreEvent> = if ns.is_empty() {
+        Api::all(client)
+    } else {
+        Api::namespaced(client, ns)
+    };
     let kind = match target.kind {
-        Kind::CloneSet => "CloneSet",
-        Kind::StatefulSet => "StatefulSet",
-        Kind::DaemonSet => "DaemonSet",
-        Kind::Pod => "Pod",
+        Kind::SidecarSetRevision => "ControllerRevision",
+        other => other.debug_name(),
     };
     let fields = format!(
         "involvedObject.name={},involvedObject.namespace={ns},involvedObject.kind={kind}",
@@ -388,7 +408,7 @@ pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Resul
         .list(&ListParams::default().fields(&fields))
         .await
         .plain()?;
-    let kruise = target.kind != Kind::Pod;
+    let kruise = !matches!(target.kind, Kind::Pod | Kind::SidecarSetRevision);
     let mut events: Vec<CoreEvent> = list
         .items
         .into_iter()

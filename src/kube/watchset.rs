@@ -37,6 +37,7 @@ use crate::{
     app::{
         Stores,
         msg::{Discovery, Kind, Msg},
+        stores::{OncallStores, OncallWriters},
     },
 };
 
@@ -69,11 +70,13 @@ impl WatchSet {
         let (statefulsets, sts_writer) = reflector::store::<StatefulSet>();
         let (daemonsets, ds_writer) = reflector::store::<DaemonSet>();
         let (pods, pod_writer) = reflector::store::<SlimPod>();
+        let (oncall, oncall_writers) = OncallStores::new();
         let stores = Stores {
             clonesets,
             statefulsets,
             daemonsets,
             pods,
+            oncall,
         };
         if announce {
             // A closed channel means the console is leaving; the tasks below end on their own.
@@ -104,6 +107,7 @@ impl WatchSet {
                 clonesets: cs_writer,
                 statefulsets: sts_writer,
                 daemonsets: ds_writer,
+                oncall: oncall_writers,
             },
             tx,
         ));
@@ -138,6 +142,7 @@ struct KruiseWriters {
     clonesets: Writer<CloneSet>,
     statefulsets: Writer<StatefulSet>,
     daemonsets: Writer<DaemonSet>,
+    oncall: OncallWriters,
 }
 
 async fn discover_then_watch(
@@ -214,6 +219,7 @@ async fn discover_then_watch(
         &tx,
         plain_json,
     );
+    super::oncall_watch::spawn(&mut tasks, &apis, &client, &ns, writers.oncall, &tx);
     // Keeping the OnceLock filled only now means `apis()` implies the watches are running.
     let _ = cell.set(apis);
     // The JoinSet aborts its tasks when this task is aborted (dropped).
@@ -275,12 +281,12 @@ fn spawn_workload<K>(
     }
 }
 
-fn watcher_config() -> watcher::Config {
+pub(super) fn watcher_config() -> watcher::Config {
     watcher::Config::default().page_size(PAGE_SIZE)
 }
 
 /// Whether a one-object list of the kind answers: the sign that a failing watch can resume.
-async fn answers<K>(api: Api<K>) -> bool
+pub(super) async fn answers<K>(api: Api<K>) -> bool
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {

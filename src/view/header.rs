@@ -174,6 +174,13 @@ fn hints(app: &App) -> Line<'static> {
         Route::Protect(_) => {
             actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")])
         }
+        Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage => actions.extend([
+            (Action::Open, "open"),
+            (Action::Undo, "undo"),
+            (Action::PrevBatch, "raise partition"),
+            (Action::Pause, "pause"),
+        ]),
+        Route::Oncall(_) => actions.push((Action::Open, "open")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -206,6 +213,9 @@ fn position(app: &App) -> String {
         Route::Rollout(v) if !v.pods.is_empty() => format!("{}/{} ", v.selected + 1, v.pods.len()),
         Route::Journal(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         Route::Protect(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
+        Route::Oncall(v) if app.oncall_len(&v.screen) > 0 => {
+            format!("{}/{} ", v.selected + 1, app.oncall_len(&v.screen))
+        }
         _ => String::new(),
     }
 }
@@ -230,7 +240,7 @@ pub fn kind_name(kind: crate::app::Kind) -> &'static str {
         Kind::CloneSet => "CloneSet",
         Kind::StatefulSet => "StatefulSet",
         Kind::DaemonSet => "DaemonSet",
-        Kind::Pod => "Pod",
+        other => other.debug_name(),
     }
 }
 

@@ -60,6 +60,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":pods", "all pods (in a rollout view: its pods)"),
         (":journal", "every action sent; u reverts one"),
         (":protect", "delete-protected objects, verdict now"),
+        (":triage", "what is unhealthy, worst first, with its remedy"),
+        (":crr :pub", "container restarts / disruption budgets"),
+        (
+            ":sidecarset :ppm",
+            "sidecar versions per pod / probe markers",
+        ),
         (":ns NAME", "switch namespace (:ns all for every namespace)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),

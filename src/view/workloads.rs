@@ -1,5 +1,7 @@
 //! The Workloads view: CloneSets, Advanced StatefulSets and Advanced DaemonSets in one table
-//! (or one kind after `:cs`/`:asts`/`:ads`), with rollout columns and the protection badge.
+//! (or one kind after `:cs`/`:asts`/`:ads`), with rollout columns, the protection badge and the
+//! budget left by the PodUnavailableBudgets selecting each; the triage strip above when
+//! something is unhealthy.
 
 use ratatui::{
     buffer::Buffer,
@@ -23,6 +25,11 @@ use crate::{
 };
 
 pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
+    let strip = app.strip_rows() as u16;
+    let [strip_area, area] =
+        ratatui::layout::Layout::vertical([Constraint::Length(strip), Constraint::Fill(1)])
+            .areas(area);
+    super::oncall::strip::render(app, strip_area, buf);
     let kind = match list.scope {
         Scope::WorkloadKind(k) => Some(k),
         _ => None,
@@ -38,6 +45,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     columns.extend([
         Column::new("NAME", Constraint::Fill(1), 0),
         Column::new("PROTECT", Constraint::Length(9), 3),
+        Column::new("PUB", Constraint::Length(3), 4),
         Column::new("REPLICAS", Constraint::Length(8), 5),
         Column::new("READY", Constraint::Length(5), 0),
         Column::new("UPDATED", Constraint::Length(7), 0),
@@ -122,7 +130,7 @@ fn kind_short(kind: Kind) -> &'static str {
         Kind::CloneSet => "CS",
         Kind::StatefulSet => "ASTS",
         Kind::DaemonSet => "ADS",
-        Kind::Pod => "POD",
+        other => other.debug_name(),
     }
 }
 
@@ -143,6 +151,13 @@ fn workload_cells<'a>(
     cells.push(match &w.protection {
         Some(p) => Cell::from(Span::styled(p.as_str(), role(app, Role::BadgeProtected))),
         None => Cell::from(""),
+    });
+    cells.push(match app.oncall.budget_left.get(&w.uid) {
+        Some(left) if *left <= 0 => {
+            Cell::from(Span::styled(left.to_string(), role(app, Role::StatusError)))
+        }
+        Some(left) => Cell::from(left.to_string()),
+        None => Cell::from("-"),
     });
     cells.push(Cell::from(w.desired.to_string()));
     let ready_role = if w.ready >= w.desired {

@@ -74,7 +74,7 @@ pub fn summary(stores: &Stores, owner: &Owner) -> Option<Summary> {
             .daemonsets
             .get(&StoreRef::new(name).within(ns))
             .map(|d| daemonset(&d)),
-        (Kind::Pod, _, _) => None,
+        _ => None,
     }
 }
 

@@ -1,0 +1,237 @@
+//! SidecarSet rows (`:sidecarset`) and the per-pod sidecar versions its Enter shows: each
+//! sidecar container's recorded hash mapped to the set's revision (the ControllerRevisions in
+//! kruise-system labelled with the set) or custom version, and for hot upgrade which twin works.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use k8s_openapi::api::{apps::v1::ControllerRevision, core::v1::Pod};
+
+use super::super::{rows::PodRow, stores::Stores};
+use crate::{
+    api::{SidecarSet, keys, podstate::sidecarset_upgrade_specs},
+    kruise::{
+        selector,
+        sidecarset::{
+            SIDECARSET_CUSTOM_VERSION_LABEL, SIDECARSET_NAME_LABEL,
+            control::pod_hot_upgrade_containers,
+        },
+    },
+};
+
+/// One SidecarSet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SidecarRow {
+    pub name: String,
+    pub matched: i32,
+    pub updated: i32,
+    pub ready: i32,
+    pub partition: String,
+    pub paused: bool,
+    /// How new pods are injected: `latest`, `revision NAME`, `custom version V`.
+    pub injection: String,
+    pub latest_revision: String,
+    /// Containers upgraded by hot upgrade.
+    pub hot: bool,
+}
+
+fn label<'a>(
+    meta: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    key: &str,
+) -> Option<&'a str> {
+    meta.labels
+        .as_ref()
+        .and_then(|l| l.get(key))
+        .map(String::as_str)
+}
+
+fn is_hot(c: &crate::api::sidecarset::SidecarContainer) -> bool {
+    c.upgrade_strategy
+        .as_ref()
+        .and_then(|u| u.upgrade_type.as_deref())
+        == Some("HotUpgrade")
+}
+
+pub fn sidecar_row(set: &SidecarSet) -> SidecarRow {
+    let status = set.status.clone().unwrap_or_default();
+    let strategy = &set.spec.update_strategy;
+    let injection = match &set.spec.injection_strategy.revision {
+        Some(r) => match (&r.revision_name, &r.custom_version) {
+            (Some(name), _) => format!("revision {name}"),
+            (None, Some(v)) => format!("custom version {v}"),
+            (None, None) => "latest".to_owned(),
+        },
+        None if set.spec.injection_strategy.paused => "paused".to_owned(),
+        None => "latest".to_owned(),
+    };
+    SidecarRow {
+        name: set.metadata.name.clone().unwrap_or_default(),
+        matched: status.matched_pods,
+        updated: status.updated_pods,
+        ready: status.ready_pods,
+        partition: strategy
+            .partition
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), intstr),
+        paused: strategy.paused,
+        injection,
+        latest_revision: status.latest_revision.unwrap_or_default(),
+        hot: set.spec.containers.iter().any(is_hot),
+    }
+}
+
+pub fn build_sidecarsets(stores: &Stores) -> Vec<SidecarRow> {
+    let mut rows: Vec<SidecarRow> = stores
+        .oncall
+        .sidecarsets
+        .state()
+        .iter()
+        .map(|s| sidecar_row(s))
+        .collect();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    rows
+}
+
+/// One sidecar container of one matched pod.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SidecarPodRow {
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+    pub image: String,
+    /// The set hash the pod records.
+    pub hash: String,
+    /// The revision that hash is ("" when no revision records it).
+    pub revision: String,
+    /// The revision's custom version label, if any.
+    pub version: String,
+    /// The pod records the set's current hash.
+    pub updated: bool,
+    pub ready: bool,
+    /// Hot upgrade: `working` or `empty` (standby twin); "" for a plain sidecar.
+    pub hot: &'static str,
+}
+
+/// Whether the set matches the pod: in its namespace scope and selected, or injected already.
+fn matches(set: &SidecarSet, pod: &PodRow, name: &str) -> bool {
+    let injected = pod
+        .pod
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(keys::SIDECARSET_HASH))
+        .is_some_and(|raw| sidecarset_upgrade_specs(Some(raw)).contains_key(name));
+    if injected {
+        return true;
+    }
+    let scoped = set
+        .spec
+        .namespace
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .is_none_or(|ns| ns == pod.namespace);
+    let labels = pod.pod.metadata.labels.clone().unwrap_or_default();
+    scoped
+        && set.spec.selector.as_ref().is_some_and(|s| {
+            !selector::is_empty(s) && selector::matches(s, &labels).unwrap_or(false)
+        })
+}
+
+/// Per matched pod, each sidecar container with its hash, revision and version.
+pub fn sidecar_pods(
+    set: &SidecarSet,
+    revisions: &[Arc<ControllerRevision>],
+    pods: &[Arc<PodRow>],
+) -> Vec<SidecarPodRow> {
+    let name = set.metadata.name.clone().unwrap_or_default();
+    let set_hash = set
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(keys::SIDECARSET_HASH))
+        .cloned()
+        .unwrap_or_default();
+    // The set's revisions by the hash they record.
+    let mut by_hash: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for r in revisions
+        .iter()
+        .filter(|r| label(&r.metadata, SIDECARSET_NAME_LABEL) == Some(name.as_str()))
+    {
+        let hash = r
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(keys::SIDECARSET_HASH))
+            .cloned()
+            .unwrap_or_default();
+        let version = label(&r.metadata, SIDECARSET_CUSTOM_VERSION_LABEL)
+            .unwrap_or_default()
+            .to_owned();
+        by_hash.insert(hash, (r.metadata.name.clone().unwrap_or_default(), version));
+    }
+    let mut out = Vec::new();
+    for pod in pods.iter().filter(|p| matches(set, p, &name)) {
+        let specs = sidecarset_upgrade_specs(
+            pod.pod
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(keys::SIDECARSET_HASH))
+                .map(String::as_str),
+        );
+        let spec = specs.get(&name).cloned().unwrap_or_default();
+        let (revision, version) = match by_hash.get(&spec.hash) {
+            Some((r, v)) => (r.clone(), v.clone()),
+            None => (spec.controller_revision.clone(), String::new()),
+        };
+        let whole = Pod {
+            metadata: pod.pod.metadata.clone(),
+            ..Pod::default()
+        };
+        for c in &set.spec.containers {
+            let cname = c.container.name.clone();
+            let names: Vec<(String, &'static str)> = if is_hot(c) {
+                let (working, empty) = pod_hot_upgrade_containers(&cname, &whole);
+                vec![(working, "working"), (empty, "empty")]
+            } else {
+                vec![(cname, "")]
+            };
+            for (container, hot) in names {
+                let image = pod
+                    .pod
+                    .spec
+                    .containers
+                    .iter()
+                    .find(|x| x.name == container)
+                    .map(|x| x.image.clone())
+                    .unwrap_or_default();
+                let ready = pod
+                    .pod
+                    .status
+                    .container_statuses
+                    .iter()
+                    .any(|s| s.name == container && s.ready);
+                out.push(SidecarPodRow {
+                    namespace: pod.namespace.clone(),
+                    pod: pod.name.clone(),
+                    container,
+                    image,
+                    hash: spec.hash.clone(),
+                    revision: revision.clone(),
+                    version: version.clone(),
+                    updated: !spec.hash.is_empty() && spec.hash == set_hash,
+                    ready,
+                    hot,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn intstr(v: &k8s_openapi::apimachinery::pkg::util::intstr::IntOrString) -> String {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    match v {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => s.clone(),
+    }
+}

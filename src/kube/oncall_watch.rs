@@ -1,0 +1,189 @@
+//! The watches behind the on-call views (`:pub`, `:sidecarset`, `:ppm`, `:crr`, triage): one per
+//! kind, started after discovery when the cluster serves it (at v1alpha1, the only version
+//! Kruise serves them at). A kind not served gets an empty, ready store. A refusal (403) goes to
+//! the app as for any kind; the app says it in the view that needs the kind.
+
+use std::fmt::Debug;
+
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use kube::{
+    Api, Client, Resource,
+    runtime::{WatchStreamExt, reflector::store::Writer, watcher},
+};
+use serde::de::DeserializeOwned;
+use tokio::{sync::mpsc::UnboundedSender, task::JoinSet};
+
+use super::{
+    discovery::KruiseApis,
+    watch::{StoreFeed, drive},
+    watchset::{answers, watcher_config},
+};
+use crate::{
+    app::{
+        msg::{Kind, Msg},
+        stores::OncallWriters,
+    },
+    kruise::sidecarset::{SIDECARSET_NAME_LABEL, restore::REVISION_NAMESPACE},
+};
+
+/// The group and kind name each on-call kind is served as.
+fn served_as(kind: Kind) -> Option<(&'static str, &'static str)> {
+    Some(match kind {
+        Kind::PodUnavailableBudget => ("policy.kruise.io", "PodUnavailableBudget"),
+        Kind::SidecarSet | Kind::SidecarSetRevision => ("apps.kruise.io", "SidecarSet"),
+        Kind::PodProbeMarker => ("apps.kruise.io", "PodProbeMarker"),
+        Kind::NodePodProbe => ("apps.kruise.io", "NodePodProbe"),
+        Kind::ContainerRecreateRequest => ("apps.kruise.io", "ContainerRecreateRequest"),
+        _ => return None,
+    })
+}
+
+/// Whether the cluster serves `kind` at v1alpha1.
+pub fn serves(apis: &KruiseApis, kind: Kind) -> bool {
+    served_as(kind).is_some_and(|(group, name)| {
+        apis.served
+            .iter()
+            .any(|s| s.kind == name && s.resource.group == group && s.version == "v1alpha1")
+    })
+}
+
+/// Starts the on-call watches into `tasks`.
+pub fn spawn(
+    tasks: &mut JoinSet<()>,
+    apis: &KruiseApis,
+    client: &Client,
+    namespace: &Option<String>,
+    writers: OncallWriters,
+    tx: &UnboundedSender<Msg>,
+) {
+    let OncallWriters {
+        budgets,
+        sidecarsets,
+        probe_markers,
+        node_probes,
+        sidecar_revisions,
+        restarts,
+    } = writers;
+    start(
+        tasks,
+        apis,
+        Kind::PodUnavailableBudget,
+        tx,
+        in_scope(client, namespace),
+        budgets,
+        keep,
+    );
+    start(
+        tasks,
+        apis,
+        Kind::PodProbeMarker,
+        tx,
+        in_scope(client, namespace),
+        probe_markers,
+        keep,
+    );
+    start(
+        tasks,
+        apis,
+        Kind::ContainerRecreateRequest,
+        tx,
+        in_scope(client, namespace),
+        restarts,
+        keep,
+    );
+    // Cluster-scoped kinds.
+    start(
+        tasks,
+        apis,
+        Kind::SidecarSet,
+        tx,
+        Api::all(client.clone()),
+        sidecarsets,
+        keep,
+    );
+    // Only the results are read: the probes' specs would double what is kept per node.
+    start(
+        tasks,
+        apis,
+        Kind::NodePodProbe,
+        tx,
+        Api::all(client.clone()),
+        node_probes,
+        |p: &mut crate::api::NodePodProbe| p.spec = Default::default(),
+    );
+    // SidecarSet revisions live in kruise-system, labelled with their set; their recorded specs
+    // are not needed to map a hash to a revision.
+    let revisions: Api<ControllerRevision> = Api::namespaced(client.clone(), REVISION_NAMESPACE);
+    if serves(apis, Kind::SidecarSetRevision) {
+        let config = watcher_config().labels(SIDECARSET_NAME_LABEL);
+        tasks.spawn(watch_api(
+            Kind::SidecarSetRevision,
+            revisions,
+            config,
+            |r: &mut ControllerRevision| r.data = None,
+            sidecar_revisions,
+            tx.clone(),
+        ));
+    } else {
+        let _ = tx.send(Msg::StoreReady(Kind::SidecarSetRevision));
+    }
+}
+
+/// A namespaced kind in the console's namespace (every namespace when None).
+fn in_scope<K>(client: &Client, namespace: &Option<String>) -> Api<K>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    }
+}
+
+fn keep<K>(_: &mut K) {}
+
+fn start<K>(
+    tasks: &mut JoinSet<()>,
+    apis: &KruiseApis,
+    kind: Kind,
+    tx: &UnboundedSender<Msg>,
+    api: Api<K>,
+    writer: Writer<K>,
+    trim: fn(&mut K),
+) where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    if serves(apis, kind) {
+        tasks.spawn(watch_api(
+            kind,
+            api,
+            watcher_config(),
+            trim,
+            writer,
+            tx.clone(),
+        ));
+    } else {
+        // Not served: its store stays empty and is as complete as it will get.
+        tracing::info!(?kind, "kind not served; not watching it");
+        let _ = tx.send(Msg::StoreReady(kind));
+    }
+}
+
+/// Watches `api` into `writer`, trimming each object with `trim` (and dropping managedFields).
+async fn watch_api<K>(
+    kind: Kind,
+    api: Api<K>,
+    config: watcher::Config,
+    trim: fn(&mut K),
+    writer: Writer<K>,
+    tx: UnboundedSender<Msg>,
+) where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let stream = watcher(api.clone(), config).modify(move |obj: &mut K| {
+        obj.meta_mut().managed_fields = None;
+        trim(obj);
+    });
+    let probe = move || answers(api.clone());
+    drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
+}
