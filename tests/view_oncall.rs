@@ -248,3 +248,29 @@ fn commands_complete_and_show_in_help() {
         assert!(help.contains(cmd), "{cmd} in help:\n{help}");
     }
 }
+
+#[test]
+fn r_restarts_the_pod_of_a_restart_row_and_of_a_triage_row() {
+    use kruise_tui::app::dialog::Overlay;
+    let mut h = oncall((130, 12));
+    command(&mut h, "crr");
+    let pod = h.app.oncall().restarts[0].pod.clone();
+    h.press(&["r"]);
+    match h.app.overlay() {
+        Some(Overlay::Form(form)) => assert_eq!(form.target.name, pod),
+        other => panic!("r on a restart row opens the restart form for {pod}: {other:?}"),
+    }
+    h.press(&["esc"]);
+    // The crash loop in triage (second row): r restarts its pod.
+    command(&mut h, "triage");
+    h.press(&["j"]);
+    let want = match &h.app.oncall().triage[1].object {
+        Some(o) => o.name.clone(),
+        None => panic!("the crash loop names its pod"),
+    };
+    h.press(&["r"]);
+    match h.app.overlay() {
+        Some(Overlay::Form(form)) => assert_eq!(form.target.name, want),
+        other => panic!("r on the crash loop opens the restart form for {want}: {other:?}"),
+    }
+}

@@ -109,6 +109,19 @@ pub fn key(app: &mut App) -> Vec<Effect> {
                 sel.namespace.clone().unwrap_or_default(),
                 vec![sel.name.clone()],
             ),
+            // On a restart (`:crr`): restart its pod again.
+            Some(sel) if sel.kind == Kind::ContainerRecreateRequest => {
+                let namespace = sel.namespace.clone().unwrap_or_default();
+                match app
+                    .oncall
+                    .restarts
+                    .iter()
+                    .find(|r| r.namespace == namespace && r.name == sel.name)
+                {
+                    Some(r) => (namespace, vec![r.pod.clone()]),
+                    None => return Vec::new(),
+                }
+            }
             _ => {
                 app.set_status(
                     Level::Info,
