@@ -89,6 +89,58 @@ fn phase_role(phase: &str) -> Role {
     }
 }
 
+/// The table of a namespaced on-call screen: a NAMESPACE column (and cell) first when all
+/// namespaces are shown, a title with where and how many, and the screen's empty state.
+struct TableOf<'s> {
+    heading: &'s str,
+    hint: &'s str,
+    nothing: String,
+    columns: Vec<Column>,
+    len: usize,
+}
+
+fn namespaced_table<'a>(
+    app: &'a App,
+    view: &OncallView,
+    screen: TableOf<'_>,
+    area: Rect,
+    buf: &mut Buffer,
+    namespace_of: impl Fn(usize) -> Option<&'a str>,
+    cells: impl Fn(usize) -> Vec<Cell<'a>>,
+) {
+    let all_ns = app.namespace.is_none();
+    let mut columns = Vec::new();
+    if all_ns {
+        columns.push(Column::new("NAMESPACE", Constraint::Length(12), 3));
+    }
+    columns.extend(screen.columns);
+    let spec = TableSpec {
+        title: Line::from(format!(
+            " {} — {} [{}] ",
+            screen.heading,
+            where_(app),
+            screen.len
+        )),
+        title_right: Line::from(screen.hint.to_owned()),
+        columns,
+        len: screen.len,
+        selected: view.selected,
+        offset: view.offset,
+        empty: empty_state(app, &view.screen, &screen.nothing),
+    };
+    table::render(spec, &app.theme, area, buf, |i| {
+        let Some(ns) = namespace_of(i) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if all_ns {
+            out.push(Cell::from(ns));
+        }
+        out.extend(cells(i));
+        out
+    });
+}
+
 fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
     let rows = &app.oncall.triage;
     let spec = TableSpec {
@@ -128,44 +180,26 @@ fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 
 fn restarts(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
     let rows = &app.oncall.restarts;
-    let all_ns = app.namespace.is_none();
-    let mut columns = Vec::new();
-    if all_ns {
-        columns.push(Column::new("NAMESPACE", Constraint::Length(12), 3));
-    }
-    columns.extend([
-        Column::new("NAME", Constraint::Fill(1), 0),
-        Column::new("PHASE", Constraint::Length(10), 0),
-        Column::new("POD", Constraint::Length(18), 0),
-        Column::new("NODE", Constraint::Length(12), 2),
-        Column::new("CONTAINERS", Constraint::Fill(1), 0),
-        Column::new("AGE", Constraint::Length(4), 1),
-    ]);
-    let spec = TableSpec {
-        title: Line::from(format!(
-            " Restarts (ContainerRecreateRequests) — {} [{}] ",
-            where_(app),
-            rows.len()
-        )),
-        title_right: Line::default(),
-        columns,
+    let screen = TableOf {
+        heading: "Restarts (ContainerRecreateRequests)",
+        hint: "",
+        nothing: format!("No ContainerRecreateRequests in {}", where_(app)),
+        columns: vec![
+            Column::new("NAME", Constraint::Fill(1), 0),
+            Column::new("PHASE", Constraint::Length(10), 0),
+            Column::new("POD", Constraint::Length(18), 0),
+            Column::new("NODE", Constraint::Length(12), 2),
+            Column::new("CONTAINERS", Constraint::Fill(1), 0),
+            Column::new("AGE", Constraint::Length(4), 1),
+        ],
         len: rows.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: empty_state(
-            app,
-            &view.screen,
-            &format!("No ContainerRecreateRequests in {}", where_(app)),
-        ),
     };
-    table::render(spec, &app.theme, area, buf, |i| {
+    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
         let Some(r) = rows.get(i) else {
             return Vec::new();
         };
         let mut cells = Vec::new();
-        if all_ns {
-            cells.push(Cell::from(r.namespace.as_str()));
-        }
         let mut containers = Vec::new();
         for (n, (name, phase)) in r.containers.iter().enumerate() {
             if n > 0 {
@@ -199,46 +233,28 @@ fn restarts(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 
 fn budgets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
     let rows = &app.oncall.budgets;
-    let all_ns = app.namespace.is_none();
-    let mut columns = Vec::new();
-    if all_ns {
-        columns.push(Column::new("NAMESPACE", Constraint::Length(12), 3));
-    }
-    columns.extend([
-        Column::new("NAME", Constraint::Fill(1), 0),
-        Column::new("TARGET", Constraint::Length(20), 2),
-        Column::new("ALLOWED", Constraint::Length(7), 0),
-        Column::new("DESIRED", Constraint::Length(7), 0),
-        Column::new("CURRENT", Constraint::Length(7), 0),
-        Column::new("TOTAL", Constraint::Length(5), 0),
-        Column::new("DOWN (SINCE)", Constraint::Fill(2), 0),
-        Column::new("AGE", Constraint::Length(4), 1),
-    ]);
-    let spec = TableSpec {
-        title: Line::from(format!(
-            " Budgets (PodUnavailableBudgets) — {} [{}] ",
-            where_(app),
-            rows.len()
-        )),
-        title_right: Line::from(" enter: its pods "),
-        columns,
+    let screen = TableOf {
+        heading: "Budgets (PodUnavailableBudgets)",
+        hint: " enter: its pods ",
+        nothing: format!("No PodUnavailableBudgets in {}", where_(app)),
+        columns: vec![
+            Column::new("NAME", Constraint::Fill(1), 0),
+            Column::new("TARGET", Constraint::Length(20), 2),
+            Column::new("ALLOWED", Constraint::Length(7), 0),
+            Column::new("DESIRED", Constraint::Length(7), 0),
+            Column::new("CURRENT", Constraint::Length(7), 0),
+            Column::new("TOTAL", Constraint::Length(5), 0),
+            Column::new("DOWN (SINCE)", Constraint::Fill(2), 0),
+            Column::new("AGE", Constraint::Length(4), 1),
+        ],
         len: rows.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: empty_state(
-            app,
-            &view.screen,
-            &format!("No PodUnavailableBudgets in {}", where_(app)),
-        ),
     };
-    table::render(spec, &app.theme, area, buf, |i| {
+    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
         let Some(b) = rows.get(i) else {
             return Vec::new();
         };
         let mut cells = Vec::new();
-        if all_ns {
-            cells.push(Cell::from(b.namespace.as_str()));
-        }
         let allowed_role = if b.allowed <= 0 {
             Role::StatusError
         } else {
@@ -326,45 +342,27 @@ fn sidecarsets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 
 fn probes(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
     let rows = &app.oncall.probes;
-    let all_ns = app.namespace.is_none();
-    let mut columns = Vec::new();
-    if all_ns {
-        columns.push(Column::new("NAMESPACE", Constraint::Length(12), 3));
-    }
-    columns.extend([
-        Column::new("MARKER/PROBE", Constraint::Length(20), 0),
-        Column::new("POD", Constraint::Length(18), 0),
-        Column::new("STATE", Constraint::Length(9), 0),
-        Column::new("CONDITION", Constraint::Length(28), 2),
-        Column::new("APPLIED", Constraint::Fill(1), 1),
-        Column::new("PROBED", Constraint::Length(6), 0),
-        Column::new("MESSAGE", Constraint::Fill(1), 0),
-    ]);
-    let spec = TableSpec {
-        title: Line::from(format!(
-            " Probe markers (PodProbeMarkers × matched pods) — {} [{}] ",
-            where_(app),
-            rows.len()
-        )),
-        title_right: Line::default(),
-        columns,
+    let screen = TableOf {
+        heading: "Probe markers (PodProbeMarkers × matched pods)",
+        hint: "",
+        nothing: format!("No PodProbeMarker matches a pod in {}", where_(app)),
+        columns: vec![
+            Column::new("MARKER/PROBE", Constraint::Length(20), 0),
+            Column::new("POD", Constraint::Length(18), 0),
+            Column::new("STATE", Constraint::Length(9), 0),
+            Column::new("CONDITION", Constraint::Length(28), 2),
+            Column::new("APPLIED", Constraint::Fill(1), 1),
+            Column::new("PROBED", Constraint::Length(6), 0),
+            Column::new("MESSAGE", Constraint::Fill(1), 0),
+        ],
         len: rows.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: empty_state(
-            app,
-            &view.screen,
-            &format!("No PodProbeMarker matches a pod in {}", where_(app)),
-        ),
     };
-    table::render(spec, &app.theme, area, buf, |i| {
+    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
         let Some(p) = rows.get(i) else {
             return Vec::new();
         };
         let mut cells = Vec::new();
-        if all_ns {
-            cells.push(Cell::from(p.namespace.as_str()));
-        }
         let state_role = match p.state.as_str() {
             "Succeeded" => Role::StatusOk,
             "Failed" => Role::StatusError,
