@@ -2,12 +2,9 @@
 //! around `kruise::statefulset::reconcile` (settle the revisions, reconcile, apply the writes in
 //! order, status, pruning), with the writes applied in memory.
 
-use k8s_openapi::{
-    api::{
-        apps::v1::ControllerRevision,
-        core::v1::{PersistentVolumeClaim, Pod},
-    },
-    apimachinery::pkg::apis::meta::v1::Time,
+use k8s_openapi::api::{
+    apps::v1::ControllerRevision,
+    core::v1::{PersistentVolumeClaim, Pod},
 };
 use serde_json::Value;
 
@@ -64,29 +61,8 @@ impl Controller for Sim {
         let mut round = Round::default();
         let owned: Vec<Pod> = pods.owned(&self.uid);
         let settled = revisions::active_revisions(&self.set, &self.revisions);
-        let mut update = settled.update.clone();
-        if settled.create {
-            update.metadata.uid = Some(format!("whatif-rev-{}", self.revisions.len() + 1));
-            update.metadata.creation_timestamp = Some(Time(
-                jiff::Timestamp::from_second(now).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
-            ));
-            self.revisions.push(update.clone());
-            round.wrote = true;
-        } else if settled.renumber {
-            if let Some(r) = self
-                .revisions
-                .iter_mut()
-                .find(|r| r.metadata.name == update.metadata.name)
-            {
-                *r = update.clone();
-            }
-            round.wrote = true;
-        }
-        let current = if settled.current.metadata.name == update.metadata.name {
-            update.clone()
-        } else {
-            settled.current.clone()
-        };
+        let (update, current, wrote) = world::store_settled(&mut self.revisions, &settled, now);
+        round.wrote |= wrote;
         self.update = update.metadata.name.clone().unwrap_or_default();
         let outcome = reconcile::reconcile(&Input {
             set: &self.set,

@@ -370,3 +370,38 @@ pub fn why_stopped(pods: &Pods, uid: &str, update: &str, end: &Counts, paused: b
         held: end.pods - end.updated,
     }
 }
+
+/// Applies what the revision decision settled to the simulated history, as the controller's
+/// writes would: a new update revision is stored (with a simulated uid and `now` as its creation
+/// time), a re-numbered one replaces its older self. Returns the update and current revisions
+/// as the reconcile sees them, and whether anything was written.
+pub fn store_settled(
+    history: &mut Vec<ControllerRevision>,
+    settled: &crate::kruise::cloneset::reconcile::revisions::ActiveRevisions,
+    now: i64,
+) -> (ControllerRevision, ControllerRevision, bool) {
+    let mut update = settled.update.clone();
+    let mut wrote = false;
+    if settled.create {
+        update.metadata.uid = Some(format!("whatif-rev-{}", history.len() + 1));
+        update.metadata.creation_timestamp = Some(Time(
+            Timestamp::from_second(now).unwrap_or(Timestamp::UNIX_EPOCH),
+        ));
+        history.push(update.clone());
+        wrote = true;
+    } else if settled.renumber {
+        if let Some(r) = history
+            .iter_mut()
+            .find(|r| r.metadata.name == update.metadata.name)
+        {
+            *r = update.clone();
+        }
+        wrote = true;
+    }
+    let current = if settled.current.metadata.name == update.metadata.name {
+        update.clone()
+    } else {
+        settled.current.clone()
+    };
+    (update, current, wrote)
+}
