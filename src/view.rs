@@ -4,6 +4,7 @@
 //!
 //! Must not depend on kube clients, tokio or any IO.
 
+pub mod cronjobs;
 pub mod dialog;
 pub mod events;
 pub mod header;
@@ -51,6 +52,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Journal(view) => journal::render(app, view, body, buf),
         Route::Protect(view) => protect::render(app, view, body, buf),
         Route::WhatIf(view) => whatif::render(app, view, body, buf),
+        Route::CronJobs(view) => cronjobs::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

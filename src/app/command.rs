@@ -18,13 +18,14 @@ pub enum Command {
     Pods,
     Journal,
     Protect,
+    CronJobs,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 10] = [
+const NAMES: [(&str, &[&str]); 11] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -46,6 +47,7 @@ const NAMES: [(&str, &[&str]); 10] = [
     ("pods", &["pods", "pod", "po"]),
     ("journal", &["journal"]),
     ("protect", &["protect", "protection"]),
+    ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -83,6 +85,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("pods") => no_arg(Command::Pods),
         Some("journal") => no_arg(Command::Journal),
         Some("protect") => no_arg(Command::Protect),
+        Some("acj") => no_arg(Command::CronJobs),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -94,7 +97,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             None => Err("usage: :ctx NAME".to_owned()),
         },
         _ => Err(format!(
-            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :protect :ns NAME :ctx NAME :q)"
+            "unknown command `:{first}` (try :cs :asts :ads :pods :journal :protect :acj :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -140,6 +143,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::Protect => {
             let effects = super::protect::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::CronJobs => {
+            let effects = super::cronjobs::open(app);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }

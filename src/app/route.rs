@@ -28,6 +28,8 @@ pub enum Route {
     Protect(Box<super::protect::ProtectView>),
     /// What the pending action would do (`w`), simulated; nothing sent.
     WhatIf(Box<super::whatif::WhatIfView>),
+    /// AdvancedCronJobs (`:acj`), or one of them in detail (Enter).
+    CronJobs(Box<super::cronjobs::CronJobsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

@@ -15,6 +15,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
     effects.extend(super::protect::due(app, false));
+    effects.extend(super::cronjobs::due(app, false));
     effects
 }
 
@@ -210,6 +211,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                         view.events_refresh.stale = true;
                     }
                     Route::Protect(view) => view.fetched = None,
+                    Route::CronJobs(view) => super::cronjobs::invalidate(view),
                     _ => {}
                 }
             }
@@ -272,6 +274,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         }
         EffectResult::Restart { id, update } => super::restart::progress(app, id, update),
         EffectResult::Protected(result) => super::protect::loaded(app, result),
+        EffectResult::CronJobs(result) => super::cronjobs::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             for route in &mut app.stack {

@@ -9,6 +9,7 @@
 mod act;
 mod recovery;
 mod rollout;
+mod seed;
 mod whatif;
 
 use std::sync::Arc;
@@ -253,6 +254,14 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = recovery::protected(client, namespace).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::Protected(result)));
+                });
+            }
+            Effect::FetchCronJobs => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = seed::cron_jobs(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::CronJobs(result)));
                 });
             }
             Effect::ReadJournal => {

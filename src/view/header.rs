@@ -165,6 +165,10 @@ fn hints(app: &App) -> Line<'static> {
         Route::Protect(_) => {
             actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")])
         }
+        Route::CronJobs(v) if v.detail.is_none() => {
+            actions.extend([(Action::Open, "detail"), (Action::Pause, "pause/resume")])
+        }
+        Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -197,6 +201,9 @@ fn position(app: &App) -> String {
         Route::Rollout(v) if !v.pods.is_empty() => format!("{}/{} ", v.selected + 1, v.pods.len()),
         Route::Journal(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         Route::Protect(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
+        Route::CronJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
         _ => String::new(),
     }
 }

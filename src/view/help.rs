@@ -60,6 +60,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":pods", "all pods (in a rollout view: its pods)"),
         (":journal", "every action sent; u reverts one"),
         (":protect", "delete-protected objects, verdict now"),
+        (":acj", "AdvancedCronJobs: next run in their zone, P pause"),
         (":ns NAME", "switch namespace (:ns all for every namespace)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),
