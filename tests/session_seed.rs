@@ -57,9 +57,11 @@ async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
     live.press(&[":"]).await;
     live.type_text("acj").await;
     live.press(&["enter"]).await;
-    live.until("the empty list", 30, |app| {
-        matches!(app.current(), Route::CronJobs(v) if matches!(v.jobs, Fetch::Loaded(_)))
-    })
+    live.until(
+        "the empty list",
+        30,
+        |app| matches!(app.current(), Route::CronJobs(v) if matches!(v.jobs, Fetch::Loaded(_))),
+    )
     .await;
     assert!(live.screen().contains("No AdvancedCronJob here"));
 
@@ -69,17 +71,26 @@ async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
         .await;
     let screen = live.screen();
     assert!(screen.contains("Europe/Berlin"), "{screen}");
-    assert!(screen.contains(" CET ") || screen.contains(" CEST "), "{screen}");
+    assert!(
+        screen.contains(" CET ") || screen.contains(" CEST "),
+        "{screen}"
+    );
 
     live.press(&["enter"]).await;
     let screen = live.screen();
-    assert!(screen.contains("AdvancedCronJob default/warmup"), "{screen}");
+    assert!(
+        screen.contains("AdvancedCronJob default/warmup"),
+        "{screen}"
+    );
     assert!(screen.contains("Next run"), "{screen}");
     assert!(screen.contains("BroadcastJob"), "{screen}");
 
     live.press(&["P"]).await;
     let preview = live.confirm_dialog().await;
-    assert_eq!(preview.prepared.changes, vec!["paused false → true".to_owned()]);
+    assert_eq!(
+        preview.prepared.changes,
+        vec!["paused false → true".to_owned()]
+    );
     let status = live.confirm().await;
     assert!(status.contains("warmup"), "{status}");
     kubectl
