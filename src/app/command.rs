@@ -1,8 +1,8 @@
 //! `:` command mode: parsing the command line, running it, and Tab completion.
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
-//! (from a rollout view: that workload's pods), `:journal`, `:ns NAME` (`:ns all` for every
-//! namespace), `:ctx NAME`, `:q`.
+//! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs),
+//! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`.
 
 use super::{
     App, Effect, Level,
