@@ -22,6 +22,7 @@
 
 pub mod act;
 pub mod command;
+pub mod cronjobs;
 pub mod dialog;
 pub mod effect;
 pub mod filter;

@@ -24,6 +24,7 @@ pub mod pub_budget;
 pub mod statefulset;
 
 // Ops logic.
+pub mod cronjob;
 pub mod crr;
 pub mod probe_marker;
 pub mod sidecarset;

@@ -154,6 +154,12 @@ fn other_kinds_model_every_upstream_field() {
     assert_covered::<api::BroadcastJob>("apps.kruise.io_broadcastjobs.yaml", "v1alpha1");
     assert_covered::<api::AdvancedCronJob>("apps.kruise.io_advancedcronjobs.yaml", "v1alpha1");
     assert_covered::<api::ImagePullJob>("apps.kruise.io_imagepulljobs.yaml", "v1alpha1");
+    assert_covered::<api::ImageListPullJob>("apps.kruise.io_imagelistpulljobs.yaml", "v1alpha1");
+    assert_covered::<api::NodeImage>("apps.kruise.io_nodeimages.yaml", "v1alpha1");
+    assert_covered::<api::ResourceDistribution>(
+        "apps.kruise.io_resourcedistributions.yaml",
+        "v1alpha1",
+    );
 }
 
 #[test]

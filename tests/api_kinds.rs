@@ -19,7 +19,7 @@ fn kinds_table_matches_every_crd() {
         .filter(|n| n.ends_with(".yaml"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 14, "{files:?}");
+    assert_eq!(files.len(), 17, "{files:?}");
     for file in &files {
         let crd = load_crd(file);
         let spec = &crd["spec"];

@@ -53,6 +53,9 @@ fn every_type_is_a_kube_resource_matching_the_kinds_table() {
     check::<api::BroadcastJob>();
     check::<api::AdvancedCronJob>();
     check::<api::ImagePullJob>();
+    check::<api::ImageListPullJob>();
+    check::<api::NodeImage>();
+    check::<api::ResourceDistribution>();
     check::<api::SlimPod>();
 }
 

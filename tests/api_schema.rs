@@ -565,6 +565,48 @@ fn jobs_match_upstream() {
             ".status.failedNodes[]",
         ],
     );
+    assert_matches::<api::ImageListPullJob>(
+        "apps.kruise.io_imagelistpulljobs.yaml",
+        &[
+            ".spec.images[]",
+            ".spec.parallelism",
+            ".spec.selector.names[]",
+            ".spec.completionPolicy.type",
+            ".status.completed",
+            ".status.failedImageStatuses[].imagePullJob",
+        ],
+    );
+}
+
+#[test]
+fn nodeimage_matches_upstream() {
+    assert_matches::<api::NodeImage>(
+        "apps.kruise.io_nodeimages.yaml",
+        &[
+            ".spec.images{}.tags[].tag",
+            ".spec.images{}.tags[].ownerReferences[].uid",
+            ".spec.images{}.tags[].pullPolicy.activeDeadlineSeconds",
+            ".spec.images{}.pullSecrets[].namespace",
+            ".status.firstSyncStatus.syncAt",
+            ".status.imageStatuses{}.tags[].imageID",
+            ".status.imageStatuses{}.tags[].progress",
+        ],
+    );
+}
+
+#[test]
+fn resourcedistribution_matches_upstream() {
+    assert_matches::<api::ResourceDistribution>(
+        "apps.kruise.io_resourcedistributions.yaml",
+        &[
+            ".spec.resource",
+            ".spec.targets.allNamespaces",
+            ".spec.targets.includedNamespaces.list[].name",
+            ".spec.targets.namespaceLabelSelector.matchLabels{}",
+            ".status.conditions[].failedNamespace[]",
+            ".status.observedGeneration",
+        ],
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use kruise_tui::{
-    api::CloneSet,
+    api::{AdvancedCronJob, CloneSet},
     cluster::demo::{DemoCluster, DemoOptions, NAMESPACE},
 };
 use kube::{
@@ -54,6 +54,31 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         .collect();
     names.sort();
     assert_eq!(names, ["checkout", "web"]);
+
+    // The scheduled jobs, with the status upstream's controller writes for a new job.
+    let acjs: Api<AdvancedCronJob> = Api::default_namespaced(client.clone());
+    let mut jobs: Vec<(String, bool, Option<String>)> = acjs
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|j| {
+            (
+                j.metadata.name.unwrap_or_default(),
+                j.spec.paused,
+                j.status.and_then(|s| s.type_),
+            )
+        })
+        .collect();
+    jobs.sort();
+    assert_eq!(
+        jobs,
+        [
+            ("image-warmup".into(), true, Some("BroadcastJob".into())),
+            ("nightly-report".into(), false, Some("Job".into())),
+        ]
+    );
 
     let pods: Api<Pod> = Api::default_namespaced(client);
     let pod = Pod {

@@ -83,6 +83,10 @@ impl<'a> Patcher<'a> {
     }
 }
 
+fn is_cron_job(target: &Target) -> bool {
+    target.kind == "AdvancedCronJob" && target.group == "apps.kruise.io"
+}
+
 pub(super) fn api_path(target: &Target, state: &ObjectState) -> String {
     let base = if target.group.is_empty() {
         format!("/api/{}", state.version)
@@ -171,19 +175,24 @@ pub fn prepare(
             })
         }
         Action::Pause | Action::Resume => {
-            let paths = paths?;
+            // An AdvancedCronJob pauses its schedule (`spec.paused`): no new jobs are created.
+            let (paused, what) = if is_cron_job(target) {
+                ("/spec/paused", "schedule")
+            } else {
+                (paths?.paused, "rollout")
+            };
             let pause = matches!(action, Action::Pause);
-            let now = present(object, paths.paused)
+            let now = present(object, paused)
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             if now == pause {
                 return Err(ActionError::NoChange(format!(
-                    "the rollout is already {}",
+                    "the {what} is already {}",
                     if pause { "paused" } else { "running" }
                 )));
             }
             changes.push(format!("paused {now} → {pause}"));
-            p.set(paths.paused, json!(pause));
+            p.set(paused, json!(pause));
             Some(if pause { Action::Resume } else { Action::Pause })
         }
         Action::SetImage { images } => {

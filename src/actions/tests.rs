@@ -302,3 +302,41 @@ fn v1beta1_clonesets_keep_the_strategy_under_rolling_update() {
         json!({"op": "add", "path": "/spec/updateStrategy/rollingUpdate/paused", "value": true})
     );
 }
+
+#[test]
+fn an_advanced_cron_job_pauses_its_schedule() {
+    let acj = json!({
+        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "AdvancedCronJob",
+        "metadata": {"name": "web", "namespace": "demo", "resourceVersion": "7"},
+        "spec": {"schedule": "0 9 * * *", "template": {}},
+    });
+    let p = prepare(
+        &target("AdvancedCronJob"),
+        &Action::Pause,
+        &state(acj.clone(), "v1alpha1", "advancedcronjobs"),
+    )
+    .expect("prepared");
+    assert_eq!(
+        p.request.body,
+        json!([
+            {"op": "test", "path": "/metadata/resourceVersion", "value": "7"},
+            {"op": "add", "path": "/spec/paused", "value": true},
+        ])
+    );
+    assert_eq!(
+        p.request.path,
+        "/apis/apps.kruise.io/v1alpha1/namespaces/demo/advancedcronjobs/web"
+    );
+    assert_eq!(p.changes, vec!["paused false → true".to_owned()]);
+    assert_eq!(p.inverse, Some(Action::Resume));
+    let err = prepare(
+        &target("AdvancedCronJob"),
+        &Action::Resume,
+        &state(acj, "v1alpha1", "advancedcronjobs"),
+    )
+    .expect_err("already running");
+    assert_eq!(
+        err,
+        ActionError::NoChange("the schedule is already running".to_owned())
+    );
+}

@@ -1,8 +1,9 @@
 //! `:` command mode: parsing the command line, running it, and Tab completion.
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
-//! (from a rollout view: that workload's pods), `:journal`, `:ns NAME` (`:ns all` for every
-//! namespace), `:ctx NAME`, `:q`; the on-call views `:triage` `:crr` `:pub` `:sidecarset` `:ppm`.
+//! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs),
+//! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
+//! `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
     App, Effect, Level,
@@ -20,13 +21,14 @@ pub enum Command {
     Journal,
     Protect,
     Oncall(Screen),
+    CronJobs,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 15] = [
+const NAMES: [(&str, &[&str]); 16] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -72,6 +74,7 @@ const NAMES: [(&str, &[&str]); 15] = [
         "ppm",
         &["ppm", "podprobemarker", "podprobemarkers", "probes"],
     ),
+    ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -114,6 +117,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("pub") => no_arg(Command::Oncall(Screen::Budgets)),
         Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
+        Some("acj") => no_arg(Command::CronJobs),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -126,7 +130,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -179,6 +183,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::Oncall(screen) => {
             let effects = oncall::open_screen(app, screen);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::CronJobs => {
+            let effects = super::cronjobs::open(app);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }

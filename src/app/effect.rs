@@ -47,6 +47,9 @@ pub enum Effect {
     /// List every object carrying the delete-protection label with its verdict now; answered
     /// by `EffectResult::Protected`.
     FetchProtected,
+    /// List the AdvancedCronJobs (in the namespace watched, or all); answered by
+    /// `EffectResult::CronJobs`.
+    FetchCronJobs,
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),

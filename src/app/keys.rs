@@ -168,6 +168,9 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Open => open(app),
         Action::Yaml => return fetch(app, true),
         Action::Events => return fetch(app, false),
+        Action::Pause if matches!(app.top(), Route::CronJobs(_)) => {
+            return super::cronjobs::pause(app);
+        }
         Action::NextBatch
         | Action::PrevBatch
         | Action::Partition
@@ -232,6 +235,7 @@ fn navigate(app: &mut App, delta: isize) {
             let len = view.len();
             move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
+        Some(Route::CronJobs(view)) => super::cronjobs::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -300,7 +304,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             namespace: Some(v.namespace.clone()),
             name: v.name.clone(),
         }),
-        Route::Journal(_) | Route::WhatIf(_) => None,
+        Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -333,6 +337,10 @@ fn open(app: &mut App) {
             container: 0,
         })
     };
+    if matches!(app.top(), Route::CronJobs(_)) {
+        super::cronjobs::enter(app);
+        return;
+    }
     let route = match app.top() {
         Route::List(list) => {
             let Some(&i) = list.visible.get(list.selected) else {

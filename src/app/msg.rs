@@ -187,6 +187,8 @@ pub enum EffectResult {
     },
     /// What `:protect` lists.
     Protected(Result<super::protect::ProtectReport, String>),
+    /// What `:acj` lists.
+    CronJobs(Result<Vec<crate::api::AdvancedCronJob>, String>),
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

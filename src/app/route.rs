@@ -33,6 +33,8 @@ pub enum Route {
     Log(Box<LogView>),
     /// Triage and the other on-call views (`:triage :crr :pub :sidecarset :ppm`).
     Oncall(super::oncall::OncallView),
+    /// AdvancedCronJobs (`:acj`), or one of them in detail (Enter).
+    CronJobs(Box<super::cronjobs::CronJobsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

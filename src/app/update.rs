@@ -23,6 +23,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
     effects.extend(super::protect::due(app, false));
+    effects.extend(super::cronjobs::due(app, false));
     effects
 }
 
@@ -251,6 +252,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                         view.events_refresh.stale = true;
                     }
                     Route::Protect(view) => view.fetched = None,
+                    Route::CronJobs(view) => super::cronjobs::invalidate(view),
                     _ => {}
                 }
             }
@@ -317,6 +319,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         }
         EffectResult::Restart { id, update } => super::restart::progress(app, id, update),
         EffectResult::Protected(result) => super::protect::loaded(app, result),
+        EffectResult::CronJobs(result) => super::cronjobs::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

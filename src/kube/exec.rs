@@ -10,6 +10,7 @@ mod act;
 mod logs;
 mod recovery;
 mod rollout;
+mod seed;
 mod whatif;
 
 use std::{collections::HashMap, sync::Arc};
@@ -257,6 +258,14 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = recovery::protected(client, namespace).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::Protected(result)));
+                });
+            }
+            Effect::FetchCronJobs => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = seed::cron_jobs(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::CronJobs(result)));
                 });
             }
             Effect::ReadJournal => {

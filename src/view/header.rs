@@ -181,6 +181,10 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Pause, "pause"),
         ]),
         Route::Oncall(_) => actions.push((Action::Open, "open")),
+        Route::CronJobs(v) if v.detail.is_none() => {
+            actions.extend([(Action::Open, "detail"), (Action::Pause, "pause/resume")])
+        }
+        Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -215,6 +219,9 @@ fn position(app: &App) -> String {
         Route::Protect(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         Route::Oncall(v) if app.oncall_len(&v.screen) > 0 => {
             format!("{}/{} ", v.selected + 1, app.oncall_len(&v.screen))
+        }
+        Route::CronJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),
     }

@@ -66,6 +66,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ":sidecarset :ppm",
             "sidecar versions per pod / probe markers",
         ),
+        (":acj", "AdvancedCronJobs: next run in their zone, P pause"),
         (":ns NAME", "switch namespace (:ns all for every namespace)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),

@@ -17,16 +17,19 @@ pub const ALL_VERBS: [&str; 8] = [
 ];
 
 /// The upstream Kruise CRD manifests (crds/*.yaml), served from the start.
-pub const KRUISE_CRDS: [&str; 14] = [
+pub const KRUISE_CRDS: [&str; 17] = [
     include_str!("../../../crds/apps.kruise.io_advancedcronjobs.yaml"),
     include_str!("../../../crds/apps.kruise.io_broadcastjobs.yaml"),
     include_str!("../../../crds/apps.kruise.io_clonesets.yaml"),
     include_str!("../../../crds/apps.kruise.io_containerrecreaterequests.yaml"),
     include_str!("../../../crds/apps.kruise.io_daemonsets.yaml"),
+    include_str!("../../../crds/apps.kruise.io_imagelistpulljobs.yaml"),
     include_str!("../../../crds/apps.kruise.io_imagepulljobs.yaml"),
+    include_str!("../../../crds/apps.kruise.io_nodeimages.yaml"),
     include_str!("../../../crds/apps.kruise.io_nodepodprobes.yaml"),
     include_str!("../../../crds/apps.kruise.io_persistentpodstates.yaml"),
     include_str!("../../../crds/apps.kruise.io_podprobemarkers.yaml"),
+    include_str!("../../../crds/apps.kruise.io_resourcedistributions.yaml"),
     include_str!("../../../crds/apps.kruise.io_sidecarsets.yaml"),
     include_str!("../../../crds/apps.kruise.io_statefulsets.yaml"),
     include_str!("../../../crds/apps.kruise.io_uniteddeployments.yaml"),

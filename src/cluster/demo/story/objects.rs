@@ -269,6 +269,55 @@ pub(crate) fn story(ns: &str, pods: Option<usize>) -> Story {
         }}),
     ));
 
+    // Scheduled jobs: a nightly report read in New York time, and a weekday warm-up of web's
+    // next image on every node, paused while the rollout is half way.
+    push(
+        &mut objects,
+        kruise(
+            "AdvancedCronJob",
+            "advancedcronjobs",
+            "v1alpha1",
+            Some(ns),
+            json!({
+                "metadata": {"name": "nightly-report"},
+                "spec": {
+                    "schedule": "30 2 * * *",
+                    "timeZone": "America/New_York",
+                    "concurrencyPolicy": "Forbid",
+                    "successfulJobsHistoryLimit": 3,
+                    "template": {"jobTemplate": {"spec": {"template": {"spec": {
+                        "restartPolicy": "OnFailure",
+                        "containers": containers(&[("report", "busybox:1.36")]),
+                    }}}}},
+                },
+            }),
+        ),
+    );
+    push(
+        &mut objects,
+        kruise(
+            "AdvancedCronJob",
+            "advancedcronjobs",
+            "v1alpha1",
+            Some(ns),
+            json!({
+                "metadata": {"name": "image-warmup"},
+                "spec": {
+                    "schedule": "0 6 * * 1-5",
+                    "timeZone": "Europe/Berlin",
+                    "paused": true,
+                    "template": {"broadcastJobTemplate": {"spec": {
+                        "template": {"spec": {
+                            "restartPolicy": "Never",
+                            "containers": containers(&[("pull", "nginx:1.26.0")]),
+                        }},
+                        "completionPolicy": {"type": "Always", "ttlSecondsAfterFinished": 600},
+                    }}},
+                },
+            }),
+        ),
+    );
+
     // Bulk CloneSets for scale: about 100 pods each, ten to a namespace.
     let bulk_pods = pods.map_or(0, |p| p.saturating_sub(base_pods()));
     let sets = bulk_pods.div_ceil(100);
