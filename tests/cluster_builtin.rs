@@ -273,8 +273,10 @@ async fn generate(k: &Kubectl, args: &[&str]) -> String {
     {
         return k.ok(args).await;
     }
+    // The flags go before `--`, after which come the container's command.
     let mut dry = args.to_vec();
-    dry.extend(["--dry-run=client", "-o", "yaml"]);
+    let at = dry.iter().position(|a| *a == "--").unwrap_or(dry.len());
+    dry.splice(at..at, ["--dry-run=client", "-o", "yaml"]);
     let yaml = k.ok(&dry).await;
     k.ok_stdin(&["create", "-f", "-"], &yaml).await
 }

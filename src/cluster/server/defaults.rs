@@ -1,12 +1,27 @@
 //! Service defaults and ClusterIP allocation, as the real server applies them: defaults when the
 //! body is decoded (type ClusterIP, sessionAffinity None, port protocol TCP, targetPort = port),
-//! a cluster IP from 10.96.0.0/16 when the Service is created without one.
+//! a cluster IP from 10.96.0.0/16 when the Service is created without one; a Secret's type.
 
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
 use super::store::Store;
+
+/// `SetDefaults_Secret`: a Secret without a type is `Opaque` (`kubectl create secret generic`
+/// leaves it out).
+pub fn secret(obj: &mut Value) {
+    let Some(m) = obj.as_object_mut() else {
+        return;
+    };
+    if m.get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+    {
+        m.insert("type".into(), json!("Opaque"));
+    }
+}
 
 /// `SetDefaults_Service` for the fields clients leave out.
 pub fn service(obj: &mut Value) {
@@ -97,6 +112,16 @@ pub fn allocate_cluster_ip(store: &Store, obj: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_without_a_type_is_opaque() {
+        let mut s = json!({"metadata": {"name": "pw"}, "type": ""});
+        secret(&mut s);
+        assert_eq!(s["type"], "Opaque");
+        let mut tls = json!({"type": "kubernetes.io/tls"});
+        secret(&mut tls);
+        assert_eq!(tls["type"], "kubernetes.io/tls");
+    }
 
     #[test]
     fn defaults_and_allocation() {

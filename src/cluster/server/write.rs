@@ -118,7 +118,10 @@ fn decode_body(
     }
     let warnings = check(res, obj, "", mode, skip_status, false)?;
     match (res.group.as_str(), res.kind.as_str()) {
-        ("", "Secret") => convert::merge_string_data(obj),
+        ("", "Secret") => {
+            convert::merge_string_data(obj);
+            defaults::secret(obj);
+        }
         ("", "Service") => defaults::service(obj),
         _ => {}
     }
