@@ -131,6 +131,19 @@ impl<'c> Walker<'c> {
 
     fn walk(&mut self, schema: &'c Value, v: &mut Value, at: &At) {
         let (s, name) = self.resolve(schema);
+        // Types with their own Go unmarshaller, wider than their schema's `type`: a Quantity
+        // also reads a bare number (`cpu: 1`), apiextensions' JSON is any JSON value (a CRD
+        // schema's `default: false`).
+        match name {
+            Some("io.k8s.apimachinery.pkg.api.resource.Quantity") => {
+                if !(v.is_string() || v.is_number()) {
+                    self.mismatch(at, v, schema);
+                }
+                return;
+            }
+            Some("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON") => return,
+            _ => {}
+        }
         if s["x-kubernetes-int-or-string"].as_bool() == Some(true) {
             let ok = v.is_string() || v.as_f64().is_some_and(|f| f.fract() == 0.0);
             if !ok {
@@ -282,6 +295,28 @@ mod tests {
                 "json: cannot unmarshal object into Go struct field PodSpec.spec.overhead of type resource.Quantity"
             )
         );
+    }
+
+    #[test]
+    fn quantities_read_numbers_and_crd_defaults_any_json() {
+        let mut p = pod(json!({"containers": [{"name": "a", "image": "x",
+            "resources": {"limits": {"cpu": 1, "memory": "1Gi"}}}]}));
+        let o = check(catalog(), "io.k8s.api.core.v1.Pod", &mut p);
+        assert_eq!(o.decode_error, None);
+        let mut crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ws.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "ws", "kind": "W"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "on": {"type": "boolean", "default": false},
+                        "n": {"type": "integer", "default": 3}}}}}]}});
+        let o = check(
+            catalog(),
+            "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+            &mut crd,
+        );
+        assert_eq!(o.decode_error, None);
     }
 
     #[test]
