@@ -192,3 +192,146 @@ fn no_seed_starts_an_empty_cluster() {
     let out = kubectl(&kubeconfig, &["get", "nodes", "-o", "name"]);
     assert!(out.stdout.is_empty(), "no simulated nodes with --no-nodes");
 }
+
+/// The first commands a new user types against `demo-server`: kubectl's typed generators send
+/// protobuf bodies, read for ConfigMaps and refused with a 415 hint for Deployments, whose
+/// generated YAML is then stored; `explain`, a malformed Pod, and the seeded
+/// ContainerRecreateRequests' NODE.
+#[test]
+fn a_new_users_first_kubectl_commands_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("k");
+    let _server = start(&kubeconfig, &[]);
+    let run = |args: &[&str]| {
+        let out = kubectl(&kubeconfig, args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "kubectl {args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let refused = kubectl(
+        &kubeconfig,
+        &["create", "deployment", "hello", "--image=nginx:1.25"],
+    );
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(err.contains("send it as JSON or YAML"), "{err}");
+    // What the hint says: the generator's YAML, created from a file.
+    let create_from = |yaml: &str| {
+        let mut child = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(["create", "-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(yaml.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let generate = |args: &[&str]| {
+        if args.get(1) == Some(&"configmap") {
+            return run(args);
+        }
+        let mut dry = args.to_vec();
+        dry.extend(["--dry-run=client", "-o", "yaml"]);
+        let out = create_from(&run(&dry));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "kubectl {args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    for (args, want) in [
+        (
+            &["create", "deployment", "hello", "--image=nginx:1.25"][..],
+            "deployment.apps/hello created",
+        ),
+        (
+            &["create", "job", "once", "--image=busybox"],
+            "job.batch/once created",
+        ),
+        (
+            &["create", "configmap", "cfg", "--from-literal=a=b"],
+            "configmap/cfg created",
+        ),
+        (
+            &["create", "service", "clusterip", "hello", "--tcp=80:8080"],
+            "service/hello created",
+        ),
+        (&["run", "solo", "--image=nginx:1.25"], "pod/solo created"),
+    ] {
+        assert_eq!(generate(args).trim(), want, "kubectl {args:?}");
+    }
+    let names = run(&["get", "deploy,job,cm,svc,pod", "-o", "name"]);
+    for n in [
+        "deployment.apps/hello",
+        "job.batch/once",
+        "configmap/cfg",
+        "service/hello",
+        "pod/solo",
+    ] {
+        assert!(names.lines().any(|l| l == n), "{n}: {names}");
+    }
+    let explain = run(&["explain", "pod.spec.containers"]);
+    assert!(
+        explain.contains("FIELD: containers <[]Container>"),
+        "{explain}"
+    );
+
+    let mut child = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: oops\nspec:\n  containers: \"oops\"\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot unmarshal string into Go struct field PodSpec.spec.containers of type []v1.Container"),
+        "{err}"
+    );
+
+    // The story creates its two restarts one after the other: wait for the second.
+    let mut crr = String::new();
+    for _ in 0..120 {
+        crr = run(&["get", "crr", "-n", "demo"]);
+        if crr.lines().any(|l| l.starts_with("db-1-restart-postgres")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let header = crr.lines().next().unwrap_or("");
+    let node = header.find("NODE").expect("a NODE column");
+    let rows: Vec<&str> = crr.lines().skip(1).collect();
+    assert!(
+        rows.iter().any(|l| l.starts_with("db-1-restart-postgres")),
+        "{crr}"
+    );
+    for row in rows {
+        assert!(row[node..].starts_with("sim-node-"), "{crr}");
+    }
+}

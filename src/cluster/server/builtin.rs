@@ -1,5 +1,8 @@
-//! The built-in kinds (core v1, apps/v1, apiextensions, authorization, authentication, rbac,
-//! coordination, events) and the upstream Kruise CRDs compiled into the binary.
+//! The built-in kinds (every kind k8s-openapi's `v1_33` types define that a default v1.33 server
+//! serves, see [`catalog`]) with what discovery says about them, and the upstream Kruise CRDs
+//! compiled into the binary.
+
+pub mod catalog;
 
 use serde_json::Value;
 
@@ -48,219 +51,253 @@ pub fn kruise_crds() -> anyhow::Result<Vec<Value>> {
         .collect()
 }
 
-struct Def {
+/// What a real server serves for a built-in kind beyond what its Rust type says: short names,
+/// categories, the scale subresource, other subresources and restricted verbs.
+struct Extra {
     group: &'static str,
-    version: &'static str,
-    kind: &'static str,
     plural: &'static str,
-    namespaced: bool,
     short: &'static [&'static str],
-    all: bool,
-    status: bool,
+    categories: &'static [&'static str],
     scale: bool,
+    subresources: &'static [(&'static str, &'static str, &'static str)],
     verbs: &'static [&'static str],
-    extra: &'static [(&'static str, &'static str, &'static str)],
 }
 
-const fn def(
-    group: &'static str,
-    version: &'static str,
-    kind: &'static str,
-    plural: &'static str,
-    namespaced: bool,
-    short: &'static [&'static str],
-) -> Def {
-    Def {
+const fn extra(group: &'static str, plural: &'static str, short: &'static [&'static str]) -> Extra {
+    Extra {
         group,
-        version,
-        kind,
         plural,
-        namespaced,
         short,
-        all: false,
-        status: false,
+        categories: &[],
         scale: false,
+        subresources: &[],
         verbs: &ALL_VERBS,
-        extra: &[],
     }
 }
 
-const CREATE_ONLY: &[&str] = &["create"];
-const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+const ALL: &[&str] = &["all"];
+const API_EXTENSIONS: &[&str] = &["api-extensions"];
 
-fn defs() -> Vec<Def> {
-    vec![
-        Def {
-            status: true,
-            extra: &[("finalize", "Namespace", "")],
-            ..def("", "v1", "Namespace", "namespaces", false, &["ns"])
-        },
-        Def {
-            status: true,
-            ..def("", "v1", "Node", "nodes", false, &["no"])
-        },
-        Def {
-            status: true,
-            all: true,
-            extra: &[
-                ("eviction", "Eviction", "policy/v1"),
-                ("binding", "Binding", ""),
-                ("attach", "PodAttachOptions", ""),
-                ("exec", "PodExecOptions", ""),
-                ("log", "Pod", ""),
-            ],
-            ..def("", "v1", "Pod", "pods", true, &["po"])
-        },
-        def("", "v1", "Event", "events", true, &["ev"]),
-        Def {
-            status: true,
-            all: true,
-            ..def("", "v1", "Service", "services", true, &["svc"])
-        },
-        def("", "v1", "ConfigMap", "configmaps", true, &["cm"]),
-        def("", "v1", "Secret", "secrets", true, &[]),
-        Def {
-            extra: &[("token", "TokenRequest", "authentication.k8s.io/v1")],
-            ..def("", "v1", "ServiceAccount", "serviceaccounts", true, &["sa"])
-        },
-        Def {
-            status: true,
-            ..def(
-                "",
-                "v1",
-                "PersistentVolumeClaim",
-                "persistentvolumeclaims",
-                true,
-                &["pvc"],
-            )
-        },
-        Def {
-            status: true,
-            scale: true,
-            all: true,
-            ..def("apps", "v1", "Deployment", "deployments", true, &["deploy"])
-        },
-        Def {
-            status: true,
-            scale: true,
-            all: true,
-            ..def("apps", "v1", "ReplicaSet", "replicasets", true, &["rs"])
-        },
-        Def {
-            status: true,
-            scale: true,
-            all: true,
-            ..def("apps", "v1", "StatefulSet", "statefulsets", true, &["sts"])
-        },
-        Def {
-            status: true,
-            all: true,
-            ..def("apps", "v1", "DaemonSet", "daemonsets", true, &["ds"])
-        },
-        def(
-            "apps",
-            "v1",
-            "ControllerRevision",
-            "controllerrevisions",
-            true,
+/// As a v1.33 kube-apiserver's discovery lists them.
+const EXTRAS: &[Extra] = &[
+    Extra {
+        subresources: &[("finalize", "Namespace", "")],
+        ..extra("", "namespaces", &["ns"])
+    },
+    extra("", "nodes", &["no"]),
+    Extra {
+        categories: ALL,
+        subresources: &[
+            ("eviction", "Eviction", "policy/v1"),
+            ("binding", "Binding", ""),
+            ("attach", "PodAttachOptions", ""),
+            ("exec", "PodExecOptions", ""),
+            ("log", "Pod", ""),
+        ],
+        ..extra("", "pods", &["po"])
+    },
+    extra("", "events", &["ev"]),
+    Extra {
+        categories: ALL,
+        ..extra("", "services", &["svc"])
+    },
+    extra("", "configmaps", &["cm"]),
+    Extra {
+        subresources: &[("token", "TokenRequest", "authentication.k8s.io/v1")],
+        ..extra("", "serviceaccounts", &["sa"])
+    },
+    extra("", "persistentvolumeclaims", &["pvc"]),
+    extra("", "persistentvolumes", &["pv"]),
+    extra("", "endpoints", &["ep"]),
+    extra("", "limitranges", &["limits"]),
+    Extra {
+        categories: ALL,
+        scale: true,
+        ..extra("", "replicationcontrollers", &["rc"])
+    },
+    extra("", "resourcequotas", &["quota"]),
+    Extra {
+        verbs: &["get", "list"],
+        ..extra("", "componentstatuses", &["cs"])
+    },
+    Extra {
+        categories: ALL,
+        scale: true,
+        ..extra("apps", "deployments", &["deploy"])
+    },
+    Extra {
+        categories: ALL,
+        scale: true,
+        ..extra("apps", "replicasets", &["rs"])
+    },
+    Extra {
+        categories: ALL,
+        scale: true,
+        ..extra("apps", "statefulsets", &["sts"])
+    },
+    Extra {
+        categories: ALL,
+        ..extra("apps", "daemonsets", &["ds"])
+    },
+    Extra {
+        categories: ALL,
+        ..extra("batch", "jobs", &[])
+    },
+    Extra {
+        categories: ALL,
+        ..extra("batch", "cronjobs", &["cj"])
+    },
+    Extra {
+        categories: ALL,
+        ..extra("autoscaling", "horizontalpodautoscalers", &["hpa"])
+    },
+    extra("policy", "poddisruptionbudgets", &["pdb"]),
+    extra("networking.k8s.io", "ingresses", &["ing"]),
+    extra("networking.k8s.io", "networkpolicies", &["netpol"]),
+    extra("networking.k8s.io", "ipaddresses", &["ip"]),
+    extra("events.k8s.io", "events", &["ev"]),
+    extra("scheduling.k8s.io", "priorityclasses", &["pc"]),
+    extra("storage.k8s.io", "storageclasses", &["sc"]),
+    extra(
+        "certificates.k8s.io",
+        "certificatesigningrequests",
+        &["csr"],
+    ),
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            &["crd", "crds"],
+        )
+    },
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra("apiregistration.k8s.io", "apiservices", &[])
+    },
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra(
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
             &[],
-        ),
-        Def {
-            status: true,
-            ..def(
-                "apiextensions.k8s.io",
-                "v1",
-                "CustomResourceDefinition",
-                "customresourcedefinitions",
-                false,
-                &["crd", "crds"],
-            )
-        },
-        Def {
-            verbs: CREATE_ONLY,
-            ..def(
-                "authorization.k8s.io",
-                "v1",
-                "SelfSubjectAccessReview",
-                "selfsubjectaccessreviews",
-                false,
-                &[],
-            )
-        },
-        Def {
-            verbs: CREATE_ONLY,
-            ..def(
-                "authorization.k8s.io",
-                "v1",
-                "SelfSubjectRulesReview",
-                "selfsubjectrulesreviews",
-                false,
-                &[],
-            )
-        },
-        Def {
-            verbs: CREATE_ONLY,
-            ..def(
-                "authentication.k8s.io",
-                "v1",
-                "SelfSubjectReview",
-                "selfsubjectreviews",
-                false,
-                &[],
-            )
-        },
-        def(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", false, &[]),
-        def(
-            RBAC_GROUP,
-            "v1",
-            "ClusterRoleBinding",
-            "clusterrolebindings",
-            false,
+        )
+    },
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
             &[],
-        ),
-        def(RBAC_GROUP, "v1", "Role", "roles", true, &[]),
-        def(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", true, &[]),
-        def("coordination.k8s.io", "v1", "Lease", "leases", true, &[]),
-        def("events.k8s.io", "v1", "Event", "events", true, &["ev"]),
-    ]
+        )
+    },
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra(
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+            &[],
+        )
+    },
+    Extra {
+        categories: API_EXTENSIONS,
+        ..extra(
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicybindings",
+            &[],
+        )
+    },
+];
+
+const NONE: Extra = extra("", "", &[]);
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
 }
 
-/// The built-in resource table.
+/// The review kinds a v1.33 server answers for the caller itself: created, never stored.
+const REVIEWS: [(&str, &str, &str); 3] = [
+    (
+        "authorization.k8s.io",
+        "SelfSubjectAccessReview",
+        "selfsubjectaccessreviews",
+    ),
+    (
+        "authorization.k8s.io",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+    ),
+    (
+        "authentication.k8s.io",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+    ),
+];
+
+/// The built-in resource table: every kind in [`catalog`], then the review kinds, which are
+/// answered but not stored.
 pub fn builtin_resources() -> Vec<ResourceInfo> {
-    defs()
-        .into_iter()
-        .map(|d| ResourceInfo {
-            group: d.group.to_string(),
-            version: d.version.to_string(),
-            kind: d.kind.to_string(),
-            plural: d.plural.to_string(),
-            singular: d.kind.to_lowercase(),
-            namespaced: d.namespaced,
-            short_names: d.short.iter().map(|s| s.to_string()).collect(),
-            categories: if d.all {
-                vec!["all".to_string()]
-            } else {
-                Vec::new()
-            },
-            verbs: d.verbs.to_vec(),
-            status: d.status,
-            scale: d.scale.then(|| ScalePaths {
-                spec_replicas: ".spec.replicas".into(),
-                status_replicas: ".status.replicas".into(),
-                label_selector: Some(".spec.selector".into()),
-            }),
-            extra_subresources: d.extra.to_vec(),
+    let mut out: Vec<ResourceInfo> = catalog::catalog()
+        .kinds
+        .iter()
+        .map(|k| {
+            let x = EXTRAS
+                .iter()
+                .find(|x| x.group == k.group && x.plural == k.plural)
+                .unwrap_or(&NONE);
+            ResourceInfo {
+                group: k.group.to_string(),
+                version: k.version.to_string(),
+                kind: k.kind.to_string(),
+                plural: k.plural.to_string(),
+                singular: k.kind.to_lowercase(),
+                namespaced: k.namespaced,
+                short_names: strings(x.short),
+                categories: strings(x.categories),
+                verbs: x.verbs.to_vec(),
+                status: k.status,
+                scale: x.scale.then(|| ScalePaths {
+                    spec_replicas: ".spec.replicas".into(),
+                    status_replicas: ".status.replicas".into(),
+                    label_selector: Some(".spec.selector".into()),
+                }),
+                extra_subresources: x.subresources.to_vec(),
+                schema: None,
+                definition: Some(k.definition.clone()),
+                printer_columns: Vec::new(),
+                crd: false,
+                // events.k8s.io Events live in the core Events table (see convert.rs).
+                key: if k.group == "events.k8s.io" {
+                    storage_key("", k.plural)
+                } else {
+                    storage_key(k.group, k.plural)
+                },
+            }
+        })
+        .collect();
+    // Answered by the authenticator and authorizer, never stored (see auth.rs, authz/reviews.rs).
+    for (group, kind, plural) in REVIEWS {
+        out.push(ResourceInfo {
+            group: group.into(),
+            version: "v1".into(),
+            kind: kind.into(),
+            plural: plural.into(),
+            singular: kind.to_lowercase(),
+            namespaced: false,
+            short_names: Vec::new(),
+            categories: Vec::new(),
+            verbs: vec!["create"],
+            status: false,
+            scale: None,
+            extra_subresources: Vec::new(),
             schema: None,
+            definition: None,
             printer_columns: Vec::new(),
             crd: false,
-            // events.k8s.io Events live in the core Events table (see convert.rs).
-            key: if d.group == "events.k8s.io" {
-                storage_key("", d.plural)
-            } else {
-                storage_key(d.group, d.plural)
-            },
-        })
-        .collect()
+            key: storage_key(group, plural),
+        });
+    }
+    out
 }
 
 /// The fields metadata may hold (checked under fieldValidation=Strict for every kind).
@@ -281,81 +318,3 @@ pub const METADATA_FIELDS: &[&str] = &[
     "finalizers",
     "managedFields",
 ];
-
-/// The top-level fields a built-in kind may hold (checked under fieldValidation=Strict).
-pub fn top_level_fields(group: &str, kind: &str) -> &'static [&'static str] {
-    match (group, kind) {
-        ("", "ConfigMap") => &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "data",
-            "binaryData",
-            "immutable",
-        ],
-        ("", "Secret") => &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "data",
-            "stringData",
-            "type",
-            "immutable",
-        ],
-        ("", "ServiceAccount") => &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "secrets",
-            "imagePullSecrets",
-            "automountServiceAccountToken",
-        ],
-        ("", "Event") => &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "involvedObject",
-            "reason",
-            "message",
-            "source",
-            "firstTimestamp",
-            "lastTimestamp",
-            "count",
-            "type",
-            "eventTime",
-            "series",
-            "action",
-            "related",
-            "reportingComponent",
-            "reportingInstance",
-        ],
-        ("events.k8s.io", "Event") => &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "eventTime",
-            "series",
-            "reportingController",
-            "reportingInstance",
-            "action",
-            "reason",
-            "regarding",
-            "related",
-            "note",
-            "type",
-            "deprecatedSource",
-            "deprecatedFirstTimestamp",
-            "deprecatedLastTimestamp",
-            "deprecatedCount",
-        ],
-        ("apps", "ControllerRevision") => &["apiVersion", "kind", "metadata", "data", "revision"],
-        (RBAC_GROUP, "Role") => &["apiVersion", "kind", "metadata", "rules"],
-        (RBAC_GROUP, "ClusterRole") => {
-            &["apiVersion", "kind", "metadata", "rules", "aggregationRule"]
-        }
-        (RBAC_GROUP, "RoleBinding" | "ClusterRoleBinding") => {
-            &["apiVersion", "kind", "metadata", "subjects", "roleRef"]
-        }
-        _ => &["apiVersion", "kind", "metadata", "spec", "status"],
-    }
-}

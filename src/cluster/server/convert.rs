@@ -1,10 +1,13 @@
 //! Representations that share storage: `events.k8s.io/v1` Events are stored as core `v1` Events
-//! (so `kubectl describe` sees what kube-rs' event recorder writes), and the versions of a
-//! multi-version CRD share one stored object, as on a real server without a conversion webhook
-//! (strategy `None`): an object is stored at the CRD's storage version, and each read or write
-//! through a version only rewrites `apiVersion` and prunes the fields that version's schema does
-//! not know (upstream's `schemaCoercingConverter`). So a CloneSet written as v1beta1 with
-//! `rollingUpdate.partition` reads at v1alpha1 without a partition, as a real server serves it.
+//! (so `kubectl describe` sees what kube-rs' event recorder writes), `autoscaling/v1`
+//! HorizontalPodAutoscalers as `autoscaling/v2` ones, and the versions of a multi-version CRD
+//! share one stored object, as on a real server without a conversion webhook (strategy `None`):
+//! an object is stored at the CRD's storage version, and each read or write through a version only
+//! rewrites `apiVersion` and prunes the fields that version's schema does not know (upstream's
+//! `schemaCoercingConverter`). So a CloneSet written as v1beta1 with `rollingUpdate.partition`
+//! reads at v1alpha1 without a partition, as a real server serves it.
+
+mod hpa;
 
 use serde_json::{Map, Value, json};
 
@@ -13,10 +16,17 @@ use super::{
     schema,
 };
 
+fn is_hpa_v1(res: &ResourceInfo) -> bool {
+    res.group == "autoscaling" && res.version == "v1" && res.plural == "horizontalpodautoscalers"
+}
+
 const NEW_EVENTS: &str = "events.k8s.io";
 
 /// Whether this resource is stored in another resource's table (and which one).
 pub fn storage_of(res: &ResourceInfo) -> Option<(&'static str, &'static str, &'static str)> {
+    if is_hpa_v1(res) {
+        return Some(("autoscaling", "v2", "horizontalpodautoscalers"));
+    }
     (res.group == NEW_EVENTS && res.plural == "events").then_some(("", "v1", "events"))
 }
 
@@ -114,6 +124,9 @@ pub fn to_served(res: &ResourceInfo, stored: &Value) -> Option<Value> {
     if stored["apiVersion"].as_str() == Some(res.api_version().as_str()) {
         return None;
     }
+    if is_hpa_v1(res) {
+        return Some(hpa::to_v1(stored));
+    }
     let mut v = stored.clone();
     if let Some(m) = v.as_object_mut() {
         m.insert("apiVersion".into(), json!(res.api_version()));
@@ -137,6 +150,9 @@ pub fn to_stored(reg: &Registry, res: &ResourceInfo, served: Value) -> Value {
     if res.group == NEW_EVENTS && res.plural == "events" {
         return new_to_core(&served);
     }
+    if is_hpa_v1(res) {
+        return hpa::to_v2(&served);
+    }
     let mut v = served;
     if res.crd
         && reg.storage_version(res) != res.version
@@ -148,6 +164,27 @@ pub fn to_stored(reg: &Registry, res: &ResourceInfo, served: Value) -> Value {
         prune_for(&storage, &mut v);
     }
     v
+}
+
+/// A Secret's write-only `stringData`, merged into `data` (base64) as the real server's
+/// conversion does; it is never stored.
+pub fn merge_string_data(secret: &mut Value) {
+    let Some(m) = secret.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(plain)) = m.remove("stringData") else {
+        return;
+    };
+    let data = m.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    if let Some(d) = data.as_object_mut() {
+        for (k, v) in plain {
+            let text = v.as_str().unwrap_or_default();
+            d.insert(k, json!(super::tls::base64(text.as_bytes())));
+        }
+    }
 }
 
 /// Field selector paths of the served form, rewritten for the storage form.
@@ -163,6 +200,16 @@ pub fn field_selector(res: &ResourceInfo, fs: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn string_data_is_merged_into_data() {
+        let mut s = json!({"kind": "Secret", "data": {"a": "YQ==", "b": "eA=="}, "stringData": {"b": "b", "c": "hi"}});
+        merge_string_data(&mut s);
+        assert_eq!(
+            s,
+            json!({"kind": "Secret", "data": {"a": "YQ==", "b": "Yg==", "c": "aGk="}})
+        );
+    }
 
     #[test]
     fn events_round_trip() {

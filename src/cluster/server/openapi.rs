@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{
+    builtin::catalog::{self, Catalog},
     discovery::short_hash,
     resources::{Registry, ResourceInfo},
 };
@@ -31,6 +32,9 @@ pub fn root(reg: &Registry) -> Value {
 
 /// The schema name of a kind: `io.k8s.api.core.v1.Pod`, `io.kruise.apps.v1alpha1.CloneSet`.
 pub fn schema_name(r: &ResourceInfo) -> String {
+    if let Some(d) = &r.definition {
+        return d.to_string();
+    }
     if r.crd {
         let rev: Vec<&str> = r.group.split('.').rev().collect();
         format!("{}.{}.{}", rev.join("."), r.version, r.kind)
@@ -41,6 +45,33 @@ pub fn schema_name(r: &ResourceInfo) -> String {
             r.group.split('.').next().unwrap_or("").to_string()
         };
         format!("io.k8s.api.{g}.{}.{}", r.version, r.kind)
+    }
+}
+
+/// Add every definition `schema` references, transitively (kubectl explain follows `$ref`s
+/// within the one document).
+fn add_referenced(catalog: &Catalog, schema: &Value, out: &mut Map<String, Value>) {
+    match schema {
+        Value::Object(m) => {
+            if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                let name = r.rsplit('/').next().unwrap_or(r);
+                if !out.contains_key(name)
+                    && let Some(d) = catalog.definition(name)
+                {
+                    out.insert(name.to_string(), d.clone());
+                    add_referenced(catalog, d, out);
+                }
+            }
+            for v in m.values() {
+                add_referenced(catalog, v, out);
+            }
+        }
+        Value::Array(a) => {
+            for v in a {
+                add_referenced(catalog, v, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -88,13 +119,22 @@ pub fn group_doc(reg: &Registry, path: &str) -> Option<Value> {
     if rs.is_empty() {
         return None;
     }
+    let catalog = catalog::catalog();
     let mut paths = Map::new();
     let mut schemas = Map::new();
     for r in &rs {
         let gvk = json!({"group": r.group, "version": r.version, "kind": r.kind});
-        let mut schema = r.schema.as_deref().cloned().unwrap_or_else(
-            || json!({"type": "object", "description": format!("{} (built in)", r.kind)}),
-        );
+        let builtin = r.definition.as_deref().and_then(|d| catalog.definition(d));
+        if let Some(root) = builtin {
+            add_referenced(catalog, root, &mut schemas);
+        }
+        let mut schema = match (builtin, &r.schema) {
+            (Some(b), _) => b.clone(),
+            (None, Some(s)) => (**s).clone(),
+            (None, None) => {
+                json!({"type": "object", "description": format!("{} (built in)", r.kind)})
+            }
+        };
         if let Some(m) = schema.as_object_mut() {
             m.insert("x-kubernetes-group-version-kind".into(), json!([gvk]));
         }

@@ -34,12 +34,22 @@ pub fn json_patch(doc: &mut Value, patch: &Value) -> Result<(), ApiError> {
     let ops: json_patch::Patch = serde_json::from_value(patch.clone())
         .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
     json_patch::patch(doc, &ops).map_err(|e| {
+        // What the real server answers (apimachinery's NewGenericServerResponse for 422), with
+        // the patch library's reason as an UnexpectedServerResponse cause.
+        let why = match e.kind {
+            json_patch::PatchErrorKind::TestFailed => {
+                format!("testing value {} failed: test failed", e.path)
+            }
+            _ => e.to_string(),
+        };
         let mut err = ApiError::new(
             422,
             "Invalid",
             "the server rejected our request due to an error in our request",
         );
-        err.details = Some(serde_json::json!({"causes": [{"message": e.to_string()}]}));
+        err.details = Some(serde_json::json!({
+            "causes": [{"reason": "UnexpectedServerResponse", "message": why}]
+        }));
         err
     })
 }
@@ -319,6 +329,14 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, 422);
+        assert_eq!(
+            err.message,
+            "the server rejected our request due to an error in our request"
+        );
+        assert_eq!(
+            err.details.unwrap()["causes"][0]["message"],
+            "testing value /spec/replicas failed: test failed"
+        );
         json_patch(
             &mut v,
             &json!([{"op": "replace", "path": "/spec/replicas", "value": 3}]),

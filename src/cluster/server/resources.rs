@@ -4,6 +4,7 @@
 
 use std::{collections::HashMap, sync::Arc};
 
+use jsonpath_rust::parser::model::JpQuery;
 use serde_json::Value;
 
 /// Where a `/scale` subresource reads and writes replicas (JSON paths like `.spec.replicas`).
@@ -21,6 +22,8 @@ pub struct PrinterColumn {
     pub type_: String,
     pub json_path: String,
     pub priority: i64,
+    /// The parsed path (None when it does not parse: the cells stay empty).
+    pub query: Option<Arc<JpQuery>>,
 }
 
 /// One served group/version/resource.
@@ -40,8 +43,11 @@ pub struct ResourceInfo {
     pub scale: Option<ScalePaths>,
     /// Other subresources, with the kind they take (`eviction` → Eviction).
     pub extra_subresources: Vec<(&'static str, &'static str, &'static str)>,
-    /// The openAPIV3Schema, for kinds we validate fully (CRDs).
+    /// The openAPIV3Schema of a CRD version (structural-schema validation and pruning).
     pub schema: Option<Arc<Value>>,
+    /// A built-in kind's schema name in the built-in catalog (`io.k8s.api.core.v1.Pod`), for the
+    /// OpenAPI documents and decode-time validation.
+    pub definition: Option<Arc<str>>,
     pub printer_columns: Vec<PrinterColumn>,
     /// Served from a CRD.
     pub crd: bool,
@@ -269,10 +275,12 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
             .into_iter()
             .flatten()
             .filter_map(|c| {
+                let json_path = c["jsonPath"].as_str()?.to_string();
                 Some(PrinterColumn {
                     name: c["name"].as_str()?.to_string(),
                     type_: c["type"].as_str().unwrap_or("string").to_string(),
-                    json_path: c["jsonPath"].as_str()?.to_string(),
+                    query: super::jsonpath::compile(&json_path).ok().map(Arc::new),
+                    json_path,
                     priority: c["priority"].as_i64().unwrap_or(0),
                 })
             })
@@ -293,6 +301,7 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
             schema: v["schema"]
                 .get("openAPIV3Schema")
                 .map(|s| Arc::new(s.clone())),
+            definition: None,
             printer_columns,
             crd: true,
             key: key.clone(),

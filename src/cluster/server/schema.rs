@@ -90,26 +90,6 @@ pub fn validate_object(schema: &Value, obj: &mut Value) -> Outcome {
     out
 }
 
-/// Check the top-level and metadata fields of a built-in kind; unknown ones are pruned.
-pub fn check_top_level(allowed: &[&str], obj: &mut Value) -> Outcome {
-    let mut out = Outcome::default();
-    if let Some(m) = obj.as_object_mut() {
-        let unknown: Vec<String> = m
-            .keys()
-            .filter(|k| !allowed.contains(&k.as_str()))
-            .cloned()
-            .collect();
-        for k in unknown {
-            m.remove(&k);
-            out.unknown.push(k);
-        }
-        if let Some(meta) = m.get_mut("metadata") {
-            check_metadata(meta, &mut out);
-        }
-    }
-    out
-}
-
 fn check_metadata(meta: &mut Value, out: &mut Outcome) {
     if let Some(mm) = meta.as_object_mut() {
         let unknown: Vec<String> = mm

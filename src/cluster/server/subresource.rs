@@ -26,6 +26,12 @@ pub fn scale_of(res: &ResourceInfo, obj: &Value) -> Value {
         .and_then(|p| get_path(obj, p))
         .map(|s| match s {
             Value::String(s) => s.clone(),
+            // A ReplicationController's selector is a plain label map.
+            Value::Object(m)
+                if !m.contains_key("matchLabels") && !m.contains_key("matchExpressions") =>
+            {
+                LabelSelector::from_object(&json!({"matchLabels": m})).to_query()
+            }
             other => LabelSelector::from_object(other).to_query(),
         })
         .unwrap_or_default();

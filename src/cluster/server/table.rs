@@ -1,12 +1,15 @@
 //! `as=Table` responses for `kubectl get`: CRD additionalPrinterColumns, pods' usual columns,
 //! namespaces' status, and NAME/AGE for the rest.
 
+mod builtin;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::{
     http::Req,
+    jsonpath,
     resources::{PrinterColumn, ResourceInfo},
     store::Obj,
 };
@@ -20,7 +23,11 @@ pub fn age(ts: &str) -> String {
     let Ok(t) = ts.parse::<jiff::Timestamp>() else {
         return "<unknown>".into();
     };
-    let secs = (jiff::Timestamp::now().as_second() - t.as_second()).max(0);
+    human((jiff::Timestamp::now().as_second() - t.as_second()).max(0))
+}
+
+/// A duration in seconds as kubectl prints ages and durations (apimachinery's HumanDuration).
+pub fn human(secs: i64) -> String {
     let (m, h, d) = (secs / 60, secs / 3600, secs / 86_400);
     if secs < 120 {
         format!("{secs}s")
@@ -39,106 +46,20 @@ pub fn age(ts: &str) -> String {
     }
 }
 
-/// Evaluate a simple printer-column JSONPath (`.a.b`, `.a[*].b`, `.a[0].b`).
-fn eval_path(v: &Value, path: &str) -> Vec<Value> {
-    let mut cur = vec![v.clone()];
-    for seg in path.trim_start_matches('.').split('.') {
-        let (name, idx) = match seg.split_once('[') {
-            Some((n, rest)) => (n, Some(rest.trim_end_matches(']'))),
-            None => (seg, None),
-        };
-        let mut next = Vec::new();
-        for c in &cur {
-            let x = if name.is_empty() {
-                Some(c)
-            } else {
-                c.get(name)
-            };
-            let Some(x) = x else { continue };
-            match idx {
-                None => next.push(x.clone()),
-                Some("*") => next.extend(x.as_array().into_iter().flatten().cloned()),
-                Some(i) => {
-                    if let Some(e) = i.parse::<usize>().ok().and_then(|i| x.get(i)) {
-                        next.push(e.clone());
-                    }
-                }
-            }
-        }
-        cur = next;
-    }
-    cur
-}
-
+/// A printer column's cell, as the real server's CRD table convertor computes it.
 fn cell(obj: &Value, c: &PrinterColumn) -> Value {
-    let vals = eval_path(obj, &c.json_path);
-    if c.type_ == "date" {
-        return vals
-            .first()
-            .and_then(Value::as_str)
-            .map(|s| json!(age(s)))
-            .unwrap_or(Value::Null);
-    }
-    match vals.len() {
-        0 => Value::Null,
-        1 => vals[0].clone(),
-        _ => json!(
-            vals.iter()
-                .map(|v| v
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string()))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    }
+    let Some(q) = &c.query else {
+        return Value::Null;
+    };
+    let results = jsonpath::eval(q, obj);
+    jsonpath::cell(&c.type_, &results, |ts| {
+        ts.parse::<jiff::Timestamp>().ok().map(|_| age(ts))
+    })
 }
 
 fn col(name: &str, type_: &str, priority: i64) -> Value {
     let format = if name == "Name" { "name" } else { "" };
     json!({"name": name, "type": type_, "format": format, "description": "", "priority": priority})
-}
-
-fn pod_cells(p: &Value) -> Vec<Value> {
-    let statuses = p["status"]["containerStatuses"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let total = p["spec"]["containers"]
-        .as_array()
-        .map(Vec::len)
-        .unwrap_or(0);
-    let ready = statuses
-        .iter()
-        .filter(|s| s["ready"].as_bool() == Some(true))
-        .count();
-    let restarts: i64 = statuses
-        .iter()
-        .filter_map(|s| s["restartCount"].as_i64())
-        .sum();
-    let waiting = statuses
-        .iter()
-        .find_map(|s| s["state"]["waiting"]["reason"].as_str());
-    let status = if p["metadata"]["deletionTimestamp"].is_string() {
-        "Terminating".to_string()
-    } else if let Some(w) = waiting {
-        w.to_string()
-    } else {
-        p["status"]["phase"]
-            .as_str()
-            .unwrap_or("Pending")
-            .to_string()
-    };
-    vec![
-        json!(format!("{ready}/{total}")),
-        json!(status),
-        json!(restarts),
-        json!(age(p["metadata"]["creationTimestamp"]
-            .as_str()
-            .unwrap_or(""))),
-        json!(p["status"]["podIP"].as_str().unwrap_or("<none>")),
-        json!(p["spec"]["nodeName"].as_str().unwrap_or("<none>")),
-    ]
 }
 
 /// Computes a row's cells.
@@ -156,203 +77,6 @@ fn age_of(o: &Value) -> Value {
 
 fn num(v: &Value) -> Value {
     json!(v.as_i64().unwrap_or(0))
-}
-
-/// Columns and cells of built-in kinds, like the real server's table convertors.
-fn builtin_columns(res: &ResourceInfo) -> Option<(Vec<Value>, CellsFn)> {
-    let s = |n: &str| col(n, "string", 0);
-    let i = |n: &str| col(n, "integer", 0);
-    let out: (Vec<Value>, CellsFn) = match (res.group.as_str(), res.kind.as_str()) {
-        ("", "Pod") => (
-            vec![
-                s("Name"),
-                s("Ready"),
-                s("Status"),
-                i("Restarts"),
-                s("Age"),
-                col("IP", "string", 1),
-                col("Node", "string", 1),
-            ],
-            Box::new(|o: &Value| {
-                let mut c = vec![name_of(o)];
-                c.extend(pod_cells(o));
-                c
-            }),
-        ),
-        ("", "Namespace") => (
-            vec![s("Name"), s("Status"), s("Age")],
-            Box::new(|o: &Value| vec![name_of(o), o["status"]["phase"].clone(), age_of(o)]),
-        ),
-        ("", "Node") => (
-            vec![s("Name"), s("Status"), s("Roles"), s("Age"), s("Version")],
-            Box::new(|o: &Value| {
-                let ready = o["status"]["conditions"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|c| c["type"] == "Ready" && c["status"] == "True");
-                let mut status = if ready {
-                    "Ready".to_string()
-                } else {
-                    "NotReady".to_string()
-                };
-                if o["spec"]["unschedulable"].as_bool() == Some(true) {
-                    status.push_str(",SchedulingDisabled");
-                }
-                let roles: Vec<&str> = o["metadata"]["labels"]
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/"))
-                    .collect();
-                let roles = if roles.is_empty() {
-                    "<none>".to_string()
-                } else {
-                    roles.join(",")
-                };
-                vec![
-                    name_of(o),
-                    json!(status),
-                    json!(roles),
-                    age_of(o),
-                    o["status"]["nodeInfo"]["kubeletVersion"].clone(),
-                ]
-            }),
-        ),
-        ("" | "events.k8s.io", "Event") => (
-            vec![
-                s("Last Seen"),
-                s("Type"),
-                s("Reason"),
-                s("Object"),
-                s("Message"),
-            ],
-            Box::new(|o: &Value| {
-                let seen = o["lastTimestamp"]
-                    .as_str()
-                    .or(o["eventTime"].as_str())
-                    .or(o["metadata"]["creationTimestamp"].as_str())
-                    .unwrap_or("");
-                let io = &o["involvedObject"];
-                let object = format!(
-                    "{}/{}",
-                    io["kind"].as_str().unwrap_or("").to_lowercase(),
-                    io["name"].as_str().unwrap_or("")
-                );
-                vec![
-                    json!(age(seen)),
-                    o["type"].clone(),
-                    o["reason"].clone(),
-                    json!(object),
-                    o["message"].clone(),
-                ]
-            }),
-        ),
-        ("", "Service") => (
-            vec![
-                s("Name"),
-                s("Type"),
-                s("Cluster-IP"),
-                s("External-IP"),
-                s("Port(s)"),
-                s("Age"),
-            ],
-            Box::new(|o: &Value| {
-                let ports: Vec<String> = o["spec"]["ports"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|p| format!("{}/{}", p["port"], p["protocol"].as_str().unwrap_or("TCP")))
-                    .collect();
-                let ports = if ports.is_empty() {
-                    "<none>".to_string()
-                } else {
-                    ports.join(",")
-                };
-                vec![
-                    name_of(o),
-                    json!(o["spec"]["type"].as_str().unwrap_or("ClusterIP")),
-                    json!(o["spec"]["clusterIP"].as_str().unwrap_or("<none>")),
-                    json!("<none>"),
-                    json!(ports),
-                    age_of(o),
-                ]
-            }),
-        ),
-        ("apps", "Deployment") => (
-            vec![
-                s("Name"),
-                s("Ready"),
-                i("Up-to-date"),
-                i("Available"),
-                s("Age"),
-            ],
-            Box::new(|o: &Value| {
-                let st = &o["status"];
-                let ready = format!(
-                    "{}/{}",
-                    st["readyReplicas"].as_i64().unwrap_or(0),
-                    o["spec"]["replicas"].as_i64().unwrap_or(1)
-                );
-                vec![
-                    name_of(o),
-                    json!(ready),
-                    num(&st["updatedReplicas"]),
-                    num(&st["availableReplicas"]),
-                    age_of(o),
-                ]
-            }),
-        ),
-        ("apps", "ReplicaSet") => (
-            vec![s("Name"), i("Desired"), i("Current"), i("Ready"), s("Age")],
-            Box::new(|o: &Value| {
-                let st = &o["status"];
-                vec![
-                    name_of(o),
-                    num(&o["spec"]["replicas"]),
-                    num(&st["replicas"]),
-                    num(&st["readyReplicas"]),
-                    age_of(o),
-                ]
-            }),
-        ),
-        ("apps", "StatefulSet") => (
-            vec![s("Name"), s("Ready"), s("Age")],
-            Box::new(|o: &Value| {
-                let ready = format!(
-                    "{}/{}",
-                    o["status"]["readyReplicas"].as_i64().unwrap_or(0),
-                    o["spec"]["replicas"].as_i64().unwrap_or(1)
-                );
-                vec![name_of(o), json!(ready), age_of(o)]
-            }),
-        ),
-        ("apps", "DaemonSet") => (
-            vec![
-                s("Name"),
-                i("Desired"),
-                i("Current"),
-                i("Ready"),
-                i("Up-to-date"),
-                i("Available"),
-                s("Age"),
-            ],
-            Box::new(|o: &Value| {
-                let st = &o["status"];
-                vec![
-                    name_of(o),
-                    num(&st["desiredNumberScheduled"]),
-                    num(&st["currentNumberScheduled"]),
-                    num(&st["numberReady"]),
-                    num(&st["updatedNumberScheduled"]),
-                    num(&st["numberAvailable"]),
-                    age_of(o),
-                ]
-            }),
-        ),
-        _ => return None,
-    };
-    Some(out)
 }
 
 /// A Table of these objects.
@@ -382,7 +106,7 @@ pub fn table(
             c
         };
         (cols, Box::new(f))
-    } else if let Some(b) = builtin_columns(res) {
+    } else if let Some(b) = builtin::columns(res) {
         b
     } else {
         (
@@ -411,20 +135,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_paths_and_ages() {
-        let v = json!({"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}});
-        let c = PrinterColumn {
+    fn printer_columns_and_ages() {
+        let v = json!({"metadata": {"labels": {"crr.apps.kruise.io/node-name": "n1"}},
+            "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}});
+        let column = |path: &str, type_: &str| PrinterColumn {
             name: "C".into(),
-            type_: "string".into(),
-            json_path: ".spec.containers[*].name".into(),
+            type_: type_.into(),
+            json_path: path.into(),
             priority: 0,
+            query: jsonpath::compile(path).ok().map(Arc::new),
         };
-        assert_eq!(cell(&v, &c), json!("a,b"));
-        let c = PrinterColumn {
-            json_path: ".spec.containers[1].image".into(),
-            ..c
-        };
-        assert_eq!(cell(&v, &c), json!("y"));
+        assert_eq!(
+            cell(&v, &column(".spec.containers[*].name", "string")),
+            json!("a")
+        );
+        assert_eq!(
+            cell(&v, &column(".spec.containers[1].image", "string")),
+            json!("y")
+        );
+        assert_eq!(
+            cell(
+                &v,
+                &column(
+                    r".metadata.labels.crr\.apps\.kruise\.io/node-name",
+                    "string"
+                )
+            ),
+            json!("n1")
+        );
+        assert_eq!(cell(&v, &column(".spec.missing", "string")), Value::Null);
         assert_eq!(age("bogus"), "<unknown>");
         assert!(age(&super::super::meta::now()).ends_with('s'));
     }

@@ -1,7 +1,8 @@
 //! Writes: create (generateName, dryRun, fieldValidation), update (PUT, 409 on a stale
 //! resourceVersion), patch (merge, JSON, strategic, server-side apply; retried internally on
-//! concurrent changes), the status and scale subresources; the auth kinds are answered by `auth` and `authz`. Each write
-//! runs mutating admission, schema validation, then validating admission, like the real server.
+//! concurrent changes), the status and scale subresources; the auth kinds are answered by `auth`
+//! and `authz`. Each write runs mutating admission, schema validation, then validating admission,
+//! like the real server.
 
 use std::sync::Arc;
 
@@ -9,7 +10,8 @@ use serde_json::{Value, json};
 
 use super::{
     admission::{AdmissionRequest, Denied, Operation},
-    builtin, convert,
+    builtin::catalog,
+    convert, decode, defaults,
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     meta::{self, meta_mut},
     patch::{self, PatchKind},
@@ -42,19 +44,20 @@ pub fn denied(d: Denied) -> ApiError {
     ApiError::new(d.code, reason_for(d.code), d.message)
 }
 
-/// The request body as JSON; protobuf (kubectl's typed generators) is refused with 415.
+/// The request body as JSON: JSON, YAML or protobuf for the kinds `protobuf` reads (kubectl's
+/// `create namespace|configmap|secret`). Any other protobuf body is refused with 415 and a hint.
 pub fn body_json(req: &Req) -> Result<Value, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE);
     if ct.starts_with("application/vnd.kubernetes.protobuf") {
-        if let Some(v) = protobuf::decode(&req.body) {
-            return Ok(v);
-        }
-        return Err(ApiError::new(
-            415,
-            "UnsupportedMediaType",
-            "the embedded cluster accepts JSON and YAML bodies only, not protobuf; \
-             use kubectl create -f FILE or kubectl apply -f FILE",
-        ));
+        return protobuf::decode(&req.body).ok_or_else(|| {
+            ApiError::new(
+                415,
+                "UnsupportedMediaType",
+                "the embedded cluster reads protobuf bodies only for Namespaces, ConfigMaps and \
+                 Secrets; send it as JSON or YAML instead, e.g. kubectl create -f FILE (kubectl's \
+                 generators write one with --dry-run=client -o yaml)",
+            )
+        });
     }
     patch::parse_body(&req.body)
 }
@@ -101,7 +104,31 @@ pub fn admission_request(
     }
 }
 
-/// Schema or top-level validation. Returns warnings for unknown fields (fieldValidation=Warn).
+/// What the real server's decoder refuses before admission runs: for a built-in kind, values of
+/// the wrong type and (under fieldValidation=Strict) unknown fields, which are pruned. Returns the
+/// unknown-field warnings.
+fn decode_body(
+    res: &ResourceInfo,
+    obj: &mut Value,
+    mode: &str,
+    skip_status: bool,
+) -> Result<Vec<String>, ApiError> {
+    if res.schema.is_some() || res.definition.is_none() {
+        return Ok(Vec::new());
+    }
+    let warnings = check(res, obj, "", mode, skip_status, false)?;
+    match (res.group.as_str(), res.kind.as_str()) {
+        ("", "Secret") => {
+            convert::merge_string_data(obj);
+            defaults::secret(obj);
+        }
+        ("", "Service") => defaults::service(obj),
+        _ => {}
+    }
+    Ok(warnings)
+}
+
+/// Schema validation (after mutating admission). Returns warnings for unknown fields.
 fn validate(
     res: &ResourceInfo,
     obj: &mut Value,
@@ -109,14 +136,39 @@ fn validate(
     mode: &str,
     skip_status: bool,
 ) -> Result<Vec<String>, ApiError> {
+    check(res, obj, name, mode, skip_status, true)
+}
+
+fn check(
+    res: &ResourceInfo,
+    obj: &mut Value,
+    name: &str,
+    mode: &str,
+    skip_status: bool,
+    field_errors: bool,
+) -> Result<Vec<String>, ApiError> {
     let held_status = if skip_status {
         obj.as_object_mut().and_then(|m| m.remove("status"))
     } else {
         None
     };
-    let outcome = match &res.schema {
-        Some(s) => schema::validate_object(s, obj),
-        None => schema::check_top_level(builtin::top_level_fields(&res.group, &res.kind), obj),
+    let outcome = match (&res.schema, &res.definition) {
+        (Some(s), _) => schema::validate_object(s, obj),
+        (None, Some(d)) => {
+            let o = decode::check(catalog::catalog(), d, obj);
+            if let Some(e) = o.decode_error {
+                return Err(ApiError::bad_request(format!(
+                    "{kind} in version \"{v}\" cannot be handled as a {kind}: {e}",
+                    kind = res.kind,
+                    v = res.version
+                )));
+            }
+            schema::Outcome {
+                errors: o.errors,
+                unknown: o.unknown,
+            }
+        }
+        (None, None) => schema::Outcome::default(),
     };
     if let (Some(s), Some(m)) = (held_status, obj.as_object_mut()) {
         m.insert("status".into(), s);
@@ -134,7 +186,7 @@ fn validate(
             v = res.version
         )));
     }
-    if !outcome.errors.is_empty() {
+    if field_errors && !outcome.errors.is_empty() {
         return Err(ApiError::invalid(
             &res.kind,
             &res.group,
@@ -204,12 +256,22 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     }
     let dry = dry_run(req);
     let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let mut warnings = decode_body(res, &mut obj, field_validation(req), false)?;
     let mut areq = admission_request(t, Operation::Create, &name, dry, Some(obj), None);
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut obj = areq.object.take().unwrap_or(Value::Null);
-    let warnings = validate(res, &mut obj, &name, field_validation(req), false)?;
+    warnings.extend(validate(
+        res,
+        &mut obj,
+        &name,
+        field_validation(req),
+        false,
+    )?);
     areq.object = Some(obj.clone());
     shared.admission.validate(&areq).map_err(denied)?;
+    if res.group.is_empty() && res.kind == "Service" {
+        defaults::allocate_cluster_ip(&shared.store, &mut obj);
+    }
     if dry {
         let m = meta_mut(&mut obj).ok_or_else(|| ApiError::bad_request("bad metadata"))?;
         let name = meta::resolve_name_for(&res.group, m)
@@ -308,6 +370,20 @@ fn commit_update(
     let name = t.name.clone().unwrap_or_default();
     check_identity(res, t, &mut new)?;
     let dry = dry_run(req);
+    let skip_status = res.status && t.sub.as_deref() != Some("status");
+    let mut warnings = decode_body(res, &mut new, field_validation(req), skip_status)?;
+    if res.group.is_empty() && res.kind == "Service" {
+        // An update that leaves the cluster IP out keeps the allocated one.
+        for k in ["clusterIP", "clusterIPs"] {
+            let unset = new["spec"][k].is_null() || new["spec"][k] == "";
+            if unset {
+                let live = output_value(res, old)["spec"][k].clone();
+                if !live.is_null() && new["spec"].is_object() {
+                    new["spec"][k] = live;
+                }
+            }
+        }
+    }
     let mut areq = admission_request(
         t,
         Operation::Update,
@@ -318,8 +394,13 @@ fn commit_update(
     );
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut new = areq.object.take().unwrap_or(Value::Null);
-    let skip_status = res.status && t.sub.as_deref() != Some("status");
-    let warnings = validate(res, &mut new, &name, field_validation(req), skip_status)?;
+    warnings.extend(validate(
+        res,
+        &mut new,
+        &name,
+        field_validation(req),
+        skip_status,
+    )?);
     areq.object = Some(new.clone());
     shared.admission.validate(&areq).map_err(denied)?;
     if dry {
