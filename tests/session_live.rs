@@ -18,11 +18,11 @@ use std::collections::BTreeSet;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::{
     actions::Action,
-    app::{App, dialog::Overlay, rollout::RolloutView, route::Route, rows::same_revision},
+    app::{App, dialog::Overlay, route::Route},
     kruise::plan,
 };
 use kubectl::Kubectl;
-use live::Live;
+use live::{Live, rollout, settled, updated};
 
 fn cloneset(name: &str, replicas: i32, image: &str) -> String {
     format!(
@@ -39,44 +39,6 @@ spec:
   updateStrategy: {{type: InPlaceIfPossible, partition: 0, maxUnavailable: 2}}
 "#
     )
-}
-
-fn rollout(app: &App) -> Option<&RolloutView> {
-    match app.current() {
-        Route::Rollout(v) => Some(v),
-        _ => None,
-    }
-}
-
-/// Pods of the rollout view on the update revision.
-fn updated(app: &App) -> BTreeSet<String> {
-    let Some(v) = rollout(app) else {
-        return BTreeSet::new();
-    };
-    let Some(s) = &v.summary else {
-        return BTreeSet::new();
-    };
-    v.rows()
-        .iter()
-        .filter(|r| same_revision(&r.revision, &s.update_revision))
-        .map(|r| r.name.clone())
-        .collect()
-}
-
-/// The rollout settled where the partition lets it: exactly the expected pods updated, every
-/// pod ready, the controller's status agreeing.
-fn settled(app: &App) -> bool {
-    let Some(v) = rollout(app) else {
-        return false;
-    };
-    let Some(s) = &v.summary else {
-        return false;
-    };
-    v.rows().len() == s.replicas as usize
-        && v.rows().iter().all(|r| r.all_ready)
-        && updated(app).len() == s.expected_updated as usize
-        && s.updated == s.expected_updated
-        && s.ready == s.replicas
 }
 
 async fn partition_of(kubectl: &Kubectl, name: &str) -> String {

@@ -9,20 +9,15 @@ mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
 
-use std::collections::BTreeSet;
-
 use kruise_tui::{
     actions::whatif::Simulation,
     app::{
-        App,
         dialog::Overlay,
-        rollout::RolloutView,
         route::{Fetch, Route},
-        rows::same_revision,
     },
 };
 use kubectl::Kubectl;
-use live::Live;
+use live::{Live, rollout, settled, updated};
 
 const WEB: &str = r#"
 apiVersion: apps.kruise.io/v1alpha1
@@ -36,41 +31,6 @@ spec:
     spec: {containers: [{name: main, image: "nginx:1.25"}]}
   updateStrategy: {type: InPlaceIfPossible, partition: 6, maxUnavailable: 2}
 "#;
-
-fn rollout(app: &App) -> Option<&RolloutView> {
-    match app.current() {
-        Route::Rollout(v) => Some(v),
-        _ => None,
-    }
-}
-
-fn updated(app: &App) -> BTreeSet<String> {
-    let Some(v) = rollout(app) else {
-        return BTreeSet::new();
-    };
-    let Some(s) = &v.summary else {
-        return BTreeSet::new();
-    };
-    v.rows()
-        .iter()
-        .filter(|r| same_revision(&r.revision, &s.update_revision))
-        .map(|r| r.name.clone())
-        .collect()
-}
-
-fn settled(app: &App) -> bool {
-    let Some(v) = rollout(app) else {
-        return false;
-    };
-    let Some(s) = &v.summary else {
-        return false;
-    };
-    v.rows().len() == s.replicas as usize
-        && v.rows().iter().all(|r| r.all_ready)
-        && updated(app).len() == s.expected_updated as usize
-        && s.updated == s.expected_updated
-        && s.ready == s.replicas
-}
 
 /// Waits for the What-if view's answer.
 async fn simulated(live: &mut Live) -> Box<Simulation> {
