@@ -21,6 +21,7 @@
 //! fresh `Msg::Discovered`.
 
 pub mod act;
+pub mod broadcastjobs;
 pub mod command;
 pub mod cronjobs;
 pub mod dialog;

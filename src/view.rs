@@ -4,6 +4,7 @@
 //!
 //! Must not depend on kube clients, tokio or any IO.
 
+pub mod broadcastjobs;
 pub mod cronjobs;
 pub mod dialog;
 pub mod events;
@@ -57,6 +58,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Log(view) => logs::render(app, view, body, buf),
         Route::Oncall(view) => oncall::render(app, view, body, buf),
         Route::CronJobs(view) => cronjobs::render(app, view, body, buf),
+        Route::BroadcastJobs(view) => broadcastjobs::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

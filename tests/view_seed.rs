@@ -1,6 +1,7 @@
 //! Snapshots (insta + TestBackend) of the seed kinds' views: `:acj` lists AdvancedCronJobs with
 //! the next run in each job's zone (fixed clock 2026-01-10T12:00Z), Enter opens one job's
-//! detail, and `P` asks the action layer to pause (or resume) it.
+//! detail, and `P` asks the action layer to pause (or resume) it. `:bcj` lists BroadcastJobs and
+//! Enter shows one with its pods per node.
 
 #[path = "fixtures/console/harness.rs"]
 mod harness;
@@ -80,4 +81,84 @@ fn cron_jobs_list_failure_is_shown() {
         "advancedcronjobs: forbidden".into(),
     ))));
     assert!(h.screen().contains("advancedcronjobs: forbidden"));
+}
+
+fn broadcast_listing() -> kruise_tui::app::broadcastjobs::Listing {
+    use kruise_tui::app::broadcastjobs::{JobPod, Listing};
+    let jobs = serde_json::from_value(serde_json::json!([
+        {
+            "metadata": {"name": "warmup", "namespace": "demo",
+                         "creationTimestamp": "2026-01-10T11:00:00Z"},
+            "spec": {"parallelism": 2,
+                     "completionPolicy": {"type": "Always", "activeDeadlineSeconds": 600,
+                                          "ttlSecondsAfterFinished": 3600},
+                     "template": {"spec": {"containers": [{"name": "w", "image": "nginx:1.26"}]}}},
+            "status": {"desired": 3, "active": 0, "succeeded": 3, "failed": 0,
+                       "phase": "completed", "startTime": "2026-01-10T11:00:01Z",
+                       "completionTime": "2026-01-10T11:00:40Z",
+                       "conditions": [{"type": "Complete", "status": "True",
+                                       "message": "Job completed, 3 pods succeeded, 0 pods failed"}]}
+        },
+        {
+            "metadata": {"name": "agent", "namespace": "ops",
+                         "creationTimestamp": "2026-01-10T11:58:00Z"},
+            "spec": {"completionPolicy": {"type": "Never"},
+                     "template": {"spec": {"containers": [{"name": "a", "image": "agent:2"}]}}},
+            "status": {"desired": 3, "active": 2, "succeeded": 0, "failed": 1, "phase": "running"}
+        }
+    ]))
+    .expect("broadcast jobs");
+    let pod = |node: &str, phase: &str| JobPod {
+        namespace: "demo".into(),
+        owner: "warmup".into(),
+        name: format!("warmup-{node}"),
+        node: node.into(),
+        phase: phase.into(),
+        ready: false,
+    };
+    Listing {
+        jobs,
+        pods: vec![
+            pod("node-c", "Succeeded"),
+            pod("node-a", "Succeeded"),
+            pod("node-b", "Succeeded"),
+        ],
+    }
+}
+
+#[test]
+fn broadcast_jobs_list_and_pods_per_node() {
+    let mut h = Harness::loaded(None, (140, 20));
+    h.press(&[":"]);
+    h.type_text("bcj");
+    let effects = h.press(&["enter"]);
+    assert_eq!(effects, vec![Effect::FetchBroadcastJobs]);
+    assert!(h.screen().contains("Listing BroadcastJobs"));
+    h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
+        broadcast_listing(),
+    ))));
+    // Sorted by namespace: demo/warmup, ops/agent.
+    insta::assert_snapshot!("bcj_list", h.screen());
+    h.press(&["enter"]);
+    let screen = h.screen();
+    insta::assert_snapshot!("bcj_detail", screen);
+    // The pods of the job, one per node, ordered by node.
+    let a = screen.find("warmup-node-a").expect("node-a pod");
+    let c = screen.find("warmup-node-c").expect("node-c pod");
+    assert!(a < c);
+    h.press(&["esc", "j", "enter"]);
+    assert!(h.screen().contains("BroadcastJob ops/agent"));
+    assert!(h.screen().contains("Pods per node (0)"));
+}
+
+#[test]
+fn broadcast_jobs_list_failure_is_shown() {
+    let mut h = Harness::loaded(None, (100, 10));
+    h.press(&[":"]);
+    h.type_text("broadcastjobs");
+    h.press(&["enter"]);
+    h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Err(
+        "broadcastjobs: forbidden".into(),
+    ))));
+    assert!(h.screen().contains("broadcastjobs: forbidden"));
 }

@@ -1,7 +1,7 @@
 //! `:` command mode: parsing the command line, running it, and Tab completion.
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
-//! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs),
+//! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
@@ -22,13 +22,14 @@ pub enum Command {
     Protect,
     Oncall(Screen),
     CronJobs,
+    BroadcastJobs,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 16] = [
+const NAMES: [(&str, &[&str]); 17] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -75,6 +76,7 @@ const NAMES: [(&str, &[&str]); 16] = [
         &["ppm", "podprobemarker", "podprobemarkers", "probes"],
     ),
     ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
+    ("bcj", &["bcj", "broadcastjob", "broadcastjobs"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -118,6 +120,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("acj") => no_arg(Command::CronJobs),
+        Some("bcj") => no_arg(Command::BroadcastJobs),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -130,7 +133,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :bcj :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -190,6 +193,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::CronJobs => {
             let effects = super::cronjobs::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::BroadcastJobs => {
+            let effects = super::broadcastjobs::open(app);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }
@@ -359,6 +369,8 @@ mod tests {
         );
         assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
         assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(complete("bc", &ns, &[]), ("bcj".into(), String::new()));
+        assert_eq!(complete("b", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(
             complete("ns de", &ns, &[]),
             ("ns de".into(), "default demo".into())

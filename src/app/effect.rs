@@ -50,6 +50,9 @@ pub enum Effect {
     /// List the AdvancedCronJobs (in the namespace watched, or all); answered by
     /// `EffectResult::CronJobs`.
     FetchCronJobs,
+    /// List the BroadcastJobs and the pods they own (in the namespace watched, or all);
+    /// answered by `EffectResult::BroadcastJobs`.
+    FetchBroadcastJobs,
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),

@@ -236,6 +236,7 @@ fn navigate(app: &mut App, delta: isize) {
             move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
         }
         Some(Route::CronJobs(view)) => super::cronjobs::navigate(view, delta, page),
+        Some(Route::BroadcastJobs(view)) => super::broadcastjobs::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -304,7 +305,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             namespace: Some(v.namespace.clone()),
             name: v.name.clone(),
         }),
-        Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) => None,
+        Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) | Route::BroadcastJobs(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -339,6 +340,10 @@ fn open(app: &mut App) {
     };
     if matches!(app.top(), Route::CronJobs(_)) {
         super::cronjobs::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::BroadcastJobs(_)) {
+        super::broadcastjobs::enter(app);
         return;
     }
     let route = match app.top() {

@@ -189,6 +189,8 @@ pub enum EffectResult {
     Protected(Result<super::protect::ProtectReport, String>),
     /// What `:acj` lists.
     CronJobs(Result<Vec<crate::api::AdvancedCronJob>, String>),
+    /// What `:bcj` lists.
+    BroadcastJobs(Result<super::broadcastjobs::Listing, String>),
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

@@ -35,6 +35,8 @@ pub enum Route {
     Oncall(super::oncall::OncallView),
     /// AdvancedCronJobs (`:acj`), or one of them in detail (Enter).
     CronJobs(Box<super::cronjobs::CronJobsView>),
+    /// BroadcastJobs (`:bcj`), or one of them in detail with its pods per node (Enter).
+    BroadcastJobs(Box<super::broadcastjobs::BroadcastJobsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

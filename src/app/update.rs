@@ -24,6 +24,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects.extend(app.rollout_due());
     effects.extend(super::protect::due(app, false));
     effects.extend(super::cronjobs::due(app, false));
+    effects.extend(super::broadcastjobs::due(app, false));
     effects
 }
 
@@ -253,6 +254,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     }
                     Route::Protect(view) => view.fetched = None,
                     Route::CronJobs(view) => super::cronjobs::invalidate(view),
+                    Route::BroadcastJobs(view) => view.fetched = None,
                     _ => {}
                 }
             }
@@ -320,6 +322,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::Restart { id, update } => super::restart::progress(app, id, update),
         EffectResult::Protected(result) => super::protect::loaded(app, result),
         EffectResult::CronJobs(result) => super::cronjobs::loaded(app, result),
+        EffectResult::BroadcastJobs(result) => super::broadcastjobs::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

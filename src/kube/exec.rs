@@ -260,6 +260,14 @@ impl Executor {
                     let _ = tx.send(Msg::EffectDone(EffectResult::Protected(result)));
                 });
             }
+            Effect::FetchBroadcastJobs => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = seed::broadcast_jobs(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::BroadcastJobs(result)));
+                });
+            }
             Effect::FetchCronJobs => {
                 let (client, tx) = (self.conn.client.clone(), self.tx.clone());
                 let namespace = self.namespace.clone();

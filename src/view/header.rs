@@ -185,6 +185,7 @@ fn hints(app: &App) -> Line<'static> {
             actions.extend([(Action::Open, "detail"), (Action::Pause, "pause/resume")])
         }
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
+        Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -221,6 +222,9 @@ fn position(app: &App) -> String {
             format!("{}/{} ", v.selected + 1, app.oncall_len(&v.screen))
         }
         Route::CronJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::BroadcastJobs(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),

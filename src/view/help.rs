@@ -67,6 +67,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             "sidecar versions per pod / probe markers",
         ),
         (":acj", "AdvancedCronJobs: next run in their zone, P pause"),
+        (":bcj", "BroadcastJobs: pods per node, completion policy"),
         (":ns NAME", "switch namespace (:ns all for every namespace)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),
