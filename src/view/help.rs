@@ -35,49 +35,30 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Span::raw(format!("{what:<38}")),
         ]
     };
-    let mut lines = Vec::new();
-    if two {
-        let half = entries.len().div_ceil(2);
-        for i in 0..half {
-            let mut spans = cell(&entries[i]);
-            if let Some(right) = entries.get(i + half) {
-                spans.push(Span::raw("  "));
-                spans.extend(cell(right));
-            }
-            lines.push(Line::from(spans));
-        }
-    } else {
-        lines.extend(entries.iter().map(|e| Line::from(cell(e))));
-    }
+    let mut lines = columns(&entries, two, &cell);
     lines.push(Line::default());
     lines.push(Line::from(Span::styled("Commands", role(app, Role::Title))));
-    let commands = [
-        (
-            ":cs :asts :ads",
-            "CloneSets / Advanced StatefulSets / DaemonSets",
-        ),
+    // Each fits the key column (14) and the description column (38).
+    let commands: Vec<(String, &str)> = [
+        (":cs :asts :ads", "CloneSets · ASTS · Advanced DaemonSets"),
         (":workloads", "all three kinds together"),
-        (":pods", "all pods (in a rollout view: its pods)"),
+        (":pods", "all pods (rollout view: its pods)"),
         (":journal", "every action sent; u reverts one"),
         (":protect", "delete-protected objects, verdict now"),
-        (":triage", "what is unhealthy, worst first, with its remedy"),
-        (":crr :pub", "container restarts / disruption budgets"),
-        (
-            ":sidecarset :ppm",
-            "sidecar versions per pod / probe markers",
-        ),
-        (":acj", "AdvancedCronJobs: next run in their zone, P pause"),
-        (":bcj", "BroadcastJobs: pods per node, completion policy"),
-        (":ns NAME", "switch namespace (:ns all for every namespace)"),
+        (":triage", "unhealthy first, with the remedy"),
+        (":crr :pub", "in-place restarts / disruption budgets"),
+        (":sidecarset", "sidecar versions per pod"),
+        (":ppm", "probe markers and their results"),
+        (":acj", "AdvancedCronJobs: next run, P pause"),
+        (":bcj", "BroadcastJobs: pods per node"),
+        (":ns NAME", "switch namespace (:ns all for all)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),
-    ];
-    for (cmd, what) in commands {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{cmd:>KEYS$}  "), key_style),
-            Span::raw(what),
-        ]));
-    }
+    ]
+    .into_iter()
+    .map(|(cmd, what)| (cmd.to_string(), what))
+    .collect();
+    lines.extend(columns(&commands, two, &cell));
     lines.push(Line::from(Span::styled(
         "In : and / — enter run/keep · esc cancel · tab complete",
         role(app, Role::Muted),
@@ -124,4 +105,26 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .style(role(app, Role::Text))
         .render(inner.inner(Margin::new(1, 0)), buf);
+}
+
+/// `entries` as lines: top to bottom, then in a second column when `two`.
+fn columns<'a>(
+    entries: &'a [(String, &'a str)],
+    two: bool,
+    cell: &dyn Fn(&'a (String, &'a str)) -> Vec<Span<'a>>,
+) -> Vec<Line<'a>> {
+    if !two {
+        return entries.iter().map(|e| Line::from(cell(e))).collect();
+    }
+    let half = entries.len().div_ceil(2);
+    (0..half)
+        .map(|i| {
+            let mut spans = cell(&entries[i]);
+            if let Some(right) = entries.get(i + half) {
+                spans.push(Span::raw("  "));
+                spans.extend(cell(right));
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
