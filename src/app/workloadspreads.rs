@@ -10,7 +10,6 @@
 //! (`pkg/util/workloadspread`, `InjectWorkloadSpread`).
 
 use jiff::Timestamp;
-use serde::Deserialize;
 
 use super::{
     App, Effect, Level,
@@ -37,17 +36,7 @@ pub struct SpreadPod {
     pub terminating: bool,
 }
 
-/// The value of the pod annotation `apps.kruise.io/matched-workloadspread`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Matched {
-    pub name: String,
-    pub subset: String,
-}
-
-/// Parses the pod annotation; `None` for a value upstream's webhook would not have written.
-pub fn matched(annotation: &str) -> Option<Matched> {
-    serde_json::from_str(annotation).ok()
-}
+pub use crate::kruise::workloadspread::{Injected as Matched, parse as matched};
 
 /// The kube layer's answer: the spreads and the pods they matched.
 #[derive(Debug, Clone, PartialEq, Default)]
