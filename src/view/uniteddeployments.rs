@@ -166,7 +166,7 @@ fn header_lines<'a>(app: &App, ud: &UnitedDeployment) -> Vec<Line<'a>> {
         field(app, "Revision", revision),
     ];
     if let Some(p) = partitions {
-        lines.push(field(app, "Manual partitions", p));
+        lines.push(field(app, "Partitions", format!("{p} (manual)")));
     }
     if let Some(c) = status.conditions.last() {
         lines.push(field(

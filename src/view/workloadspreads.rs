@@ -202,14 +202,14 @@ fn subset_lines<'a>(
     let st = status_of(spread, &sub.name);
     let current = st.map_or(0, |s| s.replicas);
     let missing = match st.map(|s| s.missing_replicas) {
-        Some(-1) => "unlimited".to_owned(),
-        Some(n) => n.to_string(),
-        None => "-".to_owned(),
+        Some(-1) => "no limit".to_owned(),
+        Some(n) => format!("{n} missing"),
+        None => "status not written yet".to_owned(),
     };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!(" {} ", sub.name), role(app, Role::Title)),
         Span::raw(format!(
-            " max {} · {current} current · {missing} missing",
+            " max {} · {current} current · {missing}",
             max_replicas(sub.max_replicas.as_ref())
         )),
     ])];

@@ -183,13 +183,11 @@ pub(crate) fn subset_cloneset(
     }
     // generateName `<ud>-<subset>-` plus five safe characters, fixed here so a second run of
     // the story finds the same objects.
-    let suffix: String = safe_encode_string(&hash_controller_revision(
+    let hash = safe_encode_string(&hash_controller_revision(
         format!("{uid}/{subset}").as_bytes(),
         None,
-    ))
-    .chars()
-    .take(5)
-    .collect();
+    ));
+    let suffix: String = hash.chars().rev().take(5).collect();
     kruise(
         "CloneSet",
         "clonesets",
