@@ -51,7 +51,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":ppm", "probe markers and their results"),
         (":acj", "AdvancedCronJobs: next run, P pause"),
         (":bcj", "BroadcastJobs: pods per node"),
-        (":ws", "WorkloadSpreads: subsets, pods per subset"),
+        (":ws", "WorkloadSpreads: pods per subset"),
         (":ud", "UnitedDeployments: subset workloads"),
         (":ns NAME", "switch namespace (:ns all for all)"),
         (":ctx NAME", "switch kubeconfig context"),
