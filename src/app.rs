@@ -39,8 +39,10 @@ pub mod route;
 pub mod rows;
 pub mod shell;
 pub mod stores;
+pub mod uniteddeployments;
 pub mod update;
 pub mod whatif;
+pub mod workloadspreads;
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},

@@ -28,5 +28,6 @@ pub mod cronjob;
 pub mod crr;
 pub mod probe_marker;
 pub mod sidecarset;
+pub mod workloadspread;
 
 pub use features::{FeatureGates, KruiseVersion};

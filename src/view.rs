@@ -18,9 +18,11 @@ pub mod pods;
 pub mod prediction;
 pub mod protect;
 pub mod rollout;
+pub mod uniteddeployments;
 pub mod whatif;
 pub mod widgets;
 pub mod workloads;
+pub mod workloadspreads;
 pub mod yaml;
 
 use jiff::Timestamp;
@@ -59,6 +61,8 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Oncall(view) => oncall::render(app, view, body, buf),
         Route::CronJobs(view) => cronjobs::render(app, view, body, buf),
         Route::BroadcastJobs(view) => broadcastjobs::render(app, view, body, buf),
+        Route::WorkloadSpreads(view) => workloadspreads::render(app, view, body, buf),
+        Route::UnitedDeployments(view) => uniteddeployments::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -44,16 +44,35 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
     assert_eq!(config.default_namespace, NAMESPACE);
     let client = Client::try_from(config).unwrap();
     let clonesets: Api<CloneSet> = Api::default_namespaced(client.clone());
-    let mut names: Vec<String> = clonesets
+    let (subsets, users): (Vec<CloneSet>, Vec<CloneSet>) = clonesets
         .list(&Default::default())
         .await
         .unwrap()
         .items
         .into_iter()
-        .filter_map(|c| c.metadata.name)
-        .collect();
+        .partition(|c| {
+            c.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.kind == "UnitedDeployment" && o.name == "shop")
+        });
+    let mut names: Vec<String> = users.into_iter().filter_map(|c| c.metadata.name).collect();
     names.sort();
-    assert_eq!(names, ["checkout", "web"]);
+    assert_eq!(names, ["api", "checkout", "web"]);
+    // The UnitedDeployment's subset CloneSets, named and labelled as upstream's controller does.
+    let mut subsets: Vec<(String, String)> = subsets
+        .into_iter()
+        .map(|c| {
+            let label =
+                c.metadata.labels.clone().unwrap_or_default()["apps.kruise.io/subset-name"].clone();
+            (c.metadata.name.unwrap_or_default(), label)
+        })
+        .collect();
+    subsets.sort();
+    assert_eq!(subsets.len(), 2, "{subsets:?}");
+    assert!(subsets[0].0.starts_with("shop-zone-a-") && subsets[0].1 == "zone-a");
+    assert!(subsets[1].0.starts_with("shop-zone-b-") && subsets[1].1 == "zone-b");
 
     // The scheduled jobs, with the status upstream's controller writes for a new job.
     let acjs: Api<AdvancedCronJob> = Api::default_namespaced(client.clone());

@@ -71,9 +71,23 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "cloneset.apps.kruise.io/checkout\ncloneset.apps.kruise.io/web\n"
+    // api (spread by api-spread), checkout, web, and shop's two subset CloneSets.
+    let names = String::from_utf8_lossy(&out.stdout).into_owned();
+    let names: Vec<&str> = names.lines().collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    for want in ["api", "checkout", "web"] {
+        assert!(
+            names.contains(&format!("cloneset.apps.kruise.io/{want}").as_str()),
+            "{names:?}"
+        );
+    }
+    assert!(
+        names
+            .iter()
+            .filter(|n| n.starts_with("cloneset.apps.kruise.io/shop-zone-"))
+            .count()
+            == 2,
+        "{names:?}"
     );
     // The controllers walk web's rollout half way: 4 of 10 pods on the new revision.
     let mut web = serde_json::Value::Null;

@@ -2,6 +2,7 @@
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
+//! `:ws` (WorkloadSpreads), `:ud` (UnitedDeployments),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
@@ -23,13 +24,15 @@ pub enum Command {
     Oncall(Screen),
     CronJobs,
     BroadcastJobs,
+    WorkloadSpreads,
+    UnitedDeployments,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 17] = [
+const NAMES: [(&str, &[&str]); 19] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -77,6 +80,8 @@ const NAMES: [(&str, &[&str]); 17] = [
     ),
     ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
     ("bcj", &["bcj", "broadcastjob", "broadcastjobs"]),
+    ("ws", &["ws", "workloadspread", "workloadspreads"]),
+    ("ud", &["ud", "uniteddeployment", "uniteddeployments"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -121,6 +126,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("acj") => no_arg(Command::CronJobs),
         Some("bcj") => no_arg(Command::BroadcastJobs),
+        Some("ws") => no_arg(Command::WorkloadSpreads),
+        Some("ud") => no_arg(Command::UnitedDeployments),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -133,7 +140,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :bcj :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :bcj :ws :ud :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -200,6 +207,20 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::BroadcastJobs => {
             let effects = super::broadcastjobs::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::WorkloadSpreads => {
+            let effects = super::workloadspreads::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::UnitedDeployments => {
+            let effects = super::uniteddeployments::open(app);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }

@@ -53,6 +53,12 @@ pub enum Effect {
     /// List the BroadcastJobs and the pods they own (in the namespace watched, or all);
     /// answered by `EffectResult::BroadcastJobs`.
     FetchBroadcastJobs,
+    /// List the WorkloadSpreads and the pods they matched; answered by
+    /// `EffectResult::WorkloadSpreads`.
+    FetchWorkloadSpreads,
+    /// List the UnitedDeployments and the workloads they control; answered by
+    /// `EffectResult::UnitedDeployments`.
+    FetchUnitedDeployments,
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),

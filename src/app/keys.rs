@@ -237,6 +237,10 @@ fn navigate(app: &mut App, delta: isize) {
         }
         Some(Route::CronJobs(view)) => super::cronjobs::navigate(view, delta, page),
         Some(Route::BroadcastJobs(view)) => super::broadcastjobs::navigate(view, delta, page),
+        Some(Route::WorkloadSpreads(view)) => super::workloadspreads::navigate(view, delta, page),
+        Some(Route::UnitedDeployments(view)) => {
+            super::uniteddeployments::navigate(view, delta, page)
+        }
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -306,6 +310,19 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) | Route::BroadcastJobs(_) => None,
+        Route::WorkloadSpreads(v) => v.selected_pod().map(|p| ObjectRef {
+            kind: super::Kind::Pod,
+            namespace: Some(p.namespace.clone()),
+            name: p.name.clone(),
+        }),
+        Route::UnitedDeployments(v) => {
+            let w = v.selected_subset()?.workload?;
+            Some(ObjectRef {
+                kind: w.kind.rollout_kind()?,
+                namespace: Some(w.namespace.clone()),
+                name: w.name.clone(),
+            })
+        }
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -344,6 +361,14 @@ fn open(app: &mut App) {
     }
     if matches!(app.top(), Route::BroadcastJobs(_)) {
         super::broadcastjobs::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::WorkloadSpreads(_)) {
+        super::workloadspreads::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::UnitedDeployments(_)) {
+        super::uniteddeployments::enter(app);
         return;
     }
     let route = match app.top() {

@@ -191,6 +191,10 @@ pub enum EffectResult {
     CronJobs(Result<Vec<crate::api::AdvancedCronJob>, String>),
     /// What `:bcj` lists.
     BroadcastJobs(Result<super::broadcastjobs::Listing, String>),
+    /// What `:ws` lists.
+    WorkloadSpreads(Result<super::workloadspreads::Listing, String>),
+    /// What `:ud` lists.
+    UnitedDeployments(Result<super::uniteddeployments::Listing, String>),
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

@@ -37,6 +37,10 @@ pub enum Route {
     CronJobs(Box<super::cronjobs::CronJobsView>),
     /// BroadcastJobs (`:bcj`), or one of them in detail with its pods per node (Enter).
     BroadcastJobs(Box<super::broadcastjobs::BroadcastJobsView>),
+    /// WorkloadSpreads (`:ws`), or one in detail with its subsets and pods per subset (Enter).
+    WorkloadSpreads(Box<super::workloadspreads::WorkloadSpreadsView>),
+    /// UnitedDeployments (`:ud`), or one in detail with its subset workloads (Enter).
+    UnitedDeployments(Box<super::uniteddeployments::UnitedDeploymentsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

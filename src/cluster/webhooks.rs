@@ -17,6 +17,7 @@ use crate::kruise::FeatureGates;
 mod objects;
 mod protection;
 mod pub_budget;
+mod workloadspread;
 
 /// Register every Kruise webhook on `cluster`'s admission chains, deciding with `gates`.
 pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
@@ -32,6 +33,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     for hook in objects::mutating(&store, &gates) {
         admission.add_mutating(hook);
     }
+    admission.add_mutating(workloadspread::hook(&store));
     for hook in objects::validating(&store, &gates) {
         admission.add_validating(hook);
     }

@@ -11,6 +11,7 @@ mod logs;
 mod recovery;
 mod rollout;
 mod seed;
+mod spread;
 mod whatif;
 
 use std::{collections::HashMap, sync::Arc};
@@ -266,6 +267,22 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = seed::broadcast_jobs(client, namespace).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::BroadcastJobs(result)));
+                });
+            }
+            Effect::FetchWorkloadSpreads => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = spread::workload_spreads(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::WorkloadSpreads(result)));
+                });
+            }
+            Effect::FetchUnitedDeployments => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = spread::united_deployments(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::UnitedDeployments(result)));
                 });
             }
             Effect::FetchCronJobs => {

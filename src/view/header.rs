@@ -186,6 +186,10 @@ fn hints(app: &App) -> Line<'static> {
         }
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::WorkloadSpreads(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::WorkloadSpreads(_) => actions.push((Action::Open, "pod")),
+        Route::UnitedDeployments(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::UnitedDeployments(_) => actions.push((Action::Open, "rollout")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -225,6 +229,10 @@ fn position(app: &App) -> String {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         Route::BroadcastJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::WorkloadSpreads(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
+        Route::UnitedDeployments(v) if !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),

@@ -10,6 +10,7 @@
 //! final specs are written directly.
 
 mod objects;
+mod spread;
 
 use std::time::Duration;
 
@@ -182,12 +183,20 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
         }
     });
     futures::future::try_join_all(chains).await?;
+    created += spread::play(client, &opts.namespace).await?;
     Ok(created)
 }
 
-/// Restarts, once the pods they restart run: one finished, one still running. Waits (bounded)
-/// for the pods; run it in the background.
+/// Restarts, once the pods they restart run (one finished, one still running; waits bounded
+/// for the pods), beside the spread kinds' statuses kept up to date; run it in the background.
 pub async fn epilogue(client: &Client, opts: &StoryOptions) {
+    futures::join!(
+        restarts(client, opts),
+        spread::statuses(client, &opts.namespace)
+    );
+}
+
+async fn restarts(client: &Client, opts: &StoryOptions) {
     for crr in objects::restarts(&opts.namespace) {
         let pod = crr.body["spec"]["podName"]
             .as_str()

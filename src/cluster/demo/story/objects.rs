@@ -15,9 +15,10 @@ pub(crate) struct Story {
     pub history: Vec<(usize, Value)>,
 }
 
-/// Pods the base scenario holds (web 10, checkout 6, db 3; daemon and bulk pods aside).
+/// Pods the base scenario holds (web 10, checkout 6, db 3, api 5, shop 5; daemon and bulk pods
+/// aside).
 pub(crate) fn base_pods() -> usize {
-    19
+    19 + super::spread::PODS
 }
 
 pub(crate) fn namespace(name: &str, labels: Value) -> Obj {
