@@ -27,6 +27,7 @@ pub mod cronjobs;
 pub mod dialog;
 pub mod effect;
 pub mod filter;
+pub mod images;
 pub mod journal;
 pub mod keys;
 pub mod logs;

@@ -10,6 +10,7 @@ pub mod dialog;
 pub mod events;
 pub mod header;
 pub mod help;
+pub mod images;
 pub mod journal;
 pub mod logs;
 pub mod oncall;
@@ -59,6 +60,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Oncall(view) => oncall::render(app, view, body, buf),
         Route::CronJobs(view) => cronjobs::render(app, view, body, buf),
         Route::BroadcastJobs(view) => broadcastjobs::render(app, view, body, buf),
+        Route::Images(view) => images::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -2,11 +2,13 @@
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
+//! `:imagepulljobs` `:imagelistpulljobs` `:nodeimages` (image pre-download),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
     App, Effect, Level,
+    images::ImageKind,
     journal::JournalView,
     msg::Kind,
     oncall::{self, Screen},
@@ -23,13 +25,14 @@ pub enum Command {
     Oncall(Screen),
     CronJobs,
     BroadcastJobs,
+    Images(super::images::ImageKind),
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 17] = [
+const NAMES: [(&str, &[&str]); 20] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -77,6 +80,13 @@ const NAMES: [(&str, &[&str]); 17] = [
     ),
     ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
     ("bcj", &["bcj", "broadcastjob", "broadcastjobs"]),
+    // The image pre-download kinds' CRDs have no short names.
+    ("imagepulljobs", &["imagepulljobs", "imagepulljob"]),
+    (
+        "imagelistpulljobs",
+        &["imagelistpulljobs", "imagelistpulljob"],
+    ),
+    ("nodeimages", &["nodeimages", "nodeimage"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -121,6 +131,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("acj") => no_arg(Command::CronJobs),
         Some("bcj") => no_arg(Command::BroadcastJobs),
+        Some("imagepulljobs") => no_arg(Command::Images(ImageKind::PullJobs)),
+        Some("imagelistpulljobs") => no_arg(Command::Images(ImageKind::ListPullJobs)),
+        Some("nodeimages") => no_arg(Command::Images(ImageKind::NodeImages)),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -133,7 +146,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :bcj :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :bcj :imagepulljobs :imagelistpulljobs :nodeimages :journal \
+             :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -200,6 +214,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::BroadcastJobs => {
             let effects = super::broadcastjobs::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::Images(kind) => {
+            let effects = super::images::open(app, kind);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }
@@ -368,7 +389,27 @@ mod tests {
             ("sidecarset".into(), String::new())
         );
         assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
-        assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(complete("ns", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(
+            complete("n", &ns, &[]),
+            ("n".into(), "nodeimages ns".into())
+        );
+        assert_eq!(
+            complete("image", &ns, &[]),
+            ("image".into(), "imagepulljobs imagelistpulljobs".into())
+        );
+        assert_eq!(
+            complete("imagel", &ns, &[]),
+            ("imagelistpulljobs".into(), String::new())
+        );
+        assert_eq!(
+            parse("nodeimage"),
+            Ok(Command::Images(ImageKind::NodeImages))
+        );
+        assert_eq!(
+            parse("imagepulljob"),
+            Ok(Command::Images(ImageKind::PullJobs))
+        );
         assert_eq!(complete("bc", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(complete("b", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(

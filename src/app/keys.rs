@@ -237,6 +237,7 @@ fn navigate(app: &mut App, delta: isize) {
         }
         Some(Route::CronJobs(view)) => super::cronjobs::navigate(view, delta, page),
         Some(Route::BroadcastJobs(view)) => super::broadcastjobs::navigate(view, delta, page),
+        Some(Route::Images(view)) => super::images::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -306,6 +307,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) | Route::BroadcastJobs(_) => None,
+        Route::Images(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -344,6 +346,10 @@ fn open(app: &mut App) {
     }
     if matches!(app.top(), Route::BroadcastJobs(_)) {
         super::broadcastjobs::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::Images(_)) {
+        super::images::enter(app);
         return;
     }
     let route = match app.top() {

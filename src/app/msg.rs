@@ -191,6 +191,12 @@ pub enum EffectResult {
     CronJobs(Result<Vec<crate::api::AdvancedCronJob>, String>),
     /// What `:bcj` lists.
     BroadcastJobs(Result<super::broadcastjobs::Listing, String>),
+    /// What `:imagepulljobs`, `:imagelistpulljobs` or `:nodeimages` lists (and the NodeImages
+    /// a rollout view marks its pods with).
+    Images {
+        kind: super::images::ImageKind,
+        result: Result<super::images::Listing, String>,
+    },
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

@@ -37,6 +37,9 @@ pub enum Route {
     CronJobs(Box<super::cronjobs::CronJobsView>),
     /// BroadcastJobs (`:bcj`), or one of them in detail with its pods per node (Enter).
     BroadcastJobs(Box<super::broadcastjobs::BroadcastJobsView>),
+    /// ImagePullJobs, ImageListPullJobs or NodeImages (`:imagepulljobs` `:imagelistpulljobs`
+    /// `:nodeimages`), or one of them in detail with the pull state per node (Enter).
+    Images(Box<super::images::ImagesView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

@@ -25,6 +25,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects.extend(super::protect::due(app, false));
     effects.extend(super::cronjobs::due(app, false));
     effects.extend(super::broadcastjobs::due(app, false));
+    effects.extend(super::images::due(app, false));
     effects
 }
 
@@ -255,6 +256,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     Route::Protect(view) => view.fetched = None,
                     Route::CronJobs(view) => super::cronjobs::invalidate(view),
                     Route::BroadcastJobs(view) => view.fetched = None,
+                    Route::Images(view) => super::images::invalidate(view),
                     _ => {}
                 }
             }
@@ -323,6 +325,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::Protected(result) => super::protect::loaded(app, result),
         EffectResult::CronJobs(result) => super::cronjobs::loaded(app, result),
         EffectResult::BroadcastJobs(result) => super::broadcastjobs::loaded(app, result),
+        EffectResult::Images { kind, result } => super::images::loaded(app, kind, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

@@ -7,6 +7,7 @@
 //! with `Msg::StoresReplaced`).
 
 mod act;
+mod images;
 mod logs;
 mod recovery;
 mod rollout;
@@ -266,6 +267,14 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = seed::broadcast_jobs(client, namespace).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::BroadcastJobs(result)));
+                });
+            }
+            Effect::FetchImages(kind) => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = images::list(client, namespace, kind).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::Images { kind, result }));
                 });
             }
             Effect::FetchCronJobs => {

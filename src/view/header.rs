@@ -186,6 +186,7 @@ fn hints(app: &App) -> Line<'static> {
         }
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::Images(v) if v.detail.is_none() => actions.push((Action::Open, "pulls per node")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -225,6 +226,9 @@ fn position(app: &App) -> String {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         Route::BroadcastJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::Images(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),
