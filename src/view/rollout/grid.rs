@@ -212,13 +212,12 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         .render(legend_area, buf);
 }
 
-/// `⇣ 3 pods: next image not on their node yet (2 pulling, 1 failed)`, from the NodeImages.
+/// `⇣ next image not on the node: 2 pulling, 1 pull failed`, from the NodeImages.
 fn image_legend(app: &App, missing: &[Option<Missing>]) -> Line<'static> {
     let muted = role(app, Role::Muted);
     let count = |m: Missing| missing.iter().filter(|x| **x == Some(m)).count();
-    let total = missing.iter().filter(|m| m.is_some()).count();
-    if total == 0 {
-        return Line::styled("NodeImages: every pod's next image is on its node", muted);
+    if missing.iter().all(Option::is_none) {
+        return Line::styled("NodeImages: every next image is on its node", muted);
     }
     let mut parts = Vec::new();
     for (m, what) in [
@@ -245,12 +244,7 @@ fn image_legend(app: &App, missing: &[Option<Missing>]) -> Line<'static> {
             ),
         ),
         Span::styled(
-            format!(
-                " {total} pod{}: next image not on {} node yet ({}; NodeImages)",
-                if total == 1 { "" } else { "s" },
-                if total == 1 { "its" } else { "their" },
-                parts.join(", ")
-            ),
+            format!(" next image not on the node: {}", parts.join(", ")),
             muted,
         ),
     ])
