@@ -9,6 +9,7 @@
 //! containers of pods once they run. Without controllers there is no history to wait for: the
 //! final specs are written directly.
 
+mod images;
 mod objects;
 
 use std::time::Duration;
@@ -185,9 +186,17 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     Ok(created)
 }
 
-/// Restarts, once the pods they restart run: one finished, one still running. Waits (bounded)
-/// for the pods; run it in the background.
+/// Restarts, once the pods they restart run: one finished, one still running; and the image
+/// pre-download once the rollouts settled. Waits (bounded) for the pods; run it in the
+/// background.
 pub async fn epilogue(client: &Client, opts: &StoryOptions) {
+    futures::join!(
+        restarts(client, opts),
+        images::tell(client, &opts.namespace)
+    );
+}
+
+async fn restarts(client: &Client, opts: &StoryOptions) {
     for crr in objects::restarts(&opts.namespace) {
         let pod = crr.body["spec"]["podName"]
             .as_str()
