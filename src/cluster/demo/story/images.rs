@@ -295,22 +295,22 @@ async fn play(client: &Client, ns: &str) -> Result<()> {
                 continue;
             };
             spec.entry(name.to_owned()).or_default().push(json!({
-                "tag": tag, "version": 0, "createdAt": at(300),
+                "tag": tag, "version": 0, "createdAt": at(0),
                 "pullPolicy": {"backoffLimit": 3, "timeoutSeconds": 600,
                                "activeDeadlineSeconds": 1800, "ttlSecondsAfterFinished": 86400},
                 "ownerReferences": [owner_ref(&job.obj)],
             }));
             let mut s = json!({"tag": tag, "phase": phase, "progress": progress, "version": 0,
-                               "startTime": at(290)});
+                               "startTime": at(0)});
             match *phase {
                 "Succeeded" => {
                     succeeded += 1;
-                    s["completionTime"] = json!(at(240));
+                    s["completionTime"] = json!(at(0));
                     s["imageID"] = json!(format!("{name}@sha256:{:064x}", tag.len() * 7919));
                 }
                 "Failed" => {
                     failed += 1;
-                    s["completionTime"] = json!(at(120));
+                    s["completionTime"] = json!(at(0));
                     s["message"] = json!(message);
                 }
                 _ => pulling += 1,
@@ -340,7 +340,7 @@ async fn play(client: &Client, ns: &str) -> Result<()> {
             json!({
                 "desired": pulling + succeeded + failed, "pulling": pulling,
                 "succeeded": succeeded, "failed": failed,
-                "firstSyncStatus": {"status": "Succeeded", "syncAt": at(3600)},
+                "firstSyncStatus": {"status": "Succeeded", "syncAt": at(0)},
                 "imageStatuses": statuses,
             }),
         )
@@ -362,7 +362,7 @@ async fn play(client: &Client, ns: &str) -> Result<()> {
         let done = desired == succeeded + failed;
         let mut s = json!({
             "desired": desired, "active": active, "succeeded": succeeded, "failed": failed,
-            "failedNodes": failed_nodes, "startTime": at(300),
+            "failedNodes": failed_nodes, "startTime": at(0),
             "message": if done {
                 "job has completed".to_owned()
             } else {
@@ -371,7 +371,7 @@ async fn play(client: &Client, ns: &str) -> Result<()> {
             },
         });
         if done {
-            s["completionTime"] = json!(at(120));
+            s["completionTime"] = json!(at(0));
         }
         let name = job.obj.metadata.name.clone().unwrap_or_default();
         status(&jobs_api, &name, s).await?;
@@ -395,10 +395,10 @@ async fn play(client: &Client, ns: &str) -> Result<()> {
         "completed": completed,
         "succeeded": children.iter().filter(|c| c.2 == c.3).count(),
         "failedImageStatuses": failed_images,
-        "startTime": at(300),
+        "startTime": at(0),
     });
     if completed == children.len() {
-        s["completionTime"] = json!(at(120));
+        s["completionTime"] = json!(at(0));
     }
     status(&lists_api, LIST_JOB, s).await
 }
