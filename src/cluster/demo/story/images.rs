@@ -173,9 +173,7 @@ async fn create(api: &Api<DynamicObject>, body: Value) -> Result<DynamicObject> 
     let obj: DynamicObject = serde_json::from_value(body).context("demo image object")?;
     match api.create(&PostParams::default(), &obj).await {
         Ok(o) => Ok(o),
-        Err(kube::Error::Api(s)) if s.code == 409 => {
-            api.get(&name).await.plain().map_err(Into::into)
-        }
+        Err(kube::Error::Api(s)) if s.code == 409 => api.get(&name).await.plain(),
         Err(e) => Err(e)
             .plain()
             .with_context(|| format!("cannot create {name}")),
