@@ -27,6 +27,7 @@ pub mod cronjobs;
 pub mod dialog;
 pub mod effect;
 pub mod filter;
+pub mod images;
 pub mod journal;
 pub mod keys;
 pub mod logs;
@@ -92,7 +93,9 @@ pub enum Mode {
     },
     /// `/` filter: keys edit the top list's filter live.
     Filter,
-    Help,
+    /// The help overlay, scrolled down `scroll` lines (j/k, page keys) when it is taller than
+    /// the screen.
+    Help { scroll: u16 },
 }
 
 /// What a banner is about (the view picks its style).

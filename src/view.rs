@@ -10,6 +10,7 @@ pub mod dialog;
 pub mod events;
 pub mod header;
 pub mod help;
+pub mod images;
 pub mod journal;
 pub mod logs;
 pub mod oncall;
@@ -63,13 +64,14 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::BroadcastJobs(view) => broadcastjobs::render(app, view, body, buf),
         Route::WorkloadSpreads(view) => workloadspreads::render(app, view, body, buf),
         Route::UnitedDeployments(view) => uniteddeployments::render(app, view, body, buf),
+        Route::Images(view) => images::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {
         dialog::render(app, overlay, body, buf);
     }
-    if app.mode == Mode::Help {
-        help::render(app, body, buf);
+    if let Mode::Help { scroll } = app.mode {
+        help::render(app, scroll, body, buf);
     }
 }
 

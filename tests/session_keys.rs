@@ -41,7 +41,7 @@ fn enter_on_a_cloneset_opens_its_rollout_and_pods_lists_its_pods() {
     let mut h = Harness::standard();
     let effects = h.press(&["j", "j", "j", "enter"]);
     // 5 pods, partition 3 (2 updated): the plan's steps are 1, 2, 3, 5 pods; the next is 3
-    // updated, partition 2. The view asks for that step's plan and the events.
+    // updated, partition 2. The view asks for that step's plan, the events and the NodeImages.
     assert_eq!(
         effects,
         vec![
@@ -60,7 +60,9 @@ fn enter_on_a_cloneset_opens_its_rollout_and_pods_lists_its_pods() {
                 ]
                 .map(String::from)
                 .to_vec()
-            }
+            },
+            // The nodes' NodeImages, for the next-image mark.
+            Effect::FetchImages(kruise_tui::app::images::ImageKind::NodeImages),
         ]
     );
     assert!(h.screen().contains("Rollout · CloneSet demo/web"));

@@ -66,6 +66,23 @@ fn help_overlay() {
     insta::assert_snapshot!(h.screen());
 }
 
+/// Taller than the screen, the overlay says so and scrolls: its last line comes into view, and
+/// scrolling past the end or above the top stops there.
+#[test]
+fn help_overlay_scrolls_to_its_last_line() {
+    let mut h = Harness::loaded(None, (120, 32));
+    h.press(&["?"]);
+    let top = h.screen();
+    assert!(top.contains("j/k scroll"), "{top}");
+    assert!(!top.contains("In a confirm dialog"), "{top}");
+    h.press(&["pgdown", "pgdown", "pgdown", "pgdown", "pgdown"]);
+    let bottom = h.screen();
+    assert!(bottom.contains("In a confirm dialog"), "{bottom}");
+    assert!(bottom.contains("of "), "{bottom}");
+    h.press(&["pgup", "pgup", "pgup", "pgup", "pgup", "pgup", "pgup"]);
+    assert_eq!(h.screen(), top);
+}
+
 #[test]
 fn command_mode_with_completion_hint() {
     let mut h = Harness::standard();

@@ -3,11 +3,13 @@
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
 //! `:ws` (WorkloadSpreads), `:ud` (UnitedDeployments),
+//! `:imagepulljobs` `:imagelistpulljobs` `:nodeimages` (image pre-download),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
     App, Effect, Level,
+    images::ImageKind,
     journal::JournalView,
     msg::Kind,
     oncall::{self, Screen},
@@ -26,13 +28,14 @@ pub enum Command {
     BroadcastJobs,
     WorkloadSpreads,
     UnitedDeployments,
+    Images(super::images::ImageKind),
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 19] = [
+const NAMES: [(&str, &[&str]); 22] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -82,6 +85,13 @@ const NAMES: [(&str, &[&str]); 19] = [
     ("bcj", &["bcj", "broadcastjob", "broadcastjobs"]),
     ("ws", &["ws", "workloadspread", "workloadspreads"]),
     ("ud", &["ud", "uniteddeployment", "uniteddeployments"]),
+    // The image pre-download kinds' CRDs have no short names.
+    ("imagepulljobs", &["imagepulljobs", "imagepulljob"]),
+    (
+        "imagelistpulljobs",
+        &["imagelistpulljobs", "imagelistpulljob"],
+    ),
+    ("nodeimages", &["nodeimages", "nodeimage"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -128,6 +138,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("bcj") => no_arg(Command::BroadcastJobs),
         Some("ws") => no_arg(Command::WorkloadSpreads),
         Some("ud") => no_arg(Command::UnitedDeployments),
+        Some("imagepulljobs") => no_arg(Command::Images(ImageKind::PullJobs)),
+        Some("imagelistpulljobs") => no_arg(Command::Images(ImageKind::ListPullJobs)),
+        Some("nodeimages") => no_arg(Command::Images(ImageKind::NodeImages)),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -140,7 +153,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :bcj :ws :ud :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :bcj :ws :ud :imagepulljobs :imagelistpulljobs :nodeimages \
+             :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -221,6 +235,13 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::UnitedDeployments => {
             let effects = super::uniteddeployments::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::Images(kind) => {
+            let effects = super::images::open(app, kind);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }
@@ -389,7 +410,27 @@ mod tests {
             ("sidecarset".into(), String::new())
         );
         assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
-        assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(complete("ns", &ns, &[]), ("ns ".into(), String::new()));
+        assert_eq!(
+            complete("n", &ns, &[]),
+            ("n".into(), "nodeimages ns".into())
+        );
+        assert_eq!(
+            complete("image", &ns, &[]),
+            ("image".into(), "imagepulljobs imagelistpulljobs".into())
+        );
+        assert_eq!(
+            complete("imagel", &ns, &[]),
+            ("imagelistpulljobs".into(), String::new())
+        );
+        assert_eq!(
+            parse("nodeimage"),
+            Ok(Command::Images(ImageKind::NodeImages))
+        );
+        assert_eq!(
+            parse("imagepulljob"),
+            Ok(Command::Images(ImageKind::PullJobs))
+        );
         assert_eq!(complete("bc", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(complete("b", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(

@@ -59,6 +59,9 @@ pub enum Effect {
     /// List the UnitedDeployments and the workloads they control; answered by
     /// `EffectResult::UnitedDeployments`.
     FetchUnitedDeployments,
+    /// List the image pre-download objects of one kind with the NodeImages (in the namespace
+    /// watched, or all); answered by `EffectResult::Images`.
+    FetchImages(super::images::ImageKind),
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),

@@ -12,6 +12,10 @@ use super::{
 };
 use crate::config::{Action, Key};
 
+/// How far the help overlay scrolls at most (it is shorter than this on any screen it scrolls
+/// on; the view stops at its last line).
+const HELP_SCROLL_MAX: i32 = 60;
+
 pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
@@ -25,7 +29,12 @@ pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
         return dialog::key(app, ev);
     }
     match app.mode.clone() {
-        Mode::Help => {
+        Mode::Help { scroll } => {
+            let step = |delta: i32| {
+                Mode::Help {
+                    scroll: (i32::from(scroll) + delta).clamp(0, HELP_SCROLL_MAX) as u16,
+                }
+            };
             match app.keymap.action(&Key::from_event(&ev)) {
                 Some(Action::Quit) => {
                     app.request_quit();
@@ -33,6 +42,11 @@ pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
                 }
                 Some(Action::Back | Action::Help) => app.mode = Mode::Normal,
                 _ if ev.code == KeyCode::Esc => app.mode = Mode::Normal,
+                // The view clamps the scroll to what the overlay holds.
+                Some(Action::Down) => app.mode = step(1),
+                Some(Action::Up) => app.mode = step(-1),
+                Some(Action::PageDown) => app.mode = step(10),
+                Some(Action::PageUp) => app.mode = step(-10),
                 _ => {}
             }
             Vec::new()
@@ -145,7 +159,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             app.request_quit();
             return vec![Effect::Quit];
         }
-        Action::Help => app.mode = Mode::Help,
+        Action::Help => app.mode = Mode::Help { scroll: 0 },
         Action::Command => {
             app.mode = Mode::Command {
                 input: String::new(),
@@ -241,6 +255,7 @@ fn navigate(app: &mut App, delta: isize) {
         Some(Route::UnitedDeployments(view)) => {
             super::uniteddeployments::navigate(view, delta, page)
         }
+        Some(Route::Images(view)) => super::images::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -323,6 +338,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
                 name: w.name.clone(),
             })
         }
+        Route::Images(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -369,6 +385,10 @@ fn open(app: &mut App) {
     }
     if matches!(app.top(), Route::UnitedDeployments(_)) {
         super::uniteddeployments::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::Images(_)) {
+        super::images::enter(app);
         return;
     }
     let route = match app.top() {

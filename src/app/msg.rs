@@ -195,6 +195,12 @@ pub enum EffectResult {
     WorkloadSpreads(Result<super::workloadspreads::Listing, String>),
     /// What `:ud` lists.
     UnitedDeployments(Result<super::uniteddeployments::Listing, String>),
+    /// What `:imagepulljobs`, `:imagelistpulljobs` or `:nodeimages` lists (and the NodeImages
+    /// a rollout view marks its pods with).
+    Images {
+        kind: super::images::ImageKind,
+        result: Result<super::images::Listing, String>,
+    },
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

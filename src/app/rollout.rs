@@ -73,6 +73,8 @@ pub struct RolloutView {
     pub plan_refresh: Refresh,
     pub events: Fetch<Vec<ObjectEvent>>,
     pub events_refresh: Refresh,
+    /// The nodes' NodeImages, to mark pods whose next image is not on their node yet.
+    pub node_images: super::images::NodeImageCache,
 }
 
 impl RolloutView {
@@ -96,6 +98,7 @@ impl RolloutView {
                 stale: true,
                 ..Refresh::default()
             },
+            node_images: Default::default(),
         }
     }
 

@@ -41,6 +41,9 @@ pub enum Route {
     WorkloadSpreads(Box<super::workloadspreads::WorkloadSpreadsView>),
     /// UnitedDeployments (`:ud`), or one in detail with its subset workloads (Enter).
     UnitedDeployments(Box<super::uniteddeployments::UnitedDeploymentsView>),
+    /// ImagePullJobs, ImageListPullJobs or NodeImages (`:imagepulljobs` `:imagelistpulljobs`
+    /// `:nodeimages`), or one of them in detail with the pull state per node (Enter).
+    Images(Box<super::images::ImagesView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

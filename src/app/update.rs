@@ -27,6 +27,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects.extend(super::broadcastjobs::due(app, false));
     effects.extend(super::workloadspreads::due(app, false));
     effects.extend(super::uniteddeployments::due(app, false));
+    effects.extend(super::images::due(app, false));
     effects
 }
 
@@ -259,6 +260,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     Route::BroadcastJobs(view) => view.fetched = None,
                     Route::WorkloadSpreads(view) => view.fetched = None,
                     Route::UnitedDeployments(view) => view.fetched = None,
+                    Route::Images(view) => super::images::invalidate(view),
                     _ => {}
                 }
             }
@@ -329,6 +331,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::BroadcastJobs(result) => super::broadcastjobs::loaded(app, result),
         EffectResult::WorkloadSpreads(result) => super::workloadspreads::loaded(app, result),
         EffectResult::UnitedDeployments(result) => super::uniteddeployments::loaded(app, result),
+        EffectResult::Images { kind, result } => super::images::loaded(app, kind, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

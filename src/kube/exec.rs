@@ -7,6 +7,7 @@
 //! with `Msg::StoresReplaced`).
 
 mod act;
+mod images;
 mod logs;
 mod recovery;
 mod rollout;
@@ -283,6 +284,14 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = spread::united_deployments(client, namespace).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::UnitedDeployments(result)));
+                });
+            }
+            Effect::FetchImages(kind) => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = images::list(client, namespace, kind).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::Images { kind, result }));
                 });
             }
             Effect::FetchCronJobs => {

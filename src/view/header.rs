@@ -190,6 +190,7 @@ fn hints(app: &App) -> Line<'static> {
         Route::WorkloadSpreads(_) => actions.push((Action::Open, "pod")),
         Route::UnitedDeployments(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
         Route::UnitedDeployments(_) => actions.push((Action::Open, "rollout")),
+        Route::Images(v) if v.detail.is_none() => actions.push((Action::Open, "pulls per node")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -233,6 +234,9 @@ fn position(app: &App) -> String {
         }
         Route::WorkloadSpreads(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         Route::UnitedDeployments(v) if !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::Images(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),

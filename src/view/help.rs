@@ -18,7 +18,9 @@ use crate::{
 const KEYS: usize = 14;
 const COLUMN: usize = KEYS + 2 + 38;
 
-pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+/// `scroll`: lines scrolled down (clamped to the last screenful); the bottom border says when
+/// there is more above or below.
+pub fn render(app: &App, scroll: u16, area: Rect, buf: &mut Buffer) {
     let key_style = role(app, Role::HelpKey);
     let entries: Vec<(String, &str)> = app
         .keymap
@@ -53,6 +55,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":bcj", "BroadcastJobs: pods per node"),
         (":ws", "WorkloadSpreads: pods per subset"),
         (":ud", "UnitedDeployments: subset workloads"),
+        (":imagepulljobs", "image pre-pulls (+ :imagelistpulljobs)"),
+        (":nodeimages", "images per node: pulled, pulling"),
         (":ns NAME", "switch namespace (:ns all for all)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),
@@ -77,7 +81,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         "In a confirm dialog — y confirm · n/esc cancel · enter the focused button (Cancel first)",
         role(app, Role::Muted),
     )));
-    let height = (lines.len() as u16 + 2).min(area.height);
+    let total = lines.len() as u16;
+    let height = (total + 2).min(area.height);
+    let scroll = scroll.min(total.saturating_sub(height.saturating_sub(2)));
+    let more = total > height.saturating_sub(2);
     let width = if two { 2 * COLUMN + 6 } else { COLUMN + 4 } as u16;
     let width = width.min(area.width);
     let [popup] = Layout::vertical([Constraint::Length(height)])
@@ -94,17 +101,30 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .style(role(app, Role::Title)),
         )
         .title_bottom(
-            Line::from(format!(
-                " {}/{} close ",
-                app.keymap.hint(Action::Back),
-                app.keymap.hint(Action::Help)
-            ))
+            Line::from(if more {
+                format!(
+                    " line {}–{} of {total}, {}/{} scroll · {}/{} close ",
+                    scroll + 1,
+                    scroll + height.saturating_sub(2),
+                    app.keymap.hint(Action::Down),
+                    app.keymap.hint(Action::Up),
+                    app.keymap.hint(Action::Back),
+                    app.keymap.hint(Action::Help)
+                )
+            } else {
+                format!(
+                    " {}/{} close ",
+                    app.keymap.hint(Action::Back),
+                    app.keymap.hint(Action::Help)
+                )
+            })
             .right_aligned()
             .style(role(app, Role::Muted)),
         );
     let inner = block.inner(popup);
     block.render(popup, buf);
     Paragraph::new(lines)
+        .scroll((scroll, 0))
         .style(role(app, Role::Text))
         .render(inner.inner(Margin::new(1, 0)), buf);
 }

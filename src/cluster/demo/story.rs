@@ -9,6 +9,7 @@
 //! containers of pods once they run. Without controllers there is no history to wait for: the
 //! final specs are written directly.
 
+mod images;
 mod objects;
 mod spread;
 
@@ -188,11 +189,13 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
 }
 
 /// Restarts, once the pods they restart run (one finished, one still running; waits bounded
-/// for the pods), beside the spread kinds' statuses kept up to date; run it in the background.
+/// for the pods), beside the spread kinds' statuses kept up to date and the image pre-download
+/// once the rollouts settled; run it in the background.
 pub async fn epilogue(client: &Client, opts: &StoryOptions) {
     futures::join!(
         restarts(client, opts),
-        spread::statuses(client, &opts.namespace)
+        spread::statuses(client, &opts.namespace),
+        images::tell(client, &opts.namespace)
     );
 }
 

@@ -1,6 +1,7 @@
 //! The pod grid: one cell per pod, its glyph coloured by revision (update / current / other),
 //! shaped by readiness and lifecycle state, the name red when failing; marked pods carry a `+`.
-//! A legend under it names the colours and glyphs.
+//! A legend under it names the colours and glyphs. When the nodes' NodeImages are listed, a `⇣`
+//! after a pod's name says its next image is not on its node yet (pulling, or nobody asked).
 
 use ratatui::{
     buffer::Buffer,
@@ -14,6 +15,7 @@ use super::block;
 use crate::{
     app::{
         App,
+        images::pulls::{Missing, next_image_missing},
         rollout::RolloutView,
         rows::{PodRow, same_revision, short_hash},
     },
@@ -110,7 +112,20 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         .as_ref()
         .map(|s| s.current_revision.as_str())
         .unwrap_or_default();
-    let legend = legend(app, update, current);
+    // The next image per pod, from the NodeImages (nothing when they are not listed).
+    let missing: Vec<Option<Missing>> = rows
+        .iter()
+        .map(|pod| {
+            view.summary
+                .as_ref()
+                .and_then(|s| next_image_missing(&view.node_images, s, pod, rows))
+        })
+        .collect();
+    let images_known = view.node_images.images.is_some();
+    let mut legend = legend(app, update, current);
+    if images_known {
+        legend.push(image_legend(app, &missing));
+    }
     let width = usize::from(inner.width.max(1));
     let needed: usize = legend
         .iter()
@@ -123,7 +138,7 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         .map(|r| short(&r.name, &view.owner.name).chars().count())
         .max()
         .unwrap_or(1);
-    let cell = name_width + 3;
+    let cell = name_width + 3 + usize::from(images_known);
     let cols = (inner.width as usize / cell).max(1);
     let selected_row = view.selected / cols;
     let first_row = (selected_row + 1).saturating_sub(grid_height.max(1));
@@ -171,6 +186,13 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
             ));
             spans.push(Span::styled(mark, pick(role(app, Role::Prompt))));
             spans.push(Span::styled(name, pick(role(app, name_role))));
+            if images_known {
+                spans.push(match missing.get(i).copied().flatten() {
+                    Some(Missing::Failed) => Span::styled("⇣", role(app, Role::StatusError)),
+                    Some(_) => Span::styled("⇣", role(app, Role::StatusWarn)),
+                    None => Span::raw(" "),
+                });
+            }
             spans.push(Span::raw(" "));
         }
         lines.push(Line::from(spans));
@@ -188,6 +210,44 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
     Paragraph::new(legend)
         .wrap(Wrap { trim: true })
         .render(legend_area, buf);
+}
+
+/// `⇣ next image not on the node: 2 pulling, 1 pull failed`, from the NodeImages.
+fn image_legend(app: &App, missing: &[Option<Missing>]) -> Line<'static> {
+    let muted = role(app, Role::Muted);
+    let count = |m: Missing| missing.iter().filter(|x| **x == Some(m)).count();
+    if missing.iter().all(Option::is_none) {
+        return Line::styled("NodeImages: every next image is on its node", muted);
+    }
+    let mut parts = Vec::new();
+    for (m, what) in [
+        (Missing::Pulling, "pulling"),
+        (Missing::Failed, "pull failed"),
+        (Missing::Absent, "not asked"),
+    ] {
+        let n = count(m);
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    let failed = count(Missing::Failed) > 0;
+    Line::from(vec![
+        Span::styled(
+            "⇣",
+            role(
+                app,
+                if failed {
+                    Role::StatusError
+                } else {
+                    Role::StatusWarn
+                },
+            ),
+        ),
+        Span::styled(
+            format!(" next image not on the node: {}", parts.join(", ")),
+            muted,
+        ),
+    ])
 }
 
 fn legend(app: &App, update: &str, current: &str) -> Vec<Line<'static>> {

@@ -1,0 +1,135 @@
+//! A scripted key session of the image pre-download views against the embedded cluster:
+//! `:imagepulljobs` is opened on an empty list, an ImagePullJob created with kubectl appears in
+//! it without a key press, Enter shows the node whose NodeImage carries its image (waiting),
+//! and the pull kruise-daemon reports through the status subresource shows up in the detail
+//! and in `:nodeimages` on their own.
+
+#[path = "support/kubectl.rs"]
+mod kubectl;
+#[path = "fixtures/console/live.rs"]
+mod live;
+
+use kruise_tui::app::{
+    App,
+    route::{Fetch, Route},
+};
+use kubectl::Kubectl;
+use live::Live;
+
+const JOB: &str = r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: ImagePullJob
+metadata: {name: warm-nginx}
+spec:
+  image: "nginx:1.26"
+  completionPolicy: {type: Always}
+"#;
+
+fn node_image(uid: &str) -> String {
+    format!(
+        r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: NodeImage
+metadata: {{name: node-a}}
+spec:
+  images:
+    nginx:
+      tags:
+      - tag: "1.26"
+        version: 0
+        ownerReferences:
+        - {{apiVersion: apps.kruise.io/v1alpha1, kind: ImagePullJob, namespace: default, name: warm-nginx, uid: "{uid}"}}
+"#
+    )
+}
+
+fn loaded(app: &App) -> bool {
+    matches!(app.current(), Route::Images(v) if matches!(v.listing, Fetch::Loaded(_)))
+}
+
+fn shows(app: &App, name: &str) -> bool {
+    matches!(app.current(), Route::Images(v) if v.keys().iter().any(|(_, n)| n == name))
+}
+
+/// Whether the job's detail is on top and node-a's pull of its image is in `phase`.
+fn node_a(app: &App, phase: &str) -> bool {
+    use kruise_tui::app::images::pulls::{JobRef, job_pulls};
+    let Route::Images(v) = app.current() else {
+        return false;
+    };
+    let (Some(job), Fetch::Loaded(l)) = (v.pull_job(), &v.listing) else {
+        return false;
+    };
+    let job_ref = JobRef {
+        uid: job.metadata.uid.as_deref().unwrap_or_default(),
+        namespace: "default",
+        name: "warm-nginx",
+    };
+    v.detail.is_some()
+        && job_pulls(job_ref, &job.spec.image, l.node_images())
+            .iter()
+            .any(|p| p.node == "node-a" && p.phase == phase)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    live.press(&[":"]).await;
+    live.type_text("imagepulljobs").await;
+    live.press(&["enter"]).await;
+    live.until("the empty list", 30, loaded).await;
+    assert!(live.screen().contains("No ImagePullJob here"));
+
+    kubectl.apply(&[], JOB).await;
+    // No key is pressed: the periodic list brings it in.
+    live.until("warm-nginx listed", 30, |app| shows(app, "warm-nginx"))
+        .await;
+    assert!(live.screen().contains("nginx:1.26"));
+
+    // The job's image written into node-a's NodeImage, as the job controller would.
+    let uid = kubectl
+        .jsonpath(&["imagepulljobs", "warm-nginx"], "{.metadata.uid}")
+        .await;
+    kubectl.apply(&[], &node_image(uid.trim())).await;
+    live.press(&["enter"]).await;
+    live.until("node-a in the detail", 30, |app| node_a(app, "Waiting"))
+        .await;
+    let screen = live.screen();
+    assert!(
+        screen.contains("ImagePullJob default/warm-nginx"),
+        "{screen}"
+    );
+    assert!(screen.contains("Pull state per node (1)"), "{screen}");
+    assert!(screen.contains("Waiting"), "{screen}");
+
+    // kruise-daemon reports the pull through the status subresource.
+    let status = r#"{"status":{"desired":1,"pulling":1,"imageStatuses":{"nginx":{"tags":[{"tag":"1.26","phase":"Pulling","progress":40,"version":0}]}}}}"#;
+    kubectl
+        .ok(&[
+            "patch",
+            "nodeimage",
+            "node-a",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            status,
+        ])
+        .await;
+    live.until("the pull shown", 30, |app| node_a(app, "Pulling"))
+        .await;
+    let screen = live.screen();
+    assert!(
+        screen.contains("Pulling") && screen.contains("40%"),
+        "{screen}"
+    );
+
+    live.press(&["esc", "esc"]).await;
+    live.press(&[":"]).await;
+    live.type_text("nodeimages").await;
+    live.press(&["enter"]).await;
+    live.until("node-a listed", 30, |app| shows(app, "node-a"))
+        .await;
+    assert!(live.screen().contains("NodeImages [1]"));
+    live.demo.shutdown().await;
+}
