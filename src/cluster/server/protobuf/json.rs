@@ -7,10 +7,11 @@
 //!   (`Volume.volumeSource`, `Probe.handler`, `IngressRule.ingressRuleValue`): its fields go into
 //!   the parent object;
 //! - Go writes every non-pointer field to protobuf, zero or not, and omits zero `omitempty` fields
-//!   from JSON; a zero scalar is therefore kept only where JSON keeps it: a required field, or one
-//!   whose documented default is not zero (then it is a pointer and zero is a choice: `replicas:
-//!   0`, `backoffLimit: 0`, `enableServiceLinks: false`). Objects are always kept (`resources:
-//!   {}`), unset fields are absent;
+//!   from JSON; a zero scalar is therefore kept only where JSON keeps it: a required field, or an
+//!   int or bool whose documentation makes zero a choice (see [`zero_is_a_choice`]: `replicas:
+//!   0`, `backoffLimit: 0`, `enableServiceLinks: false`, `runAsUser: 0`). The `.proto` files do
+//!   not say which Go fields are pointers, so this reads upstream's field documentation; objects
+//!   are always kept (`resources: {}`), unset fields are absent;
 //! - apimachinery's types take their JSON forms: IntOrString → number or string, Quantity →
 //!   string, Time → RFC 3339 seconds (zero → null), MicroTime → microseconds, Duration → Go's
 //!   duration string, RawExtension/FieldsV1/JSON → the embedded JSON, bytes → base64, the
@@ -55,21 +56,38 @@ fn is_zero(v: &PValue) -> bool {
     }
 }
 
-/// A description documenting a default other than the zero value ("Defaults to 1.", "Defaults
-/// to true", "Default to 10 seconds") for a field that may be zero: then the Go field is a
-/// pointer and an explicit zero differs from unset. Probe's thresholds ("Defaults to 3. Minimum
-/// value is 1.") are plain ints that Go defaults when zero.
-fn nonzero_default(description: &str) -> bool {
-    static RE: OnceLock<Option<(Regex, Regex)>> = OnceLock::new();
-    RE.get_or_init(|| {
-        let default = Regex::new(r"(?i)\bdefaults?(?: value)?(?: is| to)?:? (?:true\b|[1-9])");
-        let minimum = Regex::new(r"(?i)\bminimum value is [1-9]");
-        default.ok().zip(minimum.ok())
-    })
-    .as_ref()
-    .is_some_and(|(default, minimum)| {
-        default.is_match(description) && !minimum.is_match(description)
-    })
+/// Whether a zero int or bool is a choice (the Go field is a pointer) rather than Go's zero of
+/// an `omitempty` field, by what upstream documents: a default other than zero ("Defaults to
+/// 6", "Default to true"), "a pointer to distinguish between explicit zero and not specified",
+/// or a meaning for unset, nil or zero (`ttlSecondsAfterFinished`, `runAsUser`). Not where zero
+/// is documented as the default ("Default is false") or invalid ("Minimum value is 1", Probe's
+/// thresholds, which Go defaults when zero).
+pub(super) fn zero_is_a_choice(description: &str) -> bool {
+    struct Res {
+        nonzero_default: Regex,
+        meaning: Regex,
+        zero_default: Regex,
+        minimum: Regex,
+    }
+    static RE: OnceLock<Option<Res>> = OnceLock::new();
+    let res = RE.get_or_init(|| {
+        Some(Res {
+            nonzero_default: Regex::new(
+                r"(?i)\bdefaults?(?: value)?(?: is| to)?:? (?:true\b|[1-9])",
+            )
+            .ok()?,
+            meaning: Regex::new(r"(?i)\b(?:unset|unspecified|nil|zero|pointer)\b").ok()?,
+            zero_default: Regex::new(r"(?i)\bdefaults?(?: is| to)? (?:false|0)\b").ok()?,
+            minimum: Regex::new(r"(?i)\bminimum value is [1-9]").ok()?,
+        })
+    });
+    let Some(re) = res.as_ref() else {
+        return true;
+    };
+    if re.minimum.is_match(description) || re.zero_default.is_match(description) {
+        return false;
+    }
+    re.nonzero_default.is_match(description) || re.meaning.is_match(description)
 }
 
 /// `xKubernetesListType` → `x-kubernetes-list-type`.
@@ -267,7 +285,7 @@ impl<'c> Writer<'c> {
                 || (matches!(
                     value,
                     PValue::Bool(_) | PValue::I32(_) | PValue::I64(_) | PValue::U32(_)
-                ) && nonzero_default(info.description));
+                ) && zero_is_a_choice(info.description));
             if keep {
                 out.insert(key, self.value(value, info.schema)?);
             }

@@ -230,3 +230,35 @@ fn every_built_in_kind_maps_onto_its_schema() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Which zero ints and bools are kept, read from upstream's own field documentation.
+#[test]
+fn zeros_are_kept_where_go_fields_are_pointers() {
+    let c = catalog();
+    let choice = |def: &str, prop: &str| {
+        let d = c.definition(&format!("io.k8s.api.{def}")).unwrap();
+        json::zero_is_a_choice(d["properties"][prop]["description"].as_str().unwrap())
+    };
+    for (def, prop) in [
+        ("apps.v1.DeploymentSpec", "replicas"),
+        ("batch.v1.JobSpec", "backoffLimit"),
+        ("batch.v1.JobSpec", "ttlSecondsAfterFinished"),
+        ("core.v1.PodSpec", "terminationGracePeriodSeconds"),
+        ("core.v1.PodSpec", "enableServiceLinks"),
+        ("core.v1.SecurityContext", "runAsUser"),
+        ("core.v1.Toleration", "tolerationSeconds"),
+    ] {
+        assert!(choice(def, prop), "{def}.{prop} keeps a zero");
+    }
+    for (def, prop) in [
+        ("core.v1.Container", "stdin"),
+        ("core.v1.PodSpec", "hostNetwork"),
+        ("core.v1.ServicePort", "nodePort"),
+        ("core.v1.Probe", "timeoutSeconds"),
+        ("core.v1.VolumeMount", "readOnly"),
+        ("apps.v1.DeploymentSpec", "minReadySeconds"),
+        ("apps.v1.DeploymentSpec", "paused"),
+    ] {
+        assert!(!choice(def, prop), "{def}.{prop} drops a zero");
+    }
+}
