@@ -18,10 +18,11 @@ const TREE: &str = "src/v1_33";
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=Cargo.lock");
-    let root = match package_dir() {
+    let root = match package_dir().or_else(|e| registry_dir().ok_or(e)) {
         Ok(dir) => dir.join(TREE),
         Err(e) => fail(&format!(
-            "cannot find the {PACKAGE} {VERSION} package (the Kubernetes .proto files): {e}"
+            "cannot find the {PACKAGE} {VERSION} package (the Kubernetes .proto files; it is a \
+             build-dependency, so cargo has downloaded it): {e}"
         )),
     };
     let mut files = Vec::new();
@@ -65,6 +66,12 @@ fn package_dir() -> Result<PathBuf, String> {
     let out = Command::new(cargo)
         .current_dir(&manifest)
         .args(["metadata", "--format-version", "1", "--offline"])
+        // Only this platform's packages: the others may not be downloaded.
+        .args(
+            env::var("TARGET")
+                .map(|t| vec!["--filter-platform".to_string(), t])
+                .unwrap_or_default(),
+        )
         .output()
         .map_err(|e| format!("running cargo metadata: {e}"))?;
     if !out.status.success() {
@@ -84,6 +91,19 @@ fn package_dir() -> Result<PathBuf, String> {
         .and_then(|m| Path::new(m).parent())
         .map(Path::to_path_buf)
         .ok_or_else(|| format!("cargo metadata lists no {PACKAGE} {VERSION}"))
+}
+
+/// The package in cargo's registry sources, where cargo unpacks what it downloads (for when
+/// `cargo metadata` cannot run offline).
+fn registry_dir() -> Option<PathBuf> {
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    std::fs::read_dir(home.join("registry").join("src"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|index| index.path().join(format!("{PACKAGE}-{VERSION}")))
+        .find(|dir| dir.join(TREE).is_dir())
 }
 
 /// Every `.proto` file under `dir`, relative to `root` with `/` separators.
