@@ -152,6 +152,14 @@ fn secrets_times_durations_and_raw_json() {
     .unwrap();
     assert_eq!(v["spec"]["renewTime"], "2023-11-14T22:13:20.123456Z");
     let v = decode(&body(
+        "coordination.k8s.io/v1",
+        "Lease",
+        r#"metadata { name: "l" } spec { acquireTime { seconds: 1700000000 } renewTime {} }"#,
+    ))
+    .unwrap();
+    assert_eq!(v["spec"]["acquireTime"], "2023-11-14T22:13:20.000000Z");
+    assert_eq!(v["spec"]["renewTime"], Value::Null);
+    let v = decode(&body(
         "apps/v1",
         "ControllerRevision",
         r#"metadata { name: "r" } data { raw: "{\"spec\":{\"a\":1}}" } revision: 2"#,
