@@ -270,3 +270,21 @@ fn zeros_are_kept_where_go_fields_are_pointers() {
         assert!(!choice(def, prop), "{def}.{prop} drops a zero");
     }
 }
+
+/// `kubectl drain`'s Eviction: a kind the catalog does not store, written with every field the
+/// body sets (zeros included: a grace period of 0 means "now").
+#[test]
+fn an_eviction_keeps_its_delete_options() {
+    let v = decode(&body(
+        "policy/v1",
+        "Eviction",
+        r#"metadata { name: "web-0" namespace: "demo" }
+           deleteOptions { gracePeriodSeconds: 0 dryRun: "All" }"#,
+    ))
+    .unwrap();
+    assert_eq!(v["metadata"]["name"], "web-0");
+    assert_eq!(
+        v["deleteOptions"],
+        json!({"gracePeriodSeconds": 0, "dryRun": ["All"]})
+    );
+}
