@@ -1,8 +1,8 @@
 //! The built-in kinds as a new user meets them through kubectl v1.32: the typed generators
 //! (`create deployment|job|configmap|secret|service|cronjob|role|ingress`, `run`, `expose`) send
-//! protobuf bodies, which the embedded server reads for Namespaces, ConfigMaps and Secrets and
-//! refuses with a 415 and a hint for the other kinds (the generators' output, sent as YAML, is
-//! stored as the real server stores it); `explain` reads the OpenAPI v3 schemas; a malformed Pod
+//! protobuf bodies, which the embedded server reads for every built-in kind and stores as the
+//! same command's JSON would be stored (a protobuf body of a custom kind is refused with a 415
+//! and a hint); `explain` reads the OpenAPI v3 schemas; a malformed Pod
 //! is refused as the real server refuses it; every built-in resource lists and watches; CRD
 //! printer columns (CRR's NODE) are evaluated like the real server's table convertor.
 
@@ -23,20 +23,23 @@ use kubectl::Kubectl;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_415() {
+async fn kubectl_generators_send_protobuf_and_store_what_json_stores() {
     let c = common::start().await;
     let k = Kubectl::new(&c);
-    // A Deployment's protobuf body is not read (no descriptors for it): 415 with the hint.
-    let refused = k
-        .run(&["create", "deployment", "web", "--image=nginx:1.25"])
+    // Each command runs as is (a protobuf body) in `default`, and its JSON twin (the same
+    // command's `--dry-run=client -o json`, created from that file) in `twin`.
+    k.ok(&["create", "namespace", "twin"]).await;
+    let out = k
+        .run(&["create", "deployment", "probe", "--image=nginx", "-v=8"])
         .await;
-    assert_ne!(refused.code, 0);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        refused.stderr.contains("send it as JSON or YAML"),
-        "{}",
-        refused.stderr
+        out.stderr
+            .contains("Content-Type: application/vnd.kubernetes.protobuf"),
+        "kubectl sends protobuf: {}",
+        out.stderr
     );
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &[
                 "create",
@@ -81,7 +84,7 @@ async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_
                 "--target-port=8080",
                 "--name=web-svc",
             ],
-            "service/web-svc created",
+            "service/web-svc exposed",
         ),
         (
             &[
@@ -92,6 +95,10 @@ async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_
                 "--schedule=*/5 * * * *",
             ],
             "cronjob.batch/tick created",
+        ),
+        (
+            &["create", "job", "manual", "--from=cronjob/tick"],
+            "job.batch/manual created",
         ),
         (
             &["create", "role", "reader", "--verb=get", "--resource=pods"],
@@ -123,7 +130,29 @@ async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_
         ),
     ];
     for (args, want) in cases {
-        assert_eq!(generate(&k, args).await.trim(), want, "kubectl {args:?}");
+        assert_eq!(k.ok(args).await.trim(), want, "kubectl {args:?}");
+        json_twin(&k, args).await;
+    }
+    // The stored objects are the JSON twins', but for what the server assigns.
+    for what in [
+        ["deployment", "web"],
+        ["job", "once"],
+        ["configmap", "cfg"],
+        ["secret", "pw"],
+        ["service", "svc"],
+        ["pod", "solo"],
+        ["service", "web-svc"],
+        ["cronjob", "tick"],
+        ["job", "manual"],
+        ["role", "reader"],
+        ["rolebinding", "reader"],
+        ["pdb", "web"],
+        ["ingress", "www"],
+    ] {
+        let proto = stored(&k, &what, "default").await;
+        let json = stored(&k, &what, "twin").await;
+        assert_eq!(proto, json, "{what:?}");
+        assert!(proto["metadata"]["name"] == what[1], "{proto}");
     }
     // What the generators said is what the store keeps.
     for (what, path, want) in [
@@ -209,20 +238,18 @@ async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_
     k.assert_jsonpath(&["service", "svc"], "{.spec.clusterIP}", &svc_ip)
         .await;
     // kubectl v1.32 autoscales through autoscaling/v1; the object is stored as v2.
-    let out = generate(
-        &k,
-        &[
+    let out = k
+        .ok(&[
             "autoscale",
             "deployment",
             "web",
             "--max=3",
             "--cpu-percent=50",
-        ],
-    )
-    .await;
+        ])
+        .await;
     assert_eq!(
         out.trim(),
-        "horizontalpodautoscaler.autoscaling/web created"
+        "horizontalpodautoscaler.autoscaling/web autoscaled"
     );
     k.assert_jsonpath(
         &["hpa", "web"],
@@ -264,21 +291,53 @@ async fn kubectl_generators_objects_are_stored_and_protobuf_they_cannot_read_is_
     }
 }
 
-/// A kubectl generator's object: sent as is for ConfigMaps and Secrets (protobuf the server
-/// reads), otherwise generated with `--dry-run=client -o yaml` and created from that YAML.
-async fn generate(k: &Kubectl, args: &[&str]) -> String {
-    if args
-        .get(1)
-        .is_some_and(|w| ["configmap", "secret"].contains(w))
-    {
-        return k.ok(args).await;
-    }
+/// The JSON twin of a generator command: its `--dry-run=client -o json` output created in the
+/// `twin` namespace.
+async fn json_twin(k: &Kubectl, args: &[&str]) {
     // The flags go before `--`, after which come the container's command.
     let mut dry = args.to_vec();
     let at = dry.iter().position(|a| *a == "--").unwrap_or(dry.len());
-    dry.splice(at..at, ["--dry-run=client", "-o", "yaml"]);
-    let yaml = k.ok(&dry).await;
-    k.ok_stdin(&["create", "-f", "-"], &yaml).await
+    dry.splice(at..at, ["-n", "twin", "--dry-run=client", "-o", "json"]);
+    let json = k.ok(&dry).await;
+    k.ok_stdin(&["create", "-n", "twin", "-f", "-"], &json)
+        .await;
+}
+
+/// An object as `kubectl get -o json` shows it, without what the server assigns per object
+/// (uid, times, resource version, cluster IPs, the node, owners' uids, status).
+async fn stored(k: &Kubectl, what: &[&str], ns: &str) -> serde_json::Value {
+    let mut args = vec!["get"];
+    args.extend_from_slice(what);
+    args.extend(["-n", ns, "-o", "json"]);
+    let mut v: serde_json::Value = serde_json::from_str(&k.ok(&args).await).expect("json");
+    if let Some(m) = v["metadata"].as_object_mut() {
+        for f in [
+            "uid",
+            "creationTimestamp",
+            "resourceVersion",
+            "namespace",
+            "managedFields",
+        ] {
+            m.remove(f);
+        }
+        for o in m
+            .get_mut("ownerReferences")
+            .and_then(|o| o.as_array_mut())
+            .into_iter()
+            .flatten()
+        {
+            o["uid"] = json!("");
+        }
+    }
+    if let Some(m) = v.as_object_mut() {
+        m.remove("status");
+    }
+    if let Some(spec) = v["spec"].as_object_mut() {
+        for f in ["clusterIP", "clusterIPs", "nodeName"] {
+            spec.remove(f);
+        }
+    }
+    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -541,6 +600,33 @@ async fn an_unreadable_protobuf_body_is_415_with_a_hint() {
     assert_eq!(status.code, 415);
     assert!(
         status.message.contains("send it as JSON or YAML"),
+        "{}",
+        status.message
+    );
+    // A built-in kind whose bytes are not its message is a 400 that says so.
+    let mut body = b"k8s\0".to_vec();
+    let type_meta = [&[0x0a, 7][..], b"apps/v1", &[0x12, 10], b"Deployment"].concat();
+    body.extend(
+        [
+            &[0x0a, type_meta.len() as u8][..],
+            &type_meta,
+            &[0x12, 2, 0x0a, 9],
+        ]
+        .concat(),
+    );
+    let req = http::Request::post("/apis/apps/v1/namespaces/default/deployments")
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .body(body)
+        .expect("request");
+    let err = client.request_text(req).await.expect_err("refused");
+    let kube::Error::Api(status) = err else {
+        panic!("not an API error: {err:?}")
+    };
+    assert_eq!(status.code, 400);
+    assert!(
+        status
+            .message
+            .starts_with("the protobuf body could not be decoded: Deployment apps/v1"),
         "{}",
         status.message
     );

@@ -368,7 +368,7 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("NotFound"), "{}", o.stderr);
 
-    // Typed generators send protobuf bodies: namespaces, configmaps and secrets are understood.
+    // Typed generators send protobuf bodies (read for every built-in kind).
     for n in ["a", "b", "c"] {
         let out = k
             .ok(&["create", "configmap", n, "--from-literal=k=v"])

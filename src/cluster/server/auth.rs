@@ -7,7 +7,6 @@
 //! (`kubectl auth whoami`) answers with the user.
 
 pub mod jwt;
-pub mod proto;
 
 use std::sync::Arc;
 
@@ -127,8 +126,7 @@ impl Authenticator {
 pub fn body(req: &Req) -> Result<Value, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE);
     if ct.starts_with("application/vnd.kubernetes.protobuf") {
-        return proto::decode(&req.body)
-            .ok_or_else(|| ApiError::bad_request("the protobuf body could not be decoded"));
+        return super::protobuf::decode(&req.body).map_err(super::write::protobuf_error);
     }
     patch::parse_body(&req.body)
 }

@@ -1,225 +1,145 @@
-//! A small Kubernetes protobuf reader for the bodies kubectl's typed generators send
-//! (`kubectl create namespace|configmap|secret`, eviction from `kubectl drain`): the `k8s\0`
-//! envelope (runtime.Unknown) and the few kinds those commands write, turned into JSON.
+//! Protobuf request bodies (`application/vnd.kubernetes.protobuf`, what kubectl's typed
+//! generators send: `create deployment|job|cronjob|service|configmap|secret`, `run`, `expose`,
+//! `auth can-i`, `create token`, `drain`'s evictions), read into the JSON the store keeps.
+//!
+//! The messages are upstream's own: build.rs compiles Kubernetes' `generated.proto` files into a
+//! descriptor set, prost-reflect decodes the body as a dynamic message of the kind the envelope
+//! names, and [`json`] writes it out by Kubernetes' JSON rules (not protobuf's JSON mapping),
+//! guided by the kind's OpenAPI schema from the built-in catalog.
 
-use serde_json::{Map, Value, json};
+mod json;
 
-use super::tls::base64;
+use std::sync::OnceLock;
 
-enum Wire<'a> {
-    Varint(u64),
-    Bytes(&'a [u8]),
-    Other,
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, Value as PValue};
+use serde_json::{Map, Value};
+
+use super::builtin::catalog::catalog;
+
+/// Kubernetes' protobuf envelope: these four bytes, then a `runtime.Unknown`.
+const MAGIC: &[u8] = b"k8s\0";
+
+/// The descriptor set build.rs compiled from upstream's `.proto` files.
+static DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/k8s.fds"));
+
+/// Why a protobuf body was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// Not a well-formed Kubernetes protobuf body of the kind it names (a 400).
+    Malformed(String),
+    /// A kind upstream's message definitions do not describe, e.g. a custom resource (a 415).
+    Unsupported { api_version: String, kind: String },
 }
 
-fn varint(b: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut out = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        out |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(out);
-        }
-    }
-    None
-}
-
-/// Split a message into (field number, value) pairs.
-fn fields(b: &[u8]) -> Option<Vec<(u64, Wire<'_>)>> {
-    let mut pos = 0;
-    let mut out = Vec::new();
-    while pos < b.len() {
-        let key = varint(b, &mut pos)?;
-        let (field, wt) = (key >> 3, key & 7);
-        let v = match wt {
-            0 => Wire::Varint(varint(b, &mut pos)?),
-            1 => {
-                pos += 8;
-                Wire::Other
-            }
-            2 => {
-                let len = usize::try_from(varint(b, &mut pos)?).ok()?;
-                let s = b.get(pos..pos.checked_add(len)?)?;
-                pos += len;
-                Wire::Bytes(s)
-            }
-            5 => {
-                pos += 4;
-                Wire::Other
-            }
-            _ => return None,
-        };
-        out.push((field, v));
-    }
-    (pos == b.len()).then_some(out)
-}
-
-fn text(b: &[u8]) -> Value {
-    Value::String(String::from_utf8_lossy(b).into_owned())
-}
-
-/// A map<string, string|bytes> entry list.
-fn map_entry(b: &[u8], bytes_values: bool) -> Option<(String, Value)> {
-    let (mut k, mut v) = (String::new(), json!(""));
-    for (f, w) in fields(b)? {
-        match (f, w) {
-            (1, Wire::Bytes(s)) => k = String::from_utf8_lossy(s).into_owned(),
-            (2, Wire::Bytes(s)) => {
-                v = if bytes_values {
-                    json!(base64(s))
-                } else {
-                    text(s)
-                }
-            }
-            _ => {}
-        }
-    }
-    Some((k, v))
-}
-
-fn insert_map(m: &mut Map<String, Value>, key: &str, entry: Option<(String, Value)>) {
-    if let Some((k, v)) = entry {
-        let slot = m.entry(key.to_string()).or_insert_with(|| json!({}));
-        if let Some(o) = slot.as_object_mut() {
-            o.insert(k, v);
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Malformed(m) => write!(f, "the protobuf body could not be decoded: {m}"),
+            Error::Unsupported { api_version, kind } => write!(
+                f,
+                "no protobuf message is known for {kind} in {api_version}; send it as JSON or \
+                 YAML instead, e.g. kubectl create -f FILE (kubectl's generators write one with \
+                 --dry-run=client -o yaml)"
+            ),
         }
     }
 }
 
-fn push(m: &mut Map<String, Value>, key: &str, v: Value) {
-    let slot = m.entry(key.to_string()).or_insert_with(|| json!([]));
-    if let Some(a) = slot.as_array_mut() {
-        a.push(v);
+fn malformed(e: impl std::fmt::Display) -> Error {
+    Error::Malformed(e.to_string())
+}
+
+/// The descriptor pool, decoded once.
+fn pool() -> Result<&'static DescriptorPool, Error> {
+    static POOL: OnceLock<Result<DescriptorPool, String>> = OnceLock::new();
+    POOL.get_or_init(|| DescriptorPool::decode(DESCRIPTORS).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| Error::Malformed(format!("the built-in message definitions: {e}")))
+}
+
+fn message(pool: &DescriptorPool, name: &str) -> Result<MessageDescriptor, Error> {
+    pool.get_message_by_name(name)
+        .ok_or_else(|| Error::Malformed(format!("no message {name} in the definitions")))
+}
+
+/// The message upstream defines for `kind` in `api_version`. Packages are named after the Go
+/// package (`api.apps.v1`, `api.rbac.v1`, `apiextensions_apiserver.pkg.apis.apiextensions.v1`),
+/// whose name is the group's first label (`core` for the legacy group).
+fn lookup(pool: &DescriptorPool, api_version: &str, kind: &str) -> Option<MessageDescriptor> {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let label = match group.split('.').next() {
+        Some("") | None => "core",
+        Some(l) => l,
+    };
+    let mut names = vec![
+        format!("api.{label}.{version}.{kind}"),
+        format!("apiextensions_apiserver.pkg.apis.{label}.{version}.{kind}"),
+        format!("kube_aggregator.pkg.apis.{label}.{version}.{kind}"),
+    ];
+    if group.is_empty() || group == "meta.k8s.io" {
+        names.push(format!("apimachinery.pkg.apis.meta.{version}.{kind}"));
+    }
+    names.iter().find_map(|n| pool.get_message_by_name(n))
+}
+
+/// The OpenAPI definition name of a message (`api.apps.v1.Deployment` →
+/// `io.k8s.api.apps.v1.Deployment`), as k8s-openapi names its schemas.
+fn definition_name(full_name: &str) -> String {
+    let name = full_name
+        .replacen("apiextensions_apiserver.", "apiextensions-apiserver.", 1)
+        .replacen("kube_aggregator.", "kube-aggregator.", 1);
+    format!("io.k8s.{name}")
+}
+
+fn string_field(msg: &DynamicMessage, name: &str) -> String {
+    match msg.get_field_by_name(name).as_deref() {
+        Some(PValue::String(s)) => s.clone(),
+        _ => String::new(),
     }
 }
 
-fn object_meta(b: &[u8]) -> Option<Value> {
-    let mut m = Map::new();
-    for (f, w) in fields(b)? {
-        match (f, w) {
-            (1, Wire::Bytes(s)) => {
-                m.insert("name".into(), text(s));
-            }
-            (2, Wire::Bytes(s)) => {
-                m.insert("generateName".into(), text(s));
-            }
-            (3, Wire::Bytes(s)) => {
-                m.insert("namespace".into(), text(s));
-            }
-            (6, Wire::Bytes(s)) => {
-                m.insert("resourceVersion".into(), text(s));
-            }
-            (11, Wire::Bytes(s)) => insert_map(&mut m, "labels", map_entry(s, false)),
-            (12, Wire::Bytes(s)) => insert_map(&mut m, "annotations", map_entry(s, false)),
-            (14, Wire::Bytes(s)) => push(&mut m, "finalizers", text(s)),
-            _ => {}
-        }
+/// Decode a protobuf request body into the object's JSON.
+pub fn decode(body: &[u8]) -> Result<Value, Error> {
+    let rest = body
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| malformed("it does not start with the k8s\\0 envelope"))?;
+    let pool = pool()?;
+    let unknown = DynamicMessage::decode(message(pool, "apimachinery.pkg.runtime.Unknown")?, rest)
+        .map_err(malformed)?;
+    let type_meta = match unknown.get_field_by_name("typeMeta").as_deref() {
+        Some(PValue::Message(m)) => m.clone(),
+        _ => return Err(malformed("the envelope names no apiVersion and kind")),
+    };
+    let api_version = string_field(&type_meta, "apiVersion");
+    let kind = string_field(&type_meta, "kind");
+    if kind.is_empty() {
+        return Err(malformed("the envelope names no kind"));
     }
-    Some(Value::Object(m))
-}
-
-fn kind_body(kind: &str, b: &[u8]) -> Option<Value> {
-    let mut m = Map::new();
-    for (f, w) in fields(b)? {
-        let Wire::Bytes(s) = w else {
-            if let (Wire::Varint(x), "ConfigMap", 4) | (Wire::Varint(x), "Secret", 5) = (w, kind, f)
-            {
-                m.insert("immutable".into(), json!(x != 0));
-            }
-            continue;
-        };
-        match (kind, f) {
-            (_, 1) => {
-                m.insert("metadata".into(), object_meta(s)?);
-            }
-            ("Namespace", 2) => {
-                let mut spec = Map::new();
-                for (sf, sw) in fields(s)? {
-                    if let (1, Wire::Bytes(x)) = (sf, sw) {
-                        push(&mut spec, "finalizers", text(x));
-                    }
-                }
-                m.insert("spec".into(), Value::Object(spec));
-            }
-            ("ConfigMap", 2) => insert_map(&mut m, "data", map_entry(s, false)),
-            ("ConfigMap", 3) => insert_map(&mut m, "binaryData", map_entry(s, true)),
-            ("Secret", 2) => insert_map(&mut m, "data", map_entry(s, true)),
-            ("Secret", 3) => {
-                m.insert("type".into(), text(s));
-            }
-            ("Secret", 4) => insert_map(&mut m, "stringData", map_entry(s, false)),
-            ("Eviction", 2) => {}
-            _ => {}
-        }
+    let encoding = string_field(&unknown, "contentEncoding");
+    if !encoding.is_empty() {
+        return Err(malformed(format!(
+            "content encoding {encoding:?} is not supported"
+        )));
     }
-    Some(Value::Object(m))
-}
-
-/// Decode a protobuf request body into JSON, for the kinds kubectl's generators send.
-/// Returns None for anything else (answered 415).
-pub fn decode(body: &[u8]) -> Option<Value> {
-    let rest = body.strip_prefix(b"k8s\0")?;
-    let (mut api_version, mut kind, mut raw) = (String::new(), String::new(), None);
-    for (f, w) in fields(rest)? {
-        match (f, w) {
-            (1, Wire::Bytes(tm)) => {
-                for (tf, tw) in fields(tm)? {
-                    match (tf, tw) {
-                        (1, Wire::Bytes(s)) => {
-                            api_version = String::from_utf8_lossy(s).into_owned()
-                        }
-                        (2, Wire::Bytes(s)) => kind = String::from_utf8_lossy(s).into_owned(),
-                        _ => {}
-                    }
-                }
-            }
-            (2, Wire::Bytes(s)) => raw = Some(s),
-            _ => {}
-        }
-    }
-    if !matches!(
-        kind.as_str(),
-        "Namespace" | "ConfigMap" | "Secret" | "Eviction"
-    ) {
-        return None;
-    }
-    let mut v = kind_body(&kind, raw?)?;
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), json!(api_version));
-        m.insert("kind".into(), json!(kind));
-    }
-    Some(v)
+    let raw = match unknown.get_field_by_name("raw").as_deref() {
+        Some(PValue::Bytes(b)) => b.clone(),
+        _ => Default::default(),
+    };
+    let Some(desc) = lookup(pool, &api_version, &kind) else {
+        return Err(Error::Unsupported { api_version, kind });
+    };
+    let msg = DynamicMessage::decode(desc.clone(), raw)
+        .map_err(|e| malformed(format!("{kind} {api_version}: {e}")))?;
+    let c = catalog();
+    let schema = c.definition(&definition_name(desc.full_name()));
+    let mut out = Map::new();
+    out.insert("apiVersion".into(), Value::String(api_version));
+    out.insert("kind".into(), Value::String(kind));
+    json::Writer::new(c)
+        .fields_into(&msg, schema, &mut out)
+        .map_err(Error::Malformed)?;
+    Ok(Value::Object(out))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ld(field: u8, payload: &[u8]) -> Vec<u8> {
-        let mut v = vec![(field << 3) | 2, payload.len() as u8];
-        v.extend_from_slice(payload);
-        v
-    }
-
-    #[test]
-    fn decodes_a_configmap_like_kubectl_sends() {
-        let entry = [ld(1, b"a"), ld(2, b"b")].concat();
-        let meta = [
-            ld(1, b"cm"),
-            ld(11, &[ld(1, b"app"), ld(2, b"web")].concat()),
-        ]
-        .concat();
-        let obj = [ld(1, &meta), ld(2, &entry)].concat();
-        let type_meta = [ld(1, b"v1"), ld(2, b"ConfigMap")].concat();
-        let mut body = b"k8s\0".to_vec();
-        body.extend([ld(1, &type_meta), ld(2, &obj)].concat());
-        let v = decode(&body).unwrap();
-        assert_eq!(
-            v,
-            json!({"metadata": {"name": "cm", "labels": {"app": "web"}}, "data": {"a": "b"}, "apiVersion": "v1", "kind": "ConfigMap"})
-        );
-        assert!(decode(b"k8s\0\xff").is_none());
-        assert!(decode(b"{}").is_none());
-    }
-}
+mod tests;

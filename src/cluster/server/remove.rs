@@ -68,8 +68,8 @@ fn body_of(req: &Req) -> Result<Value, ApiError> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
         Ok(json!({}))
     } else if req.body.starts_with(b"k8s\0") {
-        // A protobuf Eviction or DeleteOptions (kubectl drain): defaults apply.
-        Ok(json!({}))
+        // A protobuf Eviction or DeleteOptions (kubectl drain).
+        super::protobuf::decode(&req.body).map_err(super::write::protobuf_error)
     } else {
         patch::parse_body(&req.body)
     }

@@ -44,22 +44,25 @@ pub fn denied(d: Denied) -> ApiError {
     ApiError::new(d.code, reason_for(d.code), d.message)
 }
 
-/// The request body as JSON: JSON, YAML or protobuf for the kinds `protobuf` reads (kubectl's
-/// `create namespace|configmap|secret`). Any other protobuf body is refused with 415 and a hint.
+/// The request body as JSON: JSON, YAML or Kubernetes protobuf (any built-in kind; see
+/// [`protobuf`]). A protobuf body of a kind upstream's messages do not describe (a custom
+/// resource) is refused with 415 and a hint to send JSON or YAML.
 pub fn body_json(req: &Req) -> Result<Value, ApiError> {
     let ct = req.header(http::header::CONTENT_TYPE);
     if ct.starts_with("application/vnd.kubernetes.protobuf") {
-        return protobuf::decode(&req.body).ok_or_else(|| {
-            ApiError::new(
-                415,
-                "UnsupportedMediaType",
-                "the embedded cluster reads protobuf bodies only for Namespaces, ConfigMaps and \
-                 Secrets; send it as JSON or YAML instead, e.g. kubectl create -f FILE (kubectl's \
-                 generators write one with --dry-run=client -o yaml)",
-            )
-        });
+        return protobuf::decode(&req.body).map_err(protobuf_error);
     }
     patch::parse_body(&req.body)
+}
+
+/// The status a protobuf body that could not be read is answered with.
+pub fn protobuf_error(e: protobuf::Error) -> ApiError {
+    match e {
+        protobuf::Error::Malformed(_) => ApiError::bad_request(e.to_string()),
+        protobuf::Error::Unsupported { .. } => {
+            ApiError::new(415, "UnsupportedMediaType", e.to_string())
+        }
+    }
 }
 
 /// The resource (and version) objects written through `res` are stored as.
