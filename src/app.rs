@@ -95,7 +95,9 @@ pub enum Mode {
     Filter,
     /// The help overlay, scrolled down `scroll` lines (j/k, page keys) when it is taller than
     /// the screen.
-    Help { scroll: u16 },
+    Help {
+        scroll: u16,
+    },
 }
 
 /// What a banner is about (the view picks its style).

@@ -30,10 +30,8 @@ pub fn handle(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
     }
     match app.mode.clone() {
         Mode::Help { scroll } => {
-            let step = |delta: i32| {
-                Mode::Help {
-                    scroll: (i32::from(scroll) + delta).clamp(0, HELP_SCROLL_MAX) as u16,
-                }
+            let step = |delta: i32| Mode::Help {
+                scroll: (i32::from(scroll) + delta).clamp(0, HELP_SCROLL_MAX) as u16,
             };
             match app.keymap.action(&Key::from_event(&ev)) {
                 Some(Action::Quit) => {
