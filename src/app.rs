@@ -24,6 +24,8 @@ pub mod act;
 pub mod broadcastjobs;
 pub mod command;
 pub mod cronjobs;
+pub mod distributions;
+pub mod persistentpodstates;
 pub mod dialog;
 pub mod effect;
 pub mod filter;

@@ -6,6 +6,8 @@
 
 pub mod broadcastjobs;
 pub mod cronjobs;
+pub mod distributions;
+pub mod persistentpodstates;
 pub mod dialog;
 pub mod events;
 pub mod header;
@@ -59,6 +61,8 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::Oncall(view) => oncall::render(app, view, body, buf),
         Route::CronJobs(view) => cronjobs::render(app, view, body, buf),
         Route::BroadcastJobs(view) => broadcastjobs::render(app, view, body, buf),
+        Route::PersistentPodStates(view) => persistentpodstates::render(app, view, body, buf),
+        Route::Distributions(view) => distributions::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

@@ -2,6 +2,7 @@
 //!
 //! Commands: `:cs` `:asts` `:ads` (workloads of one kind), `:workloads` (all three), `:pods`
 //! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
+//! `:pps` (PersistentPodStates), `:distributor` (ResourceDistributions),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
@@ -23,13 +24,15 @@ pub enum Command {
     Oncall(Screen),
     CronJobs,
     BroadcastJobs,
+    PersistentPodStates,
+    Distributions,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 17] = [
+const NAMES: [(&str, &[&str]); 19] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -77,6 +80,16 @@ const NAMES: [(&str, &[&str]); 17] = [
     ),
     ("acj", &["acj", "advancedcronjob", "advancedcronjobs"]),
     ("bcj", &["bcj", "broadcastjob", "broadcastjobs"]),
+    // The CRD has no short name; `pps` is ours (the help's command column is 14 wide).
+    ("pps", &["pps", "persistentpodstate", "persistentpodstates"]),
+    (
+        "distributor",
+        &[
+            "distributor",
+            "resourcedistribution",
+            "resourcedistributions",
+        ],
+    ),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -121,6 +134,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
         Some("acj") => no_arg(Command::CronJobs),
         Some("bcj") => no_arg(Command::BroadcastJobs),
+        Some("pps") => no_arg(Command::PersistentPodStates),
+        Some("distributor") => no_arg(Command::Distributions),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -133,7 +148,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :bcj :journal :ns NAME :ctx NAME :q)"
+             :ppm :protect :acj :bcj :pps :distributor :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -200,6 +215,20 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::BroadcastJobs => {
             let effects = super::broadcastjobs::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::PersistentPodStates => {
+            let effects = super::persistentpodstates::open(app);
+            if app.stack.len() > MAX_DEPTH {
+                app.stack.remove(1);
+            }
+            effects
+        }
+        Command::Distributions => {
+            let effects = super::distributions::open(app);
             if app.stack.len() > MAX_DEPTH {
                 app.stack.remove(1);
             }
@@ -346,6 +375,12 @@ mod tests {
             Ok(Command::Oncall(Screen::SidecarSets))
         );
         assert_eq!(parse("ppm"), Ok(Command::Oncall(Screen::ProbeMarkers)));
+        for name in ["pps", "persistentpodstate", "persistentpodstates"] {
+            assert_eq!(parse(name), Ok(Command::PersistentPodStates));
+        }
+        for name in ["distributor", "resourcedistribution", "resourcedistributions"] {
+            assert_eq!(parse(name), Ok(Command::Distributions));
+        }
         assert!(parse("ns").unwrap_err().contains("usage"));
         assert!(parse("pods x").unwrap_err().contains("takes no argument"));
         assert!(
@@ -367,7 +402,7 @@ mod tests {
             complete("si", &ns, &[]),
             ("sidecarset".into(), String::new())
         );
-        assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
+        assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm pps");
         assert_eq!(complete("n", &ns, &[]), ("ns ".into(), String::new()));
         assert_eq!(complete("bc", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(complete("b", &ns, &[]), ("bcj".into(), String::new()));

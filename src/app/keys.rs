@@ -237,6 +237,10 @@ fn navigate(app: &mut App, delta: isize) {
         }
         Some(Route::CronJobs(view)) => super::cronjobs::navigate(view, delta, page),
         Some(Route::BroadcastJobs(view)) => super::broadcastjobs::navigate(view, delta, page),
+        Some(Route::PersistentPodStates(view)) => {
+            super::persistentpodstates::navigate(view, delta, page)
+        }
+        Some(Route::Distributions(view)) => super::distributions::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -306,6 +310,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
             name: v.name.clone(),
         }),
         Route::Journal(_) | Route::WhatIf(_) | Route::CronJobs(_) | Route::BroadcastJobs(_) => None,
+        Route::PersistentPodStates(_) | Route::Distributions(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -344,6 +349,14 @@ fn open(app: &mut App) {
     }
     if matches!(app.top(), Route::BroadcastJobs(_)) {
         super::broadcastjobs::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::PersistentPodStates(_)) {
+        super::persistentpodstates::enter(app);
+        return;
+    }
+    if matches!(app.top(), Route::Distributions(_)) {
+        super::distributions::enter(app);
         return;
     }
     let route = match app.top() {

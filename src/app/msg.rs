@@ -191,6 +191,10 @@ pub enum EffectResult {
     CronJobs(Result<Vec<crate::api::AdvancedCronJob>, String>),
     /// What `:bcj` lists.
     BroadcastJobs(Result<super::broadcastjobs::Listing, String>),
+    /// What `:persistentpodstates` lists.
+    PersistentPodStates(Result<super::persistentpodstates::Listing, String>),
+    /// What `:distributor` lists.
+    Distributions(Result<super::distributions::Listing, String>),
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

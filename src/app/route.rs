@@ -37,6 +37,11 @@ pub enum Route {
     CronJobs(Box<super::cronjobs::CronJobsView>),
     /// BroadcastJobs (`:bcj`), or one of them in detail with its pods per node (Enter).
     BroadcastJobs(Box<super::broadcastjobs::BroadcastJobsView>),
+    /// PersistentPodStates (`:persistentpodstates`), or one with its pods' kept and current
+    /// placement (Enter).
+    PersistentPodStates(Box<super::persistentpodstates::PersistentPodStatesView>),
+    /// ResourceDistributions (`:distributor`), or one with its target namespaces (Enter).
+    Distributions(Box<super::distributions::DistributionsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

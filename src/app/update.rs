@@ -25,6 +25,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects.extend(super::protect::due(app, false));
     effects.extend(super::cronjobs::due(app, false));
     effects.extend(super::broadcastjobs::due(app, false));
+    effects.extend(super::persistentpodstates::due(app, false));
+    effects.extend(super::distributions::due(app, false));
     effects
 }
 
@@ -255,6 +257,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     Route::Protect(view) => view.fetched = None,
                     Route::CronJobs(view) => super::cronjobs::invalidate(view),
                     Route::BroadcastJobs(view) => view.fetched = None,
+                    Route::PersistentPodStates(view) => {
+                        super::persistentpodstates::invalidate(view)
+                    }
+                    Route::Distributions(view) => view.fetched = None,
                     _ => {}
                 }
             }
@@ -323,6 +329,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::Protected(result) => super::protect::loaded(app, result),
         EffectResult::CronJobs(result) => super::cronjobs::loaded(app, result),
         EffectResult::BroadcastJobs(result) => super::broadcastjobs::loaded(app, result),
+        EffectResult::PersistentPodStates(result) => {
+            super::persistentpodstates::loaded(app, result)
+        }
+        EffectResult::Distributions(result) => super::distributions::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

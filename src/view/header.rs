@@ -186,6 +186,13 @@ fn hints(app: &App) -> Line<'static> {
         }
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::PersistentPodStates(v) if v.detail.is_none() => {
+            actions.push((Action::Open, "pods"))
+        }
+        Route::PersistentPodStates(_) => actions.push((Action::Open, "pod")),
+        Route::Distributions(v) if v.detail.is_none() => {
+            actions.push((Action::Open, "namespaces"))
+        }
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -225,6 +232,12 @@ fn position(app: &App) -> String {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         Route::BroadcastJobs(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::PersistentPodStates(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::Distributions(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),

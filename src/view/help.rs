@@ -51,6 +51,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (":ppm", "probe markers and their results"),
         (":acj", "AdvancedCronJobs: next run, P pause"),
         (":bcj", "BroadcastJobs: pods per node"),
+        (":pps", "PersistentPodStates: kept vs now"),
+        (":distributor", "ResourceDistributions: copies in sync"),
         (":ns NAME", "switch namespace (:ns all for all)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),
