@@ -1,4 +1,4 @@
-//! `:persistentpodstates` (`:persistentpodstate`; the CRD has no short name): every
+//! `:pps` (`:persistentpodstates`, `:persistentpodstate`; the CRD has no short name): every
 //! PersistentPodState with its target workload, the topology keys it keeps (required and
 //! preferred), how many pods it keeps and how many of those run elsewhere now. Enter opens one
 //! with a row per pod: the node and topology kept, the node the pod runs on now with that node's
@@ -7,7 +7,7 @@
 //! every two seconds while the view is on top, so a state created elsewhere shows up without a
 //! key press.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
@@ -130,6 +130,12 @@ impl PersistentPodStatesView {
             })
             .map(|p| (p.name.as_str(), p))
             .collect();
+        let required: BTreeSet<String> = state
+            .spec
+            .required_persistent_topology
+            .iter()
+            .flat_map(|t| t.node_topology_keys.iter().cloned())
+            .collect();
         let mut names: Vec<&str> = kept.keys().chain(pods.keys()).copied().collect();
         names.sort_by_key(|n| ordinal_key(n));
         names.dedup();
@@ -148,7 +154,7 @@ impl PersistentPodStatesView {
                     kept,
                     pod,
                     node_labels,
-                    placement: placement(kept, running.as_ref()),
+                    placement: placement(kept, running.as_ref(), &required),
                 }
             })
             .collect()

@@ -61,9 +61,11 @@ pub struct Running<'a> {
 pub enum Placement {
     /// On the node kept.
     SameNode,
-    /// On another node with the same values for every kept topology label.
-    SameTopology,
-    /// On a node whose kept topology labels differ (listed `key: kept → now`).
+    /// On another node with the kept values of every required topology label (of every kept
+    /// label when nothing is required); the preferred labels that differ are listed.
+    SameTopology(Vec<String>),
+    /// On a node whose required topology labels (or, with nothing required, any kept label)
+    /// differ from the kept ones (listed `key: kept → now`).
     Moved(Vec<String>),
     /// The pod exists but is not scheduled yet.
     Pending,
@@ -79,7 +81,7 @@ impl Placement {
     /// The short word the views show.
     pub fn word(&self) -> &'static str {
         match self {
-            Placement::SameNode | Placement::SameTopology => "match",
+            Placement::SameNode | Placement::SameTopology(_) => "match",
             Placement::Moved(_) => "moved",
             Placement::Pending => "pending",
             Placement::Gone => "pod gone",
@@ -89,8 +91,14 @@ impl Placement {
     }
 }
 
-/// Compares `kept` with where the pod runs (`None`: no such pod).
-pub fn placement(kept: Option<&PodState>, running: Option<&Running<'_>>) -> Placement {
+/// Compares `kept` with where the pod runs (`None`: no such pod). `required` are the keys of
+/// `requiredPersistentTopology`: the webhook pins a recreated pod to their kept values, while
+/// the preferred ones are only weighed.
+pub fn placement(
+    kept: Option<&PodState>,
+    running: Option<&Running<'_>>,
+    required: &BTreeSet<String>,
+) -> Placement {
     let Some(run) = running else {
         return Placement::Gone;
     };
@@ -114,21 +122,23 @@ pub fn placement(kept: Option<&PodState>, running: Option<&Running<'_>>) -> Plac
             run.node
         )]);
     }
-    let differ: Vec<String> = kept
+    let (hard, soft): (Vec<_>, Vec<_>) = kept
         .node_topology_labels
         .iter()
         .filter(|(k, v)| labels.get(*k) != Some(*v))
         .map(|(k, v)| {
-            format!(
+            let line = format!(
                 "{k}: {v} → {}",
                 labels.get(k).map_or("(none)", String::as_str)
-            )
+            );
+            (required.is_empty() || required.contains(k), line)
         })
-        .collect();
-    if differ.is_empty() {
-        Placement::SameTopology
+        .partition(|(hard, _)| *hard);
+    let lines = |v: Vec<(bool, String)>| v.into_iter().map(|(_, l)| l).collect::<Vec<_>>();
+    if hard.is_empty() {
+        Placement::SameTopology(lines(soft))
     } else {
-        Placement::Moved(differ)
+        Placement::Moved(lines(hard))
     }
 }
 
@@ -190,19 +200,33 @@ mod tests {
             node,
             node_labels: l,
         };
-        assert_eq!(placement(Some(&kept), None), Placement::Gone);
-        assert_eq!(placement(Some(&kept), Some(&on("", None))), Placement::Pending);
-        assert_eq!(placement(None, Some(&on("n1", Some(&zone_a)))), Placement::NotKept);
-        assert_eq!(placement(Some(&kept), Some(&on("n1", None))), Placement::SameNode);
+        let none = BTreeSet::new();
+        let zone: BTreeSet<String> = ["topology.kubernetes.io/zone".to_owned()].into();
+        let host: BTreeSet<String> = ["kubernetes.io/hostname".to_owned()].into();
+        let p = |kept: Option<&PodState>, run: Option<&Running>| placement(kept, run, &none);
+        assert_eq!(p(Some(&kept), None), Placement::Gone);
+        assert_eq!(p(Some(&kept), Some(&on("", None))), Placement::Pending);
+        assert_eq!(p(None, Some(&on("n1", Some(&zone_a)))), Placement::NotKept);
+        assert_eq!(p(Some(&kept), Some(&on("n1", None))), Placement::SameNode);
         assert_eq!(
-            placement(Some(&kept), Some(&on("n2", Some(&zone_a)))),
-            Placement::SameTopology
+            p(Some(&kept), Some(&on("n2", Some(&zone_a)))),
+            Placement::SameTopology(vec![])
+        );
+        let moved = vec!["topology.kubernetes.io/zone: zone-a → zone-b".to_owned()];
+        assert_eq!(
+            p(Some(&kept), Some(&on("n3", Some(&zone_b)))),
+            Placement::Moved(moved.clone())
         );
         assert_eq!(
-            placement(Some(&kept), Some(&on("n3", Some(&zone_b)))),
-            Placement::Moved(vec!["topology.kubernetes.io/zone: zone-a → zone-b".into()])
+            placement(Some(&kept), Some(&on("n3", Some(&zone_b))), &zone),
+            Placement::Moved(moved.clone())
         );
-        assert_eq!(placement(Some(&kept), Some(&on("n3", None))), Placement::Unknown);
-        assert_eq!(placement(Some(&kept), Some(&on("n3", Some(&zone_b)))).word(), "moved");
+        // Only the hostname is required: another zone is a preference missed, not a move.
+        assert_eq!(
+            placement(Some(&kept), Some(&on("n3", Some(&zone_b))), &host),
+            Placement::SameTopology(moved)
+        );
+        assert_eq!(p(Some(&kept), Some(&on("n3", None))), Placement::Unknown);
+        assert_eq!(p(Some(&kept), Some(&on("n3", Some(&zone_b)))).word(), "moved");
     }
 }

@@ -42,7 +42,7 @@ pub fn render(app: &App, view: &DistributionsView, area: Rect, buf: &mut Buffer)
         columns: vec![
             Column::new("NAME", Constraint::Fill(1), 0),
             Column::new("RESOURCE", Constraint::Length(28), 0),
-            Column::new("TARGETS", Constraint::Fill(2), 1),
+            Column::new("TARGETS", Constraint::Fill(3), 1),
             Column::new("DESIRED", Constraint::Length(7), 0),
             Column::new("SUCCEEDED", Constraint::Length(9), 0),
             Column::new("FAILED", Constraint::Length(6), 0),
@@ -203,7 +203,7 @@ fn detail_lines<'a>(app: &App, l: &Listing, d: &ResourceDistribution) -> Vec<Lin
         } else {
             ""
         };
-        lines.push(field(app, "Label selector", format!("{sel}{ignored}")));
+        lines.push(field(app, "Selector", format!("{sel}{ignored}")));
     }
     let excluded = names(&t.excluded_namespaces);
     if !excluded.is_empty() {

@@ -246,9 +246,11 @@ fn head_lines<'a>(
     lines
 }
 
+/// The kept keys' values on a node; the hostname is left out (the node column shows it).
 fn labels_of(labels: &BTreeMap<String, String>, keys: &[String]) -> String {
     let v: Vec<String> = keys
         .iter()
+        .filter(|k| *k != HOSTNAME)
         .filter_map(|k| Some(format!("{}={}", short(k), labels.get(k)?)))
         .collect();
     if v.is_empty() {
@@ -257,6 +259,8 @@ fn labels_of(labels: &BTreeMap<String, String>, keys: &[String]) -> String {
         v.join(",")
     }
 }
+
+const HOSTNAME: &str = "kubernetes.io/hostname";
 
 fn pods_table(
     app: &App,
@@ -272,13 +276,13 @@ fn pods_table(
         title: Line::from(format!(" Pods [{}] ", rows.len())),
         title_right: Line::from(" enter: pod "),
         columns: vec![
-            Column::new("POD", Constraint::Length(16), 0),
+            Column::new("POD", Constraint::Length(12), 0),
             Column::new("KEPT NODE", Constraint::Length(14), 0),
             Column::new("KEPT TOPOLOGY", Constraint::Fill(1), 1),
             Column::new("NOW ON", Constraint::Length(14), 0),
             Column::new("NOW TOPOLOGY", Constraint::Fill(1), 2),
             Column::new("STATE", Constraint::Length(9), 0),
-            Column::new("WHY", Constraint::Fill(1), 3),
+            Column::new("WHY", Constraint::Fill(2), 3),
         ],
         len: rows.len(),
         selected: view.row,
@@ -320,19 +324,29 @@ fn pods_table(
     });
 }
 
+/// `topology.kubernetes.io/zone: a → b` as `zone: a → b`.
+fn short_keys(text: &str) -> String {
+    text.replace("topology.kubernetes.io/", "")
+        .replace("kubernetes.io/", "")
+}
+
 fn placement_style(app: &App, r: &PodRow) -> (Style, String) {
     let ready = r.pod.is_some_and(|p| p.ready);
     match &r.placement {
         Placement::SameNode => (role(app, Role::StatusOk), "same node".to_owned()),
-        Placement::SameTopology => (
+        Placement::SameTopology(missed) if missed.is_empty() => (
             role(app, Role::StatusOk),
             "other node, same topology".to_owned(),
+        ),
+        Placement::SameTopology(missed) => (
+            role(app, Role::StatusOk),
+            format!("preferred missed: {}", short_keys(&missed.join("; "))),
         ),
         Placement::Moved(d) => (
             role(app, Role::StatusWarn),
             format!(
                 "{}{}",
-                d.join("; ").replace("topology.kubernetes.io/", ""),
+                short_keys(&d.join("; ")),
                 if ready { "" } else { " (not Ready)" }
             ),
         ),
