@@ -10,6 +10,7 @@
 //! final specs are written directly.
 
 mod objects;
+mod seed_kinds;
 
 use std::time::Duration;
 
@@ -155,6 +156,7 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     let firsts =
         futures::future::try_join_all(story.objects.iter().map(|o| create(client, o))).await?;
     created += firsts.into_iter().filter(|c| *c).count();
+    created += seed_kinds::play(client, opts).await?;
     for obj in story
         .objects
         .iter()
@@ -185,9 +187,14 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     Ok(created)
 }
 
-/// Restarts, once the pods they restart run: one finished, one still running. Waits (bounded)
-/// for the pods; run it in the background.
+/// Restarts, once the pods they restart run: one finished, one still running; and what the
+/// controllers the embedded cluster lacks would write once the nodes and pods are there (the
+/// BroadcastJob's pods, db's kept pod states). Waits (bounded); run it in the background.
 pub async fn epilogue(client: &Client, opts: &StoryOptions) {
+    futures::join!(restarts(client, opts), seed_kinds::epilogue(client, opts));
+}
+
+async fn restarts(client: &Client, opts: &StoryOptions) {
     for crr in objects::restarts(&opts.namespace) {
         let pod = crr.body["spec"]["podName"]
             .as_str()
