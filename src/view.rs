@@ -6,15 +6,15 @@
 
 pub mod broadcastjobs;
 pub mod cronjobs;
-pub mod distributions;
-pub mod persistentpodstates;
 pub mod dialog;
+pub mod distributions;
 pub mod events;
 pub mod header;
 pub mod help;
 pub mod journal;
 pub mod logs;
 pub mod oncall;
+pub mod persistentpodstates;
 pub mod pod;
 pub mod pods;
 pub mod prediction;

@@ -138,7 +138,10 @@ async fn a_persistent_pod_state_created_with_kubectl_appears_with_its_pods() {
     })
     .await;
     let screen = live.screen();
-    assert!(screen.contains(&format!("zone={}", zone.trim())), "{screen}");
+    assert!(
+        screen.contains(&format!("zone={}", zone.trim())),
+        "{screen}"
+    );
     assert!(screen.contains("same node"), "{screen}");
 
     // Enter on the pod opens it.
@@ -176,13 +179,18 @@ async fn a_resource_distribution_created_with_kubectl_appears_with_its_namespace
         |app| matches!(app.current(), Route::Distributions(v) if matches!(v.listing, Fetch::Loaded(_))),
     )
     .await;
-    assert!(live.screen().contains("No ResourceDistribution in this cluster"));
+    assert!(
+        live.screen()
+            .contains("No ResourceDistribution in this cluster")
+    );
 
     kubectl.ok(&["create", "namespace", "team-a"]).await;
     kubectl.apply(&[], RD).await;
-    live.until("shared-settings listed", 30, |app| {
-        matches!(app.current(), Route::Distributions(v) if v.len() == 1)
-    })
+    live.until(
+        "shared-settings listed",
+        30,
+        |app| matches!(app.current(), Route::Distributions(v) if v.len() == 1),
+    )
     .await;
     let screen = live.screen();
     assert!(screen.contains("ConfigMap/shared-settings"), "{screen}");
@@ -193,10 +201,7 @@ async fn a_resource_distribution_created_with_kubectl_appears_with_its_namespace
         rd_row(app, "team-a").as_deref() == Some("missing")
     })
     .await;
-    assert_eq!(
-        rd_row(&live.app, "team-b").as_deref(),
-        Some("no namespace")
-    );
+    assert_eq!(rd_row(&live.app, "team-b").as_deref(), Some("no namespace"));
     // A ConfigMap of that name made by hand: upstream would not touch it.
     kubectl
         .ok(&[
@@ -232,9 +237,11 @@ async fn a_broadcast_job_created_with_kubectl_appears_with_its_pods() {
     assert!(live.screen().contains("No BroadcastJob here"));
 
     kubectl.apply(&[], BCJ).await;
-    live.until("warm listed", 30, |app| {
-        matches!(app.current(), Route::BroadcastJobs(v) if v.len() == 1)
-    })
+    live.until(
+        "warm listed",
+        30,
+        |app| matches!(app.current(), Route::BroadcastJobs(v) if v.len() == 1),
+    )
     .await;
     assert!(live.screen().contains("warm"));
 
@@ -264,5 +271,71 @@ async fn a_broadcast_job_created_with_kubectl_appears_with_its_pods() {
     assert!(screen.contains("BroadcastJob default/warm"), "{screen}");
     assert!(screen.contains("Pods per node (1)"), "{screen}");
     assert!(screen.contains(node.trim()), "{screen}");
+    live.demo.shutdown().await;
+}
+
+/// The demo (`kruise-tui --demo`) holds one of each, consistent with its pods and nodes: db's
+/// pods kept where they run, the job's pod on every node, the copies in sync but for the
+/// namespace whose own Secret is in the way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_holds_one_of_each() {
+    let mut live = Live::start_story().await;
+    live.press(&[":"]).await;
+    live.type_text("pps").await;
+    live.press(&["enter"]).await;
+    live.until("db listed", 60, |app| pps_listed(app, "db"))
+        .await;
+    live.press(&["enter"]).await;
+    live.until("db's three pods kept where they run", 150, |app| {
+        ["db-0", "db-1", "db-2"]
+            .iter()
+            .all(|p| row_state(app, p).as_deref() == Some("match"))
+    })
+    .await;
+
+    live.press(&["esc", "esc", ":"]).await;
+    live.type_text("distributor").await;
+    live.press(&["enter"]).await;
+    live.until(
+        "registry-creds listed",
+        30,
+        |app| matches!(app.current(), Route::Distributions(v) if v.len() == 1),
+    )
+    .await;
+    live.press(&["enter"]).await;
+    live.until("the copies judged", 30, |app| {
+        rd_row(app, "team-a").is_some()
+    })
+    .await;
+    assert_eq!(rd_row(&live.app, "team-a").as_deref(), Some("in sync"));
+    assert_eq!(rd_row(&live.app, "team-b").as_deref(), Some("in sync"));
+    assert_eq!(rd_row(&live.app, "team-c").as_deref(), Some("conflict"));
+    let screen = live.screen();
+    assert!(
+        screen.contains("3 desired, 2 succeeded, 1 failed"),
+        "{screen}"
+    );
+    assert!(screen.contains("ConflictOccurred      team-c"), "{screen}");
+
+    live.press(&["esc", "esc", ":"]).await;
+    live.type_text("bcj").await;
+    live.press(&["enter"]).await;
+    live.until(
+        "node-probe listed",
+        30,
+        |app| matches!(app.current(), Route::BroadcastJobs(v) if v.len() == 1),
+    )
+    .await;
+    live.press(&["enter"]).await;
+    live.until("a pod on each of the three nodes", 60, |app| {
+        matches!(app.current(), Route::BroadcastJobs(v)
+        if v.current().is_some_and(|j| {
+            let nodes: std::collections::BTreeSet<&str> =
+                v.pods_of(j).iter().map(|p| p.node.as_str()).collect();
+            nodes.len() == 3 && !nodes.contains("")
+                && j.status.as_ref().is_some_and(|s| s.desired == 3 && s.active == 3)
+        }))
+    })
+    .await;
     live.demo.shutdown().await;
 }

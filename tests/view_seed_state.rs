@@ -76,7 +76,12 @@ fn pps_listing() -> PpsListing {
         owner_kind: "StatefulSet".into(),
         owner: "db".into(),
         node: node.into(),
-        phase: if node.is_empty() { "Pending" } else { "Running" }.into(),
+        phase: if node.is_empty() {
+            "Pending"
+        } else {
+            "Running"
+        }
+        .into(),
         ready,
     };
     PpsListing {
@@ -234,11 +239,17 @@ fn rd_listing() -> RdListing {
             ns("team-e", &[]),
         ]),
         copies: vec![
-            copy("team-a", make_copy("registry-creds", "u-1", &secret, "team-a")),
+            copy(
+                "team-a",
+                make_copy("registry-creds", "u-1", &secret, "team-a"),
+            ),
             copy("team-b", stale),
             copy("team-c", hand),
             // Left over where the targets no longer reach.
-            copy("team-e", make_copy("registry-creds", "u-1", &secret, "team-e")),
+            copy(
+                "team-e",
+                make_copy("registry-creds", "u-1", &secret, "team-e"),
+            ),
         ],
         copy_errors: Vec::new(),
     }
@@ -251,7 +262,9 @@ fn distributions_list_and_namespaces() {
     h.type_text("distributor");
     let effects = h.press(&["enter"]);
     assert_eq!(effects, vec![Effect::FetchDistributions]);
-    h.feed(Msg::EffectDone(EffectResult::Distributions(Ok(rd_listing()))));
+    h.feed(Msg::EffectDone(EffectResult::Distributions(Ok(
+        rd_listing(),
+    ))));
     insta::assert_snapshot!("rd_list", h.screen());
     h.press(&["j", "enter"]);
     let screen = h.screen();

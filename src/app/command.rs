@@ -378,7 +378,11 @@ mod tests {
         for name in ["pps", "persistentpodstate", "persistentpodstates"] {
             assert_eq!(parse(name), Ok(Command::PersistentPodStates));
         }
-        for name in ["distributor", "resourcedistribution", "resourcedistributions"] {
+        for name in [
+            "distributor",
+            "resourcedistribution",
+            "resourcedistributions",
+        ] {
             assert_eq!(parse(name), Ok(Command::Distributions));
         }
         assert!(parse("ns").unwrap_err().contains("usage"));

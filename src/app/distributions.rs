@@ -57,7 +57,10 @@ pub fn copied(rd: &ResourceDistribution) -> (String, String) {
     let r = &rd.spec.resource;
     (
         r["kind"].as_str().unwrap_or_default().to_owned(),
-        r["metadata"]["name"].as_str().unwrap_or_default().to_owned(),
+        r["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
     )
 }
 

@@ -68,7 +68,11 @@ pub fn matched_namespaces(
             }
         }
     }
-    for ns in targets.excluded_namespaces.iter().flat_map(|l| l.list.iter()) {
+    for ns in targets
+        .excluded_namespaces
+        .iter()
+        .flat_map(|l| l.list.iter())
+    {
         matched.remove(&ns.name);
     }
     Ok(matched.into_iter().collect())
@@ -318,8 +322,14 @@ mod tests {
             CopyState::Conflict("ResourceDistribution/other".into())
         );
 
-        assert_eq!(check_copy("creds", &source, Some(&team), None).state, CopyState::Missing);
-        assert_eq!(check_copy("creds", &source, None, None).state, CopyState::NoNamespace);
+        assert_eq!(
+            check_copy("creds", &source, Some(&team), None).state,
+            CopyState::Missing
+        );
+        assert_eq!(
+            check_copy("creds", &source, None, None).state,
+            CopyState::NoNamespace
+        );
         let mut gone = team.clone();
         gone.terminating = true;
         assert_eq!(

@@ -167,7 +167,10 @@ mod tests {
     #[test]
     fn keys_are_the_union_of_required_and_preferred() {
         let keys: Vec<String> = topology_keys(&spec()).into_iter().collect();
-        assert_eq!(keys, ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+        assert_eq!(
+            keys,
+            ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+        );
     }
 
     #[test]
@@ -183,7 +186,10 @@ mod tests {
         let kept = recorded_state("n1", &node, &keys, &pod, &["a".to_owned()].into());
         assert_eq!(kept.node_name.as_deref(), Some("n1"));
         assert_eq!(kept.node_topology_labels.len(), 2);
-        assert_eq!(kept.node_topology_labels["topology.kubernetes.io/zone"], "zone-a");
+        assert_eq!(
+            kept.node_topology_labels["topology.kubernetes.io/zone"],
+            "zone-a"
+        );
         assert_eq!(kept.annotations, labels(&[("a", "1")]));
     }
 
@@ -227,6 +233,9 @@ mod tests {
             Placement::SameTopology(moved)
         );
         assert_eq!(p(Some(&kept), Some(&on("n3", None))), Placement::Unknown);
-        assert_eq!(p(Some(&kept), Some(&on("n3", Some(&zone_b)))).word(), "moved");
+        assert_eq!(
+            p(Some(&kept), Some(&on("n3", Some(&zone_b)))).word(),
+            "moved"
+        );
     }
 }

@@ -186,13 +186,9 @@ fn hints(app: &App) -> Line<'static> {
         }
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
         Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
-        Route::PersistentPodStates(v) if v.detail.is_none() => {
-            actions.push((Action::Open, "pods"))
-        }
+        Route::PersistentPodStates(v) if v.detail.is_none() => actions.push((Action::Open, "pods")),
         Route::PersistentPodStates(_) => actions.push((Action::Open, "pod")),
-        Route::Distributions(v) if v.detail.is_none() => {
-            actions.push((Action::Open, "namespaces"))
-        }
+        Route::Distributions(v) if v.detail.is_none() => actions.push((Action::Open, "namespaces")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {

@@ -74,10 +74,7 @@ pub fn render(app: &App, view: &PersistentPodStatesView, area: Rect, buf: &mut B
             Cell::from(preferred(s)),
             Cell::from(kept.to_string()),
             if moved > 0 {
-                Cell::from(Span::styled(
-                    moved.to_string(),
-                    role(app, Role::StatusWarn),
-                ))
+                Cell::from(Span::styled(moved.to_string(), role(app, Role::StatusWarn)))
             } else {
                 Cell::from("0")
             },

@@ -156,7 +156,10 @@ async fn distribute(client: &Client) -> Result<usize> {
     for ns in matched {
         let copy = distribution::make_copy(CREDS, &uid, &source, ns);
         let obj = core("Secret", "secrets", ns, copy);
-        let existing = api(client, &obj.ar, Some(ns)).get_opt(CREDS).await.plain()?;
+        let existing = api(client, &obj.ar, Some(ns))
+            .get_opt(CREDS)
+            .await
+            .plain()?;
         match existing {
             None => {
                 create(client, &obj).await?;
@@ -281,7 +284,10 @@ async fn broadcast(
     let uid = stored.metadata.uid.clone().unwrap_or_default();
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let mine = format!("broadcastjob-name={JOB}");
-    let existing = pods.list(&ListParams::default().labels(&mine)).await.plain()?;
+    let existing = pods
+        .list(&ListParams::default().labels(&mine))
+        .await
+        .plain()?;
     if existing.items.is_empty() {
         for node in nodes.keys() {
             let pod: Pod = serde_json::from_value(json!({
@@ -324,9 +330,13 @@ async fn keep_db_states(
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let ready = |p: &Pod| {
         let node = p.spec.as_ref().and_then(|s| s.node_name.clone())?;
-        let ready = p.status.as_ref()?.conditions.as_ref()?.iter().any(|c| {
-            c.type_ == "Ready" && c.status == "True"
-        });
+        let ready = p
+            .status
+            .as_ref()?
+            .conditions
+            .as_ref()?
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
         ready.then(|| (p.metadata.name.clone().unwrap_or_default(), node))
     };
     let placed = wait_for(120, || async {
