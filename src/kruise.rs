@@ -26,6 +26,8 @@ pub mod statefulset;
 // Ops logic.
 pub mod cronjob;
 pub mod crr;
+pub mod distribution;
+pub mod persistent_pod_state;
 pub mod probe_marker;
 pub mod sidecarset;
 pub mod workloadspread;

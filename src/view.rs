@@ -7,6 +7,7 @@
 pub mod broadcastjobs;
 pub mod cronjobs;
 pub mod dialog;
+pub mod distributions;
 pub mod events;
 pub mod header;
 pub mod help;
@@ -14,6 +15,7 @@ pub mod images;
 pub mod journal;
 pub mod logs;
 pub mod oncall;
+pub mod persistentpodstates;
 pub mod pod;
 pub mod pods;
 pub mod prediction;
@@ -65,6 +67,8 @@ pub fn render(app: &App, frame: &mut Frame) {
         Route::WorkloadSpreads(view) => workloadspreads::render(app, view, body, buf),
         Route::UnitedDeployments(view) => uniteddeployments::render(app, view, body, buf),
         Route::Images(view) => images::render(app, view, body, buf),
+        Route::PersistentPodStates(view) => persistentpodstates::render(app, view, body, buf),
+        Route::Distributions(view) => distributions::render(app, view, body, buf),
     }
     header::render_status(app, status, buf);
     if let Some(overlay) = app.overlay() {

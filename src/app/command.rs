@@ -4,6 +4,7 @@
 //! (from a rollout view: that workload's pods), `:journal`, `:protect`, `:acj` (AdvancedCronJobs), `:bcj` (BroadcastJobs),
 //! `:ws` (WorkloadSpreads), `:ud` (UnitedDeployments),
 //! `:imagepulljobs` `:imagelistpulljobs` `:nodeimages` (image pre-download),
+//! `:pps` (PersistentPodStates), `:distributor` (ResourceDistributions),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
@@ -29,13 +30,15 @@ pub enum Command {
     WorkloadSpreads,
     UnitedDeployments,
     Images(super::images::ImageKind),
+    PersistentPodStates,
+    Distributions,
     Namespace(Option<String>),
     Context(String),
     Quit,
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 22] = [
+const NAMES: [(&str, &[&str]); 24] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -92,6 +95,16 @@ const NAMES: [(&str, &[&str]); 22] = [
         &["imagelistpulljobs", "imagelistpulljob"],
     ),
     ("nodeimages", &["nodeimages", "nodeimage"]),
+    // The CRD has no short name; `pps` is ours (the help's command column is 14 wide).
+    ("pps", &["pps", "persistentpodstate", "persistentpodstates"]),
+    (
+        "distributor",
+        &[
+            "distributor",
+            "resourcedistribution",
+            "resourcedistributions",
+        ],
+    ),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -141,6 +154,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("imagepulljobs") => no_arg(Command::Images(ImageKind::PullJobs)),
         Some("imagelistpulljobs") => no_arg(Command::Images(ImageKind::ListPullJobs)),
         Some("nodeimages") => no_arg(Command::Images(ImageKind::NodeImages)),
+        Some("pps") => no_arg(Command::PersistentPodStates),
+        Some("distributor") => no_arg(Command::Distributions),
         Some("q") => no_arg(Command::Quit),
         Some("ns") => match arg {
             Some(ALL_NAMESPACES) | Some("-A") => Ok(Command::Namespace(None)),
@@ -154,7 +169,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
              :ppm :protect :acj :bcj :ws :ud :imagepulljobs :imagelistpulljobs :nodeimages \
-             :journal :ns NAME :ctx NAME :q)"
+             :pps :distributor :journal :ns NAME :ctx NAME :q)"
         )),
     }
 }
@@ -198,55 +213,15 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
             }
             vec![Effect::ReadJournal]
         }
-        Command::Protect => {
-            let effects = super::protect::open(app);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::Oncall(screen) => {
-            let effects = oncall::open_screen(app, screen);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::CronJobs => {
-            let effects = super::cronjobs::open(app);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::BroadcastJobs => {
-            let effects = super::broadcastjobs::open(app);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::WorkloadSpreads => {
-            let effects = super::workloadspreads::open(app);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::UnitedDeployments => {
-            let effects = super::uniteddeployments::open(app);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
-        Command::Images(kind) => {
-            let effects = super::images::open(app, kind);
-            if app.stack.len() > MAX_DEPTH {
-                app.stack.remove(1);
-            }
-            effects
-        }
+        Command::Protect => bounded(app, super::protect::open),
+        Command::Oncall(screen) => bounded(app, |app| oncall::open_screen(app, screen)),
+        Command::CronJobs => bounded(app, super::cronjobs::open),
+        Command::BroadcastJobs => bounded(app, super::broadcastjobs::open),
+        Command::WorkloadSpreads => bounded(app, super::workloadspreads::open),
+        Command::UnitedDeployments => bounded(app, super::uniteddeployments::open),
+        Command::Images(kind) => bounded(app, |app| super::images::open(app, kind)),
+        Command::PersistentPodStates => bounded(app, super::persistentpodstates::open),
+        Command::Distributions => bounded(app, super::distributions::open),
         Command::Quit => {
             app.request_quit();
             vec![Effect::Quit]
@@ -272,6 +247,15 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
             switch(app, Some(context), namespace)
         }
     }
+}
+
+/// Opens a view, keeping the history bounded (the root stays).
+fn bounded(app: &mut App, open: impl FnOnce(&mut App) -> Vec<Effect>) -> Vec<Effect> {
+    let effects = open(app);
+    if app.stack.len() > MAX_DEPTH {
+        app.stack.remove(1);
+    }
+    effects
 }
 
 /// Puts a list on top of the stack (replacing a list of the same scope already on top).
@@ -388,6 +372,16 @@ mod tests {
             Ok(Command::Oncall(Screen::SidecarSets))
         );
         assert_eq!(parse("ppm"), Ok(Command::Oncall(Screen::ProbeMarkers)));
+        for name in ["pps", "persistentpodstate", "persistentpodstates"] {
+            assert_eq!(parse(name), Ok(Command::PersistentPodStates));
+        }
+        for name in [
+            "distributor",
+            "resourcedistribution",
+            "resourcedistributions",
+        ] {
+            assert_eq!(parse(name), Ok(Command::Distributions));
+        }
         assert!(parse("ns").unwrap_err().contains("usage"));
         assert!(parse("pods x").unwrap_err().contains("takes no argument"));
         assert!(
@@ -409,7 +403,6 @@ mod tests {
             complete("si", &ns, &[]),
             ("sidecarset".into(), String::new())
         );
-        assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm");
         assert_eq!(complete("ns", &ns, &[]), ("ns ".into(), String::new()));
         assert_eq!(
             complete("n", &ns, &[]),
@@ -431,6 +424,7 @@ mod tests {
             parse("imagepulljob"),
             Ok(Command::Images(ImageKind::PullJobs))
         );
+        assert_eq!(complete("p", &ns, &[]).1, "pods protect pub ppm pps");
         assert_eq!(complete("bc", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(complete("b", &ns, &[]), ("bcj".into(), String::new()));
         assert_eq!(

@@ -62,6 +62,12 @@ pub enum Effect {
     /// List the image pre-download objects of one kind with the NodeImages (in the namespace
     /// watched, or all); answered by `EffectResult::Images`.
     FetchImages(super::images::ImageKind),
+    /// List the PersistentPodStates, the pods they concern and the nodes' labels; answered by
+    /// `EffectResult::PersistentPodStates`.
+    FetchPersistentPodStates,
+    /// List the ResourceDistributions, the namespaces and the objects of each copied name;
+    /// answered by `EffectResult::Distributions`.
+    FetchDistributions,
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),

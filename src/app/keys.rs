@@ -254,6 +254,10 @@ fn navigate(app: &mut App, delta: isize) {
             super::uniteddeployments::navigate(view, delta, page)
         }
         Some(Route::Images(view)) => super::images::navigate(view, delta, page),
+        Some(Route::PersistentPodStates(view)) => {
+            super::persistentpodstates::navigate(view, delta, page)
+        }
+        Some(Route::Distributions(view)) => super::distributions::navigate(view, delta, page),
         Some(Route::WhatIf(view)) => {
             view.scroll = (view.scroll as isize).saturating_add(delta).clamp(0, 500) as usize;
         }
@@ -336,7 +340,7 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
                 name: w.name.clone(),
             })
         }
-        Route::Images(_) => None,
+        Route::Images(_) | Route::PersistentPodStates(_) | Route::Distributions(_) => None,
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
@@ -369,24 +373,19 @@ fn open(app: &mut App) {
             container: 0,
         })
     };
-    if matches!(app.top(), Route::CronJobs(_)) {
-        super::cronjobs::enter(app);
-        return;
-    }
-    if matches!(app.top(), Route::BroadcastJobs(_)) {
-        super::broadcastjobs::enter(app);
-        return;
-    }
-    if matches!(app.top(), Route::WorkloadSpreads(_)) {
-        super::workloadspreads::enter(app);
-        return;
-    }
-    if matches!(app.top(), Route::UnitedDeployments(_)) {
-        super::uniteddeployments::enter(app);
-        return;
-    }
-    if matches!(app.top(), Route::Images(_)) {
-        super::images::enter(app);
+    // The seed kinds' views open their own detail (or what a detail row governs).
+    let enter: Option<fn(&mut App)> = match app.top() {
+        Route::CronJobs(_) => Some(super::cronjobs::enter),
+        Route::BroadcastJobs(_) => Some(super::broadcastjobs::enter),
+        Route::WorkloadSpreads(_) => Some(super::workloadspreads::enter),
+        Route::UnitedDeployments(_) => Some(super::uniteddeployments::enter),
+        Route::Images(_) => Some(super::images::enter),
+        Route::PersistentPodStates(_) => Some(super::persistentpodstates::enter),
+        Route::Distributions(_) => Some(super::distributions::enter),
+        _ => None,
+    };
+    if let Some(enter) = enter {
+        enter(app);
         return;
     }
     let route = match app.top() {

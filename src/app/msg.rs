@@ -201,6 +201,10 @@ pub enum EffectResult {
         kind: super::images::ImageKind,
         result: Result<super::images::Listing, String>,
     },
+    /// What `:persistentpodstates` lists.
+    PersistentPodStates(Result<super::persistentpodstates::Listing, String>),
+    /// What `:distributor` lists.
+    Distributions(Result<super::distributions::Listing, String>),
     /// A what-if's predicted steps, or why it could not run (one line).
     WhatIf {
         id: u64,

@@ -44,6 +44,11 @@ pub enum Route {
     /// ImagePullJobs, ImageListPullJobs or NodeImages (`:imagepulljobs` `:imagelistpulljobs`
     /// `:nodeimages`), or one of them in detail with the pull state per node (Enter).
     Images(Box<super::images::ImagesView>),
+    /// PersistentPodStates (`:persistentpodstates`), or one with its pods' kept and current
+    /// placement (Enter).
+    PersistentPodStates(Box<super::persistentpodstates::PersistentPodStatesView>),
+    /// ResourceDistributions (`:distributor`), or one with its target namespaces (Enter).
+    Distributions(Box<super::distributions::DistributionsView>),
 }
 
 /// The pod detail view: the pod is read live from the store.

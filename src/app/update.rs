@@ -28,6 +28,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects.extend(super::workloadspreads::due(app, false));
     effects.extend(super::uniteddeployments::due(app, false));
     effects.extend(super::images::due(app, false));
+    effects.extend(super::persistentpodstates::due(app, false));
+    effects.extend(super::distributions::due(app, false));
     effects
 }
 
@@ -261,6 +263,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     Route::WorkloadSpreads(view) => view.fetched = None,
                     Route::UnitedDeployments(view) => view.fetched = None,
                     Route::Images(view) => super::images::invalidate(view),
+                    Route::PersistentPodStates(view) => {
+                        super::persistentpodstates::invalidate(view)
+                    }
+                    Route::Distributions(view) => view.fetched = None,
                     _ => {}
                 }
             }
@@ -332,6 +338,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         EffectResult::WorkloadSpreads(result) => super::workloadspreads::loaded(app, result),
         EffectResult::UnitedDeployments(result) => super::uniteddeployments::loaded(app, result),
         EffectResult::Images { kind, result } => super::images::loaded(app, kind, result),
+        EffectResult::PersistentPodStates(result) => {
+            super::persistentpodstates::loaded(app, result)
+        }
+        EffectResult::Distributions(result) => super::distributions::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

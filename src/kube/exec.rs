@@ -12,6 +12,7 @@ mod logs;
 mod recovery;
 mod rollout;
 mod seed;
+mod seed_state;
 mod spread;
 mod whatif;
 
@@ -292,6 +293,21 @@ impl Executor {
                 tokio::spawn(async move {
                     let result = images::list(client, namespace, kind).await;
                     let _ = tx.send(Msg::EffectDone(EffectResult::Images { kind, result }));
+                });
+            }
+            Effect::FetchPersistentPodStates => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                let namespace = self.namespace.clone();
+                tokio::spawn(async move {
+                    let result = seed_state::persistent_pod_states(client, namespace).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::PersistentPodStates(result)));
+                });
+            }
+            Effect::FetchDistributions => {
+                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let result = seed_state::distributions(client).await;
+                    let _ = tx.send(Msg::EffectDone(EffectResult::Distributions(result)));
                 });
             }
             Effect::FetchCronJobs => {

@@ -191,6 +191,9 @@ fn hints(app: &App) -> Line<'static> {
         Route::UnitedDeployments(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
         Route::UnitedDeployments(_) => actions.push((Action::Open, "rollout")),
         Route::Images(v) if v.detail.is_none() => actions.push((Action::Open, "pulls per node")),
+        Route::PersistentPodStates(v) if v.detail.is_none() => actions.push((Action::Open, "pods")),
+        Route::PersistentPodStates(_) => actions.push((Action::Open, "pod")),
+        Route::Distributions(v) if v.detail.is_none() => actions.push((Action::Open, "namespaces")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -237,6 +240,12 @@ fn position(app: &App) -> String {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         Route::Images(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::PersistentPodStates(v) if v.detail.is_none() && !v.is_empty() => {
+            format!("{}/{} ", v.selected + 1, v.len())
+        }
+        Route::Distributions(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())
         }
         _ => String::new(),

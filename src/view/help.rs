@@ -57,6 +57,8 @@ pub fn render(app: &App, scroll: u16, area: Rect, buf: &mut Buffer) {
         (":ud", "UnitedDeployments: subset workloads"),
         (":imagepulljobs", "image pre-pulls (+ :imagelistpulljobs)"),
         (":nodeimages", "images per node: pulled, pulling"),
+        (":pps", "PersistentPodStates: kept vs now"),
+        (":distributor", "ResourceDistributions: copies in sync"),
         (":ns NAME", "switch namespace (:ns all for all)"),
         (":ctx NAME", "switch kubeconfig context"),
         (":q", "quit"),

@@ -11,6 +11,7 @@
 
 mod images;
 mod objects;
+mod seed_kinds;
 mod spread;
 
 use std::time::Duration;
@@ -157,6 +158,7 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     let firsts =
         futures::future::try_join_all(story.objects.iter().map(|o| create(client, o))).await?;
     created += firsts.into_iter().filter(|c| *c).count();
+    created += seed_kinds::play(client, opts).await?;
     for obj in story
         .objects
         .iter()
@@ -189,13 +191,16 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
 }
 
 /// Restarts, once the pods they restart run (one finished, one still running; waits bounded
-/// for the pods), beside the spread kinds' statuses kept up to date and the image pre-download
-/// once the rollouts settled; run it in the background.
+/// for the pods), beside the spread kinds' statuses kept up to date, the image pre-download once
+/// the rollouts settled, and what the controllers the embedded cluster lacks would write once the
+/// nodes and pods are there (the BroadcastJob's pods, db's kept pod states); run it in the
+/// background.
 pub async fn epilogue(client: &Client, opts: &StoryOptions) {
     futures::join!(
         restarts(client, opts),
         spread::statuses(client, &opts.namespace),
-        images::tell(client, &opts.namespace)
+        images::tell(client, &opts.namespace),
+        seed_kinds::epilogue(client, opts)
     );
 }
 
