@@ -2,7 +2,8 @@
 //! `:imagepulljobs` is opened on an empty list, an ImagePullJob created with kubectl appears in
 //! it without a key press, Enter shows the node whose NodeImage carries its image (waiting),
 //! and the pull kruise-daemon reports through the status subresource shows up in the detail
-//! and in `:nodeimages` on their own.
+//! and in `:nodeimages` on their own. Likewise an ImageListPullJob in `:imagelistpulljobs`,
+//! whose detail shows each image waiting for its ImagePullJob until one owned by it exists.
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
@@ -131,5 +132,87 @@ async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
     live.until("node-a listed", 30, |app| shows(app, "node-a"))
         .await;
     assert!(live.screen().contains("NodeImages [1]"));
+    live.demo.shutdown().await;
+}
+
+const LIST_JOB: &str = r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: ImageListPullJob
+metadata: {name: warm-all}
+spec:
+  images: ["nginx:1.26", "redis:7.2"]
+  completionPolicy: {type: Always}
+"#;
+
+/// The ImagePullJob upstream's ImageListPullJob controller creates for one of its images.
+fn child_job(uid: &str) -> String {
+    format!(
+        r#"
+apiVersion: apps.kruise.io/v1alpha1
+kind: ImagePullJob
+metadata:
+  name: warm-all-redis
+  ownerReferences:
+  - {{apiVersion: apps.kruise.io/v1alpha1, kind: ImageListPullJob, name: warm-all, uid: "{uid}", controller: true}}
+spec:
+  image: "redis:7.2"
+  completionPolicy: {{type: Always}}
+"#
+    )
+}
+
+fn list_detail(app: &App) -> bool {
+    matches!(app.current(), Route::Images(v) if v.detail.is_some())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_list_pull_job_created_with_kubectl_appears_with_its_images() {
+    let mut live = Live::start(false).await;
+    let kubectl = Kubectl::new(live.demo.cluster());
+    live.press(&[":"]).await;
+    live.type_text("imagelistpulljobs").await;
+    live.press(&["enter"]).await;
+    live.until("the empty list", 30, loaded).await;
+    assert!(live.screen().contains("No ImageListPullJob here"));
+
+    kubectl.apply(&[], LIST_JOB).await;
+    // No key is pressed: the periodic list brings it in.
+    live.until("warm-all listed", 30, |app| shows(app, "warm-all"))
+        .await;
+    live.press(&["enter"]).await;
+    live.until("the detail", 30, list_detail).await;
+    let screen = live.screen();
+    assert!(
+        screen.contains("ImageListPullJob default/warm-all"),
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("no ImagePullJob for it yet").count(),
+        2,
+        "{screen}"
+    );
+
+    // The ImagePullJob for redis, as the list job's controller would create it, shows under
+    // its image while nginx still waits for one.
+    let uid = kubectl
+        .jsonpath(&["imagelistpulljobs", "warm-all"], "{.metadata.uid}")
+        .await;
+    kubectl.apply(&[], &child_job(uid.trim())).await;
+    live.until("redis's job in the detail", 30, |app| {
+        list_detail(app)
+            && matches!(app.current(), Route::Images(v) if matches!(&v.listing,
+                Fetch::Loaded(l) if l.pull_jobs.iter().any(|j| j.metadata.name.as_deref() == Some("warm-all-redis"))))
+    })
+    .await;
+    let screen = live.screen();
+    assert!(
+        screen.contains("redis:7.2  ImagePullJob warm-all-redis: 0/0 nodes succeeded, 0 failed"),
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("no ImagePullJob for it yet").count(),
+        1,
+        "{screen}"
+    );
     live.demo.shutdown().await;
 }
