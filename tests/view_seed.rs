@@ -162,3 +162,67 @@ fn broadcast_jobs_list_failure_is_shown() {
     ))));
     assert!(h.screen().contains("broadcastjobs: forbidden"));
 }
+
+#[test]
+fn broadcast_jobs_filter_by_name_and_keep_it_across_reloads() {
+    let mut h = Harness::loaded(None, (140, 20));
+    h.press(&[":"]);
+    h.type_text("bcj");
+    h.press(&["enter"]);
+    h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
+        broadcast_listing(),
+    ))));
+    assert!(h.screen().contains("BroadcastJobs [2]"));
+    // `/` narrows the list as the name is typed (namespace/name, case-insensitive).
+    h.press(&["/"]);
+    h.type_text("OPS/ag");
+    let screen = h.screen();
+    assert!(screen.contains("BroadcastJobs [1] /OPS/ag"), "{screen}");
+    assert!(screen.contains("/OPS/ag█"), "{screen}");
+    assert!(!screen.contains("warmup"), "{screen}");
+    // Enter keeps the filter; Enter again opens the one row shown.
+    h.press(&["enter", "enter"]);
+    assert!(h.screen().contains("BroadcastJob ops/agent"));
+    h.press(&["esc"]);
+    // A fresh listing is filtered too.
+    h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
+        broadcast_listing(),
+    ))));
+    assert!(h.screen().contains("BroadcastJobs [1] /OPS/ag"));
+    // Esc clears it: both again, the cursor still on agent.
+    h.press(&["esc"]);
+    let screen = h.screen();
+    assert!(screen.contains("BroadcastJobs [2]"), "{screen}");
+    h.press(&["enter"]);
+    assert!(h.screen().contains("BroadcastJob ops/agent"));
+    // No match says so; Esc while typing drops the filter.
+    h.press(&["esc", "/"]);
+    h.type_text("zzz");
+    assert!(
+        h.screen()
+            .contains("Nothing matches /zzz (esc clears the filter)")
+    );
+    h.press(&["esc"]);
+    assert!(h.screen().contains("BroadcastJobs [2]"));
+    // The detail has no filter.
+    h.press(&["enter", "/"]);
+    assert!(h.screen().contains("nothing to filter in this view"));
+}
+
+#[test]
+fn cron_jobs_filtered_row_is_the_one_acted_on() {
+    let mut h = Harness::loaded(None, (130, 20));
+    h.press(&[":"]);
+    h.type_text("acj");
+    h.press(&["enter"]);
+    h.feed(Msg::EffectDone(EffectResult::CronJobs(Ok(jobs()))));
+    h.press(&["/"]);
+    h.type_text("night");
+    h.press(&["enter"]);
+    assert!(h.screen().contains("AdvancedCronJobs [1] /night"));
+    let effects = h.press(&["P"]);
+    let Some(Effect::Prepare(req)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(req.target.name, "nightly-report");
+}

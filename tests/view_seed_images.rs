@@ -276,3 +276,21 @@ fn rollout_marks_pods_whose_next_image_is_not_on_their_node() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn a_filtered_image_list_keeps_every_node_for_the_detail() {
+    let mut h = Harness::loaded(None, (140, 22));
+    open(&mut h, "imagepulljobs", ImageKind::PullJobs);
+    h.press(&["/"]);
+    h.type_text("web");
+    h.press(&["enter"]);
+    let screen = h.screen();
+    assert!(screen.contains("ImagePullJobs [1] /web"), "{screen}");
+    assert!(!screen.contains("base-images-postgres"), "{screen}");
+    // Only the jobs are filtered: the detail still reads every node's NodeImage.
+    h.press(&["enter"]);
+    let screen = h.screen();
+    assert!(screen.contains("│   node-1 "), "{screen}");
+    assert!(screen.contains("│   node-3 "), "{screen}");
+    assert!(screen.contains("connection reset"), "{screen}");
+}

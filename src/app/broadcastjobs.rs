@@ -7,6 +7,7 @@ use jiff::Timestamp;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, Route, keep_in_window, move_cursor},
 };
 use crate::api::BroadcastJob;
@@ -45,6 +46,8 @@ pub struct BroadcastJobsView {
     pub detail: Option<(String, String)>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl BroadcastJobsView {
@@ -56,6 +59,7 @@ impl BroadcastJobsView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -177,18 +181,38 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = view.current().map(key);
-        view.listing = match result.clone() {
-            Ok(l) => Fetch::Loaded(l),
-            Err(e) => Fetch::Failed(e),
-        };
-        if let Some(keep) = keep
-            && let Some(i) = view.jobs().iter().position(|j| key(j) == keep)
-        {
-            view.selected = i;
+        show(view, result.clone(), page);
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut BroadcastJobsView, result: Result<Listing, String>, page: usize) {
+    let keep = view.current().map(key);
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(
+            view.filter
+                .keep(l, |l, shown| l.jobs.retain(|j| shown(&j.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    if let Some(keep) = keep
+        && let Some(i) = view.jobs().iter().position(|j| key(j) == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for BroadcastJobsView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
     }
 }

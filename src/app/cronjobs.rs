@@ -8,6 +8,7 @@ use jiff::{Timestamp, Zoned};
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, Route, keep_in_window, move_cursor},
 };
 use crate::{
@@ -30,6 +31,8 @@ pub struct CronJobsView {
     pub detail: Option<(String, String)>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Vec<AdvancedCronJob>>,
 }
 
 impl CronJobsView {
@@ -41,6 +44,7 @@ impl CronJobsView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -197,23 +201,43 @@ pub fn loaded(app: &mut App, result: Result<Vec<AdvancedCronJob>, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = view
-            .current()
-            .map(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()));
-        view.jobs = match result.clone() {
-            Ok(j) => Fetch::Loaded(j),
-            Err(e) => Fetch::Failed(e),
-        };
-        if let (Some(keep), Fetch::Loaded(jobs)) = (keep, &view.jobs)
-            && let Some(i) = jobs
-                .iter()
-                .position(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()) == keep)
-        {
-            view.selected = i;
+        show(view, result.clone(), page);
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its job.
+fn show(view: &mut CronJobsView, result: Result<Vec<AdvancedCronJob>, String>, page: usize) {
+    let keep = view
+        .current()
+        .map(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()));
+    view.jobs = match result {
+        Ok(j) => Fetch::Loaded(
+            view.filter
+                .keep(j, |j, shown| j.retain(|j| shown(&j.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    if let (Some(keep), Fetch::Loaded(jobs)) = (keep, &view.jobs)
+        && let Some(i) = jobs
+            .iter()
+            .position(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()) == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for CronJobsView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
     }
 }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, Route, keep_in_window, move_cursor},
 };
 use crate::{
@@ -123,6 +124,8 @@ pub struct DistributionsView {
     pub detail: Option<String>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl DistributionsView {
@@ -134,6 +137,7 @@ impl DistributionsView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -233,18 +237,38 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = view.current().map(key);
-        view.listing = match result.clone() {
-            Ok(l) => Fetch::Loaded(l),
-            Err(e) => Fetch::Failed(e),
-        };
-        if let Some(keep) = keep
-            && let Some(i) = view.distributions().iter().position(|d| key(d) == keep)
-        {
-            view.selected = i;
+        show(view, result.clone(), page);
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut DistributionsView, result: Result<Listing, String>, page: usize) {
+    let keep = view.current().map(key);
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(
+            view.filter
+                .keep(l, |l, shown| l.distributions.retain(|d| shown(&d.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    if let Some(keep) = keep
+        && let Some(i) = view.distributions().iter().position(|d| key(d) == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for DistributionsView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
     }
 }

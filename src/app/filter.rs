@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::{
     route::{ListView, Scope, keep_in_window},
     rows::{PodRow, WorkloadRow},
@@ -72,4 +74,61 @@ fn indices<T>(rows: &[T], keep: impl Fn(&T) -> bool) -> Vec<u32> {
         .filter(|(_, r)| keep(r))
         .map(|(i, _)| i as u32)
         .collect()
+}
+
+/// Whether an object's `namespace/name` holds every word of a `/` filter (lowercased).
+pub fn named(meta: &ObjectMeta, filter_lower: &str) -> bool {
+    let key = format!(
+        "{}/{}",
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default()
+    )
+    .to_lowercase();
+    matches(&key, filter_lower)
+}
+
+/// The `/` filter of a seed kind's list (`:bcj`, `:ws`, …): the text typed and the listing as
+/// last loaded, of which the view shows the objects whose `namespace/name` matches. Only the
+/// listed kind is filtered; what the detail reads beside it (pods, nodes) stays whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListFilter<L> {
+    pub text: String,
+    all: Option<L>,
+}
+
+impl<L> Default for ListFilter<L> {
+    fn default() -> Self {
+        ListFilter {
+            text: String::new(),
+            all: None,
+        }
+    }
+}
+
+impl<L: Clone> ListFilter<L> {
+    /// Keeps `all` (as loaded) and returns what the list shows of it: `retain` is handed a
+    /// predicate on the listed objects' metadata.
+    pub fn keep(&mut self, all: L, retain: impl FnOnce(&mut L, &dyn Fn(&ObjectMeta) -> bool)) -> L {
+        let mut shown = all.clone();
+        self.all = Some(all);
+        if !self.text.is_empty() {
+            let filter = self.text.to_lowercase();
+            retain(&mut shown, &|m| named(m, &filter));
+        }
+        shown
+    }
+
+    /// The listing as last loaded, to filter again after an edit.
+    pub fn loaded(&self) -> Option<L> {
+        self.all.clone()
+    }
+}
+
+/// A view whose list `/` filters (the seed kinds' views).
+pub trait Filterable {
+    /// The filter's text while the list is shown; `None` while an object is open in detail.
+    fn filter_mut(&mut self) -> Option<&mut String>;
+    /// Applies the filter again to the listing as last loaded, keeping the cursor on the
+    /// same object where it is still shown.
+    fn refilter(&mut self, page: usize);
 }

@@ -15,6 +15,7 @@ use jiff::Timestamp;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, Route, keep_in_window, move_cursor},
 };
 use crate::api::{ImageListPullJob, ImagePullJob, NodeImage};
@@ -91,6 +92,8 @@ pub struct ImagesView {
     pub detail: Option<(String, String)>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl ImagesView {
@@ -103,6 +106,7 @@ impl ImagesView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -274,20 +278,7 @@ pub fn loaded(app: &mut App, kind: ImageKind, result: Result<Listing, String>) {
             Route::Images(view) if view.kind == kind => {
                 view.in_flight = false;
                 view.fetched = Some(now);
-                let keep = view.keys().get(view.selected).cloned();
-                view.listing = match result.clone() {
-                    Ok(l) => Fetch::Loaded(l),
-                    Err(e) => Fetch::Failed(e),
-                };
-                if view.detail.is_none()
-                    && let Some(keep) = keep
-                    && let Some(i) = view.keys().iter().position(|k| *k == keep)
-                {
-                    view.selected = i;
-                }
-                let len = view.len();
-                view.selected = view.selected.min(len.saturating_sub(1));
-                keep_in_window(view.selected, &mut view.offset, len, page);
+                show(view, result.clone(), page);
             }
             Route::Rollout(view) if kind == ImageKind::NodeImages => {
                 let cache = &mut view.node_images;
@@ -300,6 +291,45 @@ pub fn loaded(app: &mut App, kind: ImageKind, result: Result<Listing, String>) {
                     .cloned();
             }
             _ => {}
+        }
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut ImagesView, result: Result<Listing, String>, page: usize) {
+    let kind = view.kind;
+    let keep = view.keys().get(view.selected).cloned();
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(view.filter.keep(l, |l, shown| match kind {
+            ImageKind::PullJobs => l.pull_jobs.retain(|j| shown(&j.metadata)),
+            ImageKind::ListPullJobs => l.list_jobs.retain(|j| shown(&j.metadata)),
+            ImageKind::NodeImages => {
+                if let Ok(n) = &mut l.node_images {
+                    n.retain(|n| shown(&n.metadata));
+                }
+            }
+        })),
+        Err(e) => Fetch::Failed(e),
+    };
+    if view.detail.is_none()
+        && let Some(keep) = keep
+        && let Some(i) = view.keys().iter().position(|k| *k == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for ImagesView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
     }
 }

@@ -113,6 +113,9 @@ fn command_key(app: &mut App, mut input: String, ev: KeyEvent) -> Vec<Effect> {
 }
 
 fn filter_key(app: &mut App, ev: KeyEvent) {
+    if !matches!(app.top(), Route::List(_)) {
+        return seed_filter_key(app, ev);
+    }
     let page = app.page();
     let (workloads, pods) = (&app.workloads, &app.pods);
     let Some(Route::List(list)) = app.stack.last_mut() else {
@@ -150,6 +153,40 @@ fn filter_key(app: &mut App, ev: KeyEvent) {
     filter::refresh(list, workloads, pods, page);
 }
 
+/// A key while typing the `/` filter of a seed kind's list: the list narrows as it is typed.
+fn seed_filter_key(app: &mut App, ev: KeyEvent) {
+    let page = app.page();
+    let Some(view) = app.stack.last_mut().and_then(Route::filterable) else {
+        app.mode = Mode::Normal;
+        return;
+    };
+    let Some(text) = view.filter_mut() else {
+        app.mode = Mode::Normal;
+        return;
+    };
+    match ev.code {
+        KeyCode::Enter => app.mode = Mode::Normal,
+        KeyCode::Esc => {
+            text.clear();
+            app.mode = Mode::Normal;
+        }
+        KeyCode::Backspace => {
+            if text.pop().is_none() {
+                app.mode = Mode::Normal;
+            }
+        }
+        KeyCode::Up | KeyCode::Down => {
+            let delta = if ev.code == KeyCode::Up { -1 } else { 1 };
+            return navigate(app, delta);
+        }
+        _ => match is_text(&ev) {
+            Some(c) => text.push(c),
+            None => return,
+        },
+    }
+    view.refilter(page);
+}
+
 fn normal(app: &mut App, action: Action) -> Vec<Effect> {
     let page = app.page();
     match action {
@@ -164,11 +201,17 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
                 hint: String::new(),
             }
         }
-        Action::Filter => match app.stack.last_mut() {
-            Some(Route::List(_)) => app.mode = Mode::Filter,
-            Some(Route::Log(view)) => view.start_search(),
-            _ => app.set_status(Level::Info, "nothing to filter in this view"),
-        },
+        Action::Filter => {
+            // A seed kind's list filters; its detail does not.
+            let seed_list = (app.stack.last_mut().and_then(Route::filterable))
+                .is_some_and(|v| v.filter_mut().is_some());
+            match app.stack.last_mut() {
+                Some(Route::List(_)) => app.mode = Mode::Filter,
+                Some(Route::Log(view)) => view.start_search(),
+                Some(_) if seed_list => app.mode = Mode::Filter,
+                _ => app.set_status(Level::Info, "nothing to filter in this view"),
+            }
+        }
         Action::Up => navigate(app, -1),
         Action::Down => navigate(app, 1),
         Action::PageUp => navigate(app, -(page as isize)),
@@ -278,6 +321,15 @@ fn back(app: &mut App) {
     {
         list.filter.clear();
         app.refresh_lists();
+        return;
+    }
+    let page = app.page();
+    if let Some(view) = app.stack.last_mut().and_then(Route::filterable)
+        && let Some(text) = view.filter_mut()
+        && !text.is_empty()
+    {
+        text.clear();
+        view.refilter(page);
         return;
     }
     if matches!(app.top(), Route::WhatIf(_)) {

@@ -13,6 +13,7 @@ use jiff::Timestamp;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, PodView, Route, keep_in_window, move_cursor},
 };
 use crate::{
@@ -69,6 +70,8 @@ pub struct PersistentPodStatesView {
     pub row: usize,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl PersistentPodStatesView {
@@ -81,6 +84,7 @@ impl PersistentPodStatesView {
             row: 0,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -267,21 +271,41 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = view.current().map(key);
-        view.listing = match result.clone() {
-            Ok(l) => Fetch::Loaded(l),
-            Err(e) => Fetch::Failed(e),
-        };
-        if let Some(keep) = keep
-            && let Some(i) = view.states().iter().position(|s| key(s) == keep)
-        {
-            view.selected = i;
-        }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
+        show(view, result.clone(), page);
         let rows = view.current().map_or(0, |s| view.rows(s).len());
         view.row = view.row.min(rows.saturating_sub(1));
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut PersistentPodStatesView, result: Result<Listing, String>, page: usize) {
+    let keep = view.current().map(key);
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(
+            view.filter
+                .keep(l, |l, shown| l.states.retain(|s| shown(&s.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    if let Some(keep) = keep
+        && let Some(i) = view.states().iter().position(|s| key(s) == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for PersistentPodStatesView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
+        }
     }
 }
 

@@ -51,6 +51,38 @@ pub enum Route {
     Distributions(Box<super::distributions::DistributionsView>),
 }
 
+impl Route {
+    /// The seed kinds' lists, which `/` filters by object name (the workload and pod lists keep
+    /// their own filter, over their row caches).
+    pub fn filterable(&mut self) -> Option<&mut dyn super::filter::Filterable> {
+        match self {
+            Route::CronJobs(v) => Some(&mut **v),
+            Route::BroadcastJobs(v) => Some(&mut **v),
+            Route::WorkloadSpreads(v) => Some(&mut **v),
+            Route::UnitedDeployments(v) => Some(&mut **v),
+            Route::Images(v) => Some(&mut **v),
+            Route::PersistentPodStates(v) => Some(&mut **v),
+            Route::Distributions(v) => Some(&mut **v),
+            _ => None,
+        }
+    }
+
+    /// The `/` filter text of a seed kind's list ("" when none is typed or the view has none).
+    pub fn filter_text(&self) -> &str {
+        match self {
+            Route::List(v) => &v.filter,
+            Route::CronJobs(v) => &v.filter.text,
+            Route::BroadcastJobs(v) => &v.filter.text,
+            Route::WorkloadSpreads(v) => &v.filter.text,
+            Route::UnitedDeployments(v) => &v.filter.text,
+            Route::Images(v) => &v.filter.text,
+            Route::PersistentPodStates(v) => &v.filter.text,
+            Route::Distributions(v) => &v.filter.text,
+            _ => "",
+        }
+    }
+}
+
 /// The pod detail view: the pod is read live from the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodView {

@@ -14,6 +14,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::{
     App, Effect, Kind, Level,
+    filter::{Filterable, ListFilter},
     rollout::RolloutView,
     route::{Fetch, Owner, Route, keep_in_window, move_cursor},
 };
@@ -126,6 +127,8 @@ pub struct UnitedDeploymentsView {
     pub detail: Option<(String, String)>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl UnitedDeploymentsView {
@@ -137,6 +140,7 @@ impl UnitedDeploymentsView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -332,30 +336,50 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = match &view.detail {
-            Some(_) => view.selected_subset().map(|r| r.name),
-            None => view.current().map(|u| key(u).1),
-        };
-        let keep_ns = view.current().map(|u| key(u).0);
-        view.listing = match result.clone() {
-            Ok(l) => Fetch::Loaded(l),
-            Err(e) => Fetch::Failed(e),
-        };
-        let found = match (&view.detail, keep) {
-            (Some(_), Some(keep)) => view
-                .current()
-                .and_then(|ud| view.subsets_of(ud).iter().position(|r| r.name == keep)),
-            (None, Some(keep)) => view
-                .deployments()
-                .iter()
-                .position(|u| Some(key(u)) == keep_ns.clone().map(|ns| (ns, keep.clone()))),
-            (_, None) => None,
-        };
-        if let Some(i) = found {
-            view.selected = i;
+        show(view, result.clone(), page);
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut UnitedDeploymentsView, result: Result<Listing, String>, page: usize) {
+    let keep = match &view.detail {
+        Some(_) => view.selected_subset().map(|r| r.name),
+        None => view.current().map(|u| key(u).1),
+    };
+    let keep_ns = view.current().map(|u| key(u).0);
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(
+            view.filter
+                .keep(l, |l, shown| l.deployments.retain(|u| shown(&u.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    let found = match (&view.detail, keep) {
+        (Some(_), Some(keep)) => view
+            .current()
+            .and_then(|ud| view.subsets_of(ud).iter().position(|r| r.name == keep)),
+        (None, Some(keep)) => view
+            .deployments()
+            .iter()
+            .position(|u| Some(key(u)) == keep_ns.clone().map(|ns| (ns, keep.clone()))),
+        (_, None) => None,
+    };
+    if let Some(i) = found {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for UnitedDeploymentsView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
     }
 }

@@ -13,6 +13,7 @@ use jiff::Timestamp;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, ListFilter},
     route::{Fetch, PodView, Route, keep_in_window, move_cursor},
 };
 use crate::api::WorkloadSpread;
@@ -56,6 +57,8 @@ pub struct WorkloadSpreadsView {
     pub detail: Option<(String, String)>,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by `namespace/name`).
+    pub filter: ListFilter<Listing>,
 }
 
 impl WorkloadSpreadsView {
@@ -67,6 +70,7 @@ impl WorkloadSpreadsView {
             detail: None,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -216,31 +220,51 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         };
         view.in_flight = false;
         view.fetched = Some(now);
-        let keep = match &view.detail {
-            Some(_) => view
-                .selected_pod()
-                .map(|p| (p.namespace.clone(), p.name.clone())),
-            None => view.current().map(key),
-        };
-        view.listing = match result.clone() {
-            Ok(l) => Fetch::Loaded(l),
-            Err(e) => Fetch::Failed(e),
-        };
-        let found = match (&view.detail, keep) {
-            (Some(_), Some(keep)) => view.current().and_then(|s| {
-                view.pods_of(s)
-                    .iter()
-                    .position(|p| (p.namespace.clone(), p.name.clone()) == keep)
-            }),
-            (None, Some(keep)) => view.spreads().iter().position(|s| key(s) == keep),
-            (_, None) => None,
-        };
-        if let Some(i) = found {
-            view.selected = i;
+        show(view, result.clone(), page);
+    }
+}
+
+/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
+fn show(view: &mut WorkloadSpreadsView, result: Result<Listing, String>, page: usize) {
+    let keep = match &view.detail {
+        Some(_) => view
+            .selected_pod()
+            .map(|p| (p.namespace.clone(), p.name.clone())),
+        None => view.current().map(key),
+    };
+    view.listing = match result {
+        Ok(l) => Fetch::Loaded(
+            view.filter
+                .keep(l, |l, shown| l.spreads.retain(|s| shown(&s.metadata))),
+        ),
+        Err(e) => Fetch::Failed(e),
+    };
+    let found = match (&view.detail, keep) {
+        (Some(_), Some(keep)) => view.current().and_then(|s| {
+            view.pods_of(s)
+                .iter()
+                .position(|p| (p.namespace.clone(), p.name.clone()) == keep)
+        }),
+        (None, Some(keep)) => view.spreads().iter().position(|s| key(s) == keep),
+        (_, None) => None,
+    };
+    if let Some(i) = found {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for WorkloadSpreadsView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.detail.is_none().then_some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
-        let len = view.len();
-        view.selected = view.selected.min(len.saturating_sub(1));
-        keep_in_window(view.selected, &mut view.offset, len, page);
     }
 }
 

@@ -26,11 +26,15 @@ pub fn render(app: &App, view: &BroadcastJobsView, area: Rect, buf: &mut Buffer)
     let empty = match &view.listing {
         Fetch::Loading => Line::from("Listing BroadcastJobs…"),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from("No BroadcastJob here"),
+        Fetch::Loaded(_) => table::unmatched(Line::from("No BroadcastJob here"), &view.filter.text),
     };
     let jobs = view.jobs();
     let spec = TableSpec {
-        title: Line::from(format!(" BroadcastJobs [{}] ", jobs.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" BroadcastJobs [{}] ", jobs.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" enter: pods per node "),
         columns: vec![
             Column::new("NAMESPACE", Constraint::Length(12), 2),

@@ -34,11 +34,18 @@ pub fn render(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
             &[][..],
             Line::styled(e.clone(), role(app, Role::StatusError)),
         ),
-        Fetch::Loaded(j) => (j.as_slice(), Line::from("No AdvancedCronJob here")),
+        Fetch::Loaded(j) => (
+            j.as_slice(),
+            table::unmatched(Line::from("No AdvancedCronJob here"), &view.filter.text),
+        ),
     };
     let rows: Vec<CronRow> = jobs.iter().map(|j| row(j, app.now)).collect();
     let spec = TableSpec {
-        title: Line::from(format!(" AdvancedCronJobs [{}] ", rows.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" AdvancedCronJobs [{}] ", rows.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" P pauses/resumes · enter details "),
         columns: vec![
             Column::new("NAMESPACE", Constraint::Length(12), 2),

@@ -33,11 +33,18 @@ pub fn render(app: &App, view: &DistributionsView, area: Rect, buf: &mut Buffer)
     let empty = match &view.listing {
         Fetch::Loading => Line::from("Listing ResourceDistributions…"),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from("No ResourceDistribution in this cluster"),
+        Fetch::Loaded(_) => table::unmatched(
+            Line::from("No ResourceDistribution in this cluster"),
+            &view.filter.text,
+        ),
     };
     let items = view.distributions();
     let spec = TableSpec {
-        title: Line::from(format!(" ResourceDistributions [{}] ", items.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" ResourceDistributions [{}] ", items.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" cluster-scoped · enter: namespaces "),
         columns: vec![
             Column::new("NAME", Constraint::Fill(1), 0),

@@ -80,10 +80,7 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             ),
         ]),
         Mode::Filter => {
-            let filter = match app.top() {
-                Route::List(list) => list.filter.as_str(),
-                _ => "",
-            };
+            let filter = app.top().filter_text();
             Line::from(vec![
                 Span::styled(format!("/{filter}"), prompt),
                 Span::styled("█", prompt),
@@ -181,19 +178,21 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Pause, "pause"),
         ]),
         Route::Oncall(_) => actions.push((Action::Open, "open")),
-        Route::CronJobs(v) if v.detail.is_none() => {
-            actions.extend([(Action::Open, "detail"), (Action::Pause, "pause/resume")])
-        }
+        Route::CronJobs(v) if v.detail.is_none() => actions.extend([
+            (Action::Open, "detail"),
+            (Action::Filter, "filter"),
+            (Action::Pause, "pause/resume"),
+        ]),
         Route::CronJobs(_) => actions.push((Action::Pause, "pause/resume")),
-        Route::BroadcastJobs(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
-        Route::WorkloadSpreads(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::BroadcastJobs(v) if v.detail.is_none() => actions.extend(list_hints("detail")),
+        Route::WorkloadSpreads(v) if v.detail.is_none() => actions.extend(list_hints("detail")),
         Route::WorkloadSpreads(_) => actions.push((Action::Open, "pod")),
-        Route::UnitedDeployments(v) if v.detail.is_none() => actions.push((Action::Open, "detail")),
+        Route::UnitedDeployments(v) if v.detail.is_none() => actions.extend(list_hints("detail")),
         Route::UnitedDeployments(_) => actions.push((Action::Open, "rollout")),
-        Route::Images(v) if v.detail.is_none() => actions.push((Action::Open, "pulls per node")),
-        Route::PersistentPodStates(v) if v.detail.is_none() => actions.push((Action::Open, "pods")),
+        Route::Images(v) if v.detail.is_none() => actions.extend(list_hints("pulls per node")),
+        Route::PersistentPodStates(v) if v.detail.is_none() => actions.extend(list_hints("pods")),
         Route::PersistentPodStates(_) => actions.push((Action::Open, "pod")),
-        Route::Distributions(v) if v.detail.is_none() => actions.push((Action::Open, "namespaces")),
+        Route::Distributions(v) if v.detail.is_none() => actions.extend(list_hints("namespaces")),
         _ => actions.push((Action::Command, "command")),
     }
     if selection(app).is_some() && !matches!(app.top(), Route::Rollout(_)) {
@@ -209,6 +208,11 @@ fn hints(app: &App) -> Line<'static> {
         spans.push(Span::styled(format!(" {name}  "), t.style(Role::Muted)));
     }
     Line::from(spans)
+}
+
+/// A seed kind's list: Enter opens `open`, `/` filters.
+fn list_hints(open: &'static str) -> [(Action, &'static str); 2] {
+    [(Action::Open, open), (Action::Filter, "filter")]
 }
 
 /// "row 3/120" (or the YAML line range) for the right of the status line.

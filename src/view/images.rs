@@ -34,14 +34,21 @@ pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
     let empty = match &view.listing {
         Fetch::Loading => Line::from(format!("Listing {}…", view.kind.title())),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from(format!("No {} here", view.kind.singular())),
+        Fetch::Loaded(_) => table::unmatched(
+            Line::from(format!("No {} here", view.kind.singular())),
+            &view.filter.text,
+        ),
     };
     let listing = match &view.listing {
         Fetch::Loaded(l) => Some(l),
         _ => None,
     };
     let spec = |columns: Vec<Column>, right: &str| TableSpec {
-        title: Line::from(format!(" {} [{}] ", view.kind.title(), view.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" {} [{}] ", view.kind.title(), view.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(format!(" {right} ")),
         columns,
         len: view.len(),

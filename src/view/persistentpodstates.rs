@@ -35,11 +35,17 @@ pub fn render(app: &App, view: &PersistentPodStatesView, area: Rect, buf: &mut B
     let empty = match &view.listing {
         Fetch::Loading => Line::from("Listing PersistentPodStates…"),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from("No PersistentPodState here"),
+        Fetch::Loaded(_) => {
+            table::unmatched(Line::from("No PersistentPodState here"), &view.filter.text)
+        }
     };
     let states = view.states();
     let spec = TableSpec {
-        title: Line::from(format!(" PersistentPodStates [{}] ", states.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" PersistentPodStates [{}] ", states.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" enter: pods kept and where they run "),
         columns: vec![
             Column::new("NAMESPACE", Constraint::Length(12), 3),

@@ -37,11 +37,17 @@ pub fn render(app: &App, view: &UnitedDeploymentsView, area: Rect, buf: &mut Buf
     let empty = match &view.listing {
         Fetch::Loading => Line::from("Listing UnitedDeployments…"),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from("No UnitedDeployment here"),
+        Fetch::Loaded(_) => {
+            table::unmatched(Line::from("No UnitedDeployment here"), &view.filter.text)
+        }
     };
     let uds = view.deployments();
     let spec = TableSpec {
-        title: Line::from(format!(" UnitedDeployments [{}] ", uds.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" UnitedDeployments [{}] ", uds.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" enter: subset workloads "),
         columns: vec![
             Column::new("NAMESPACE", Constraint::Length(12), 2),

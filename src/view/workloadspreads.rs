@@ -36,11 +36,17 @@ pub fn render(app: &App, view: &WorkloadSpreadsView, area: Rect, buf: &mut Buffe
     let empty = match &view.listing {
         Fetch::Loading => Line::from("Listing WorkloadSpreads…"),
         Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => Line::from("No WorkloadSpread here"),
+        Fetch::Loaded(_) => {
+            table::unmatched(Line::from("No WorkloadSpread here"), &view.filter.text)
+        }
     };
     let spreads = view.spreads();
     let spec = TableSpec {
-        title: Line::from(format!(" WorkloadSpreads [{}] ", spreads.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" WorkloadSpreads [{}] ", spreads.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" enter: subsets and their pods "),
         columns: vec![
             Column::new("NAMESPACE", Constraint::Length(12), 2),

@@ -5,7 +5,7 @@
 use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
-    text::Line,
+    text::{Line, Span},
     widgets::{Block, Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap},
 };
 
@@ -22,6 +22,27 @@ pub struct Column {
 impl Column {
     pub fn new(title: &'static str, width: Constraint, drop: u8) -> Column {
         Column { title, width, drop }
+    }
+}
+
+/// A list's title with its `/` filter after the count: ` BroadcastJobs [2] /web `.
+pub fn filtered_title(theme: &Theme, title: String, filter: &str) -> Line<'static> {
+    let mut spans = vec![Span::raw(title)];
+    if !filter.is_empty() {
+        spans.push(Span::styled(
+            format!("/{filter} "),
+            theme.style(Role::Prompt),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// What an empty list says: `empty`, or with a filter typed, that nothing matches it.
+pub fn unmatched(empty: Line<'static>, filter: &str) -> Line<'static> {
+    if filter.is_empty() {
+        empty
+    } else {
+        Line::from(format!("Nothing matches /{filter} (esc clears the filter)"))
     }
 }
 
