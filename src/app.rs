@@ -35,6 +35,7 @@ pub mod logs;
 pub mod msg;
 pub mod oncall;
 pub mod persistentpodstates;
+pub mod poll;
 pub mod protect;
 pub mod restart;
 pub mod rollout;

@@ -12,9 +12,6 @@ use super::{
 };
 use crate::api::BroadcastJob;
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// A pod a BroadcastJob owns (its controller owner reference), as the detail shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobPod {
@@ -120,7 +117,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::BroadcastJobs(v) if v.detail.is_none()) {
         app.stack.push(Route::BroadcastJobs(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter on a row: that job's detail, sharing the list's last answer.
@@ -148,22 +145,6 @@ pub fn navigate(view: &mut BroadcastJobsView, delta: isize, page: usize) {
         let len = view.len();
         move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
     }
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::BroadcastJobs(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchBroadcastJobs]
 }
 
 /// The kube layer's answer: every BroadcastJobs view on the stack takes it.

@@ -17,9 +17,6 @@ use crate::{
     kruise::cronjob,
 };
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// The list, or (with `detail`) one job of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CronJobsView {
@@ -135,7 +132,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::CronJobs(v) if v.detail.is_none()) {
         app.stack.push(Route::CronJobs(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter on a row: that job's detail, sharing the list's last answer.
@@ -167,22 +164,6 @@ pub fn navigate(view: &mut CronJobsView, delta: isize, page: usize) {
         let len = view.len();
         move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
     }
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::CronJobs(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchCronJobs]
 }
 
 /// The kube layer's answer: every CronJobs view on the stack takes it.

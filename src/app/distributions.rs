@@ -19,9 +19,6 @@ use crate::{
     kruise::distribution::{self, CopyCheck, Namespace, check_copy, controlled_by},
 };
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// An object of a copied kind and name, as the API server holds it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CopyObject {
@@ -180,7 +177,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::Distributions(v) if v.detail.is_none()) {
         app.stack.push(Route::Distributions(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter on a row: that distribution's namespaces, sharing the list's last answer.
@@ -206,22 +203,6 @@ pub fn navigate(view: &mut DistributionsView, delta: isize, page: usize) {
         let len = view.len();
         move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
     }
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::Distributions(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchDistributions]
 }
 
 /// The kube layer's answer: every distributions view on the stack takes it.

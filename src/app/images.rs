@@ -20,9 +20,6 @@ use super::{
 };
 use crate::api::{ImageListPullJob, ImagePullJob, NodeImage};
 
-/// How often a view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// Which of the three lists a view shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ImageKind {
@@ -203,7 +200,7 @@ pub fn open(app: &mut App, kind: ImageKind) -> Vec<Effect> {
         app.stack
             .push(Route::Images(Box::new(ImagesView::new(kind))));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter on a row: that object's detail, sharing the list's last answer.
@@ -230,34 +227,6 @@ pub fn navigate(view: &mut ImagesView, delta: isize, page: usize) {
     if view.detail.is_none() {
         let len = view.len();
         move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-    }
-}
-
-fn stale(fetched: Option<Timestamp>, now: Timestamp) -> bool {
-    fetched.is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS)
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`): an
-/// images view's list, or the NodeImages a rollout view marks its pods with.
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    match app.stack.last_mut() {
-        Some(Route::Images(view)) => {
-            if view.in_flight || !(force || stale(view.fetched, now)) {
-                return Vec::new();
-            }
-            view.in_flight = true;
-            vec![Effect::FetchImages(view.kind)]
-        }
-        Some(Route::Rollout(view)) => {
-            let cache = &mut view.node_images;
-            if cache.in_flight || !stale(cache.fetched, now) {
-                return Vec::new();
-            }
-            cache.in_flight = true;
-            vec![Effect::FetchImages(ImageKind::NodeImages)]
-        }
-        _ => Vec::new(),
     }
 }
 

@@ -21,9 +21,6 @@ use crate::{
     kruise::persistent_pod_state::{Placement, Running, placement},
 };
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// A pod a PersistentPodState concerns, where it runs now.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PodPlace {
@@ -193,7 +190,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::PersistentPodStates(v) if v.detail.is_none()) {
         app.stack.push(Route::PersistentPodStates(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter: on the list, that state's pods; on a pod row of the detail, the pod.
@@ -240,22 +237,6 @@ pub fn navigate(view: &mut PersistentPodStatesView, delta: isize, page: usize) {
         let mut offset = 0;
         move_cursor(&mut view.row, &mut offset, len, delta, page);
     }
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::PersistentPodStates(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchPersistentPodStates]
 }
 
 /// The kube layer's answer: every PersistentPodStates view on the stack takes it.

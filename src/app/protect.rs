@@ -20,9 +20,6 @@ use crate::actions::{
     objects::next_protection,
 };
 
-/// How often `:protect` asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// One object carrying the label.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProtectRow {
@@ -93,23 +90,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::Protect(_)) {
         app.stack.push(Route::Protect(Box::default()));
     }
-    due(app, true)
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::Protect(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchProtected]
+    super::poll::due(app, true)
 }
 
 /// The kube layer's answer.

@@ -20,9 +20,6 @@ use super::{
 };
 use crate::api::UnitedDeployment;
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// The kind of workload a UnitedDeployment's template makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TemplateKind {
@@ -243,7 +240,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::UnitedDeployments(v) if v.detail.is_none()) {
         app.stack.push(Route::UnitedDeployments(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter: on a UnitedDeployment, its detail; on a subset whose workload is a CloneSet or an
@@ -304,22 +301,6 @@ pub fn enter(app: &mut App) {
 pub fn navigate(view: &mut UnitedDeploymentsView, delta: isize, page: usize) {
     let len = view.len();
     move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::UnitedDeployments(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchUnitedDeployments]
 }
 
 /// The kube layer's answer: every UnitedDeployments view on the stack takes it.

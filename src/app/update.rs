@@ -22,14 +22,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // Whatever changed, the rollout view on top asks for its plan and events when they are
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
-    effects.extend(super::protect::due(app, false));
-    effects.extend(super::cronjobs::due(app, false));
-    effects.extend(super::broadcastjobs::due(app, false));
-    effects.extend(super::workloadspreads::due(app, false));
-    effects.extend(super::uniteddeployments::due(app, false));
-    effects.extend(super::images::due(app, false));
-    effects.extend(super::persistentpodstates::due(app, false));
-    effects.extend(super::distributions::due(app, false));
+    effects.extend(super::poll::due(app, false));
     effects
 }
 

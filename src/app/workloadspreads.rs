@@ -18,9 +18,6 @@ use super::{
 };
 use crate::api::WorkloadSpread;
 
-/// How often the view asks again while it is on top.
-pub const REFRESH_SECONDS: i64 = 2;
-
 /// A pod a WorkloadSpread matched, as the detail shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpreadPod {
@@ -151,7 +148,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     if !matches!(app.top(), Route::WorkloadSpreads(v) if v.detail.is_none()) {
         app.stack.push(Route::WorkloadSpreads(Box::default()));
     }
-    due(app, true)
+    super::poll::due(app, true)
 }
 
 /// Enter: on a spread, its detail (sharing the list's last answer); on a pod of the detail, the
@@ -189,22 +186,6 @@ pub fn enter(app: &mut App) {
 pub fn navigate(view: &mut WorkloadSpreadsView, delta: isize, page: usize) {
     let len = view.len();
     move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-}
-
-/// The fetch the view on top is due for (every [`REFRESH_SECONDS`], or now with `force`).
-pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
-    let now = app.now;
-    let Some(Route::WorkloadSpreads(view)) = app.stack.last_mut() else {
-        return Vec::new();
-    };
-    let stale = view
-        .fetched
-        .is_none_or(|t| now.as_second() - t.as_second() >= REFRESH_SECONDS);
-    if view.in_flight || !(force || stale) {
-        return Vec::new();
-    }
-    view.in_flight = true;
-    vec![Effect::FetchWorkloadSpreads]
 }
 
 /// The kube layer's answer: every WorkloadSpreads view on the stack takes it.
