@@ -274,3 +274,50 @@ fn r_restarts_the_pod_of_a_restart_row_and_of_a_triage_row() {
         other => panic!("r on the crash loop opens the restart form for {want}: {other:?}"),
     }
 }
+
+#[test]
+fn slash_filters_an_oncall_list_and_acts_on_the_row_shown() {
+    let mut h = oncall((130, 12));
+    command(&mut h, "crr");
+    // Every word must occur in the row: the restarts on node-1 that are not done.
+    h.press(&["/"]);
+    h.type_text("node-1 recreating");
+    let screen = h.screen();
+    assert!(
+        screen.contains("Restarts (ContainerRecreateRequests) — demo [1] /node-1 recreating"),
+        "{screen}"
+    );
+    assert!(screen.contains("web-restart"), "{screen}");
+    assert!(!screen.contains("db-0-restart"), "{screen}");
+    h.press(&["enter"]);
+    // y and Enter act on the row shown, not on the first row of the whole list.
+    h.press(&["y"]);
+    assert!(
+        matches!(h.app.current(), Route::Yaml(v) if v.target.name == "web-restart"),
+        "{:?}",
+        h.app.current()
+    );
+    h.press(&["esc"]);
+    // A filter that keeps nothing says so; esc clears it and every row is back.
+    h.press(&["esc", "/"]);
+    h.type_text("nothing-like-this");
+    assert!(
+        h.screen()
+            .contains("Nothing matches /nothing-like-this (esc clears the filter)")
+    );
+    h.press(&["esc"]);
+    assert!(h.screen().contains("demo [4]"));
+    // Triage filters by what its rows say.
+    command(&mut h, "triage");
+    h.press(&["/"]);
+    h.type_text("budget");
+    h.press(&["enter", "enter"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("PodUnavailableBudget demo/api-pub — pods down"),
+        "{screen}"
+    );
+    // A budget's pods (one object's detail) take no filter.
+    h.press(&["/"]);
+    assert!(h.screen().contains("nothing to filter in this view"));
+}

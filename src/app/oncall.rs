@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use super::{
     App, Effect, Level,
+    filter::{Filterable, matches},
     msg::{Kind, ObjectRef},
     rollout::RolloutView,
     route::{Fetch, Owner, PodView, Route, TextView, move_cursor},
@@ -53,12 +54,29 @@ impl Screen {
     }
 }
 
+impl Screen {
+    /// The screens that list many objects (and so take a `/` filter); the others are one
+    /// object's detail.
+    pub fn is_list(&self) -> bool {
+        matches!(
+            self,
+            Screen::Triage
+                | Screen::Restarts
+                | Screen::Budgets
+                | Screen::SidecarSets
+                | Screen::ProbeMarkers
+        )
+    }
+}
+
 /// An on-call screen's UI state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OncallView {
     pub screen: Screen,
     pub selected: usize,
     pub offset: usize,
+    /// The `/` filter of a list screen (every word must occur in the row).
+    pub filter: String,
 }
 
 impl OncallView {
@@ -67,8 +85,43 @@ impl OncallView {
             screen,
             selected: 0,
             offset: 0,
+            filter: String::new(),
         }
     }
+}
+
+impl Filterable for OncallView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        self.screen.is_list().then_some(&mut self.filter)
+    }
+
+    /// The rows are the app's (rebuilt from the stores): the cursor goes back to the first row
+    /// the filter keeps, and the next rebuild clamps it.
+    fn refilter(&mut self, _page: usize) {
+        self.selected = 0;
+        self.offset = 0;
+    }
+}
+
+/// What `/` matches an on-call row against (every word of the filter, case-insensitive).
+pub trait Search {
+    fn search(&self) -> String;
+}
+
+/// The rows a screen's `/` filter keeps, in order.
+pub fn shown<'a, T: Search>(rows: &'a [T], filter: &str) -> Vec<&'a T> {
+    if filter.is_empty() {
+        return rows.iter().collect();
+    }
+    let filter = filter.to_lowercase();
+    rows.iter()
+        .filter(|r| matches(&r.search().to_lowercase(), &filter))
+        .collect()
+}
+
+/// The `i`th row a screen's filter keeps.
+fn nth<'a, T: Search>(rows: &'a [T], filter: &str, i: usize) -> Option<&'a T> {
+    shown(rows, filter).get(i).copied()
 }
 
 /// The cached rows of the on-call views.
@@ -162,7 +215,7 @@ impl App {
             .stack
             .iter()
             .map(|r| match r {
-                Route::Oncall(v) => self.oncall_len(&v.screen),
+                Route::Oncall(v) => self.oncall_len(v),
                 _ => 0,
             })
             .collect();
@@ -173,14 +226,15 @@ impl App {
         }
     }
 
-    /// Rows a screen shows.
-    pub(crate) fn oncall_len(&self, screen: &Screen) -> usize {
-        match screen {
-            Screen::Triage => self.oncall.triage.len(),
-            Screen::Restarts => self.oncall.restarts.len(),
-            Screen::Budgets => self.oncall.budgets.len(),
-            Screen::SidecarSets => self.oncall.sidecarsets.len(),
-            Screen::ProbeMarkers => self.oncall.probes.len(),
+    /// Rows a screen shows (those its filter keeps).
+    pub(crate) fn oncall_len(&self, view: &OncallView) -> usize {
+        let f = view.filter.as_str();
+        match &view.screen {
+            Screen::Triage => shown(&self.oncall.triage, f).len(),
+            Screen::Restarts => shown(&self.oncall.restarts, f).len(),
+            Screen::Budgets => shown(&self.oncall.budgets, f).len(),
+            Screen::SidecarSets => shown(&self.oncall.sidecarsets, f).len(),
+            Screen::ProbeMarkers => shown(&self.oncall.probes, f).len(),
             Screen::SidecarPods(name) => self.sidecar_pods(name).len(),
             Screen::Budget { namespace, name } => self.budget(namespace, name).map_or(0, |b| {
                 b.disrupted.len() + b.unavailable.len() + b.not_ready.len()
@@ -239,7 +293,7 @@ pub fn open_screen(app: &mut App, screen: Screen) -> Vec<Effect> {
 pub fn navigate(app: &mut App, delta: isize) {
     let page = app.page();
     let len = match app.top() {
-        Route::Oncall(v) => app.oncall_len(&v.screen),
+        Route::Oncall(v) => app.oncall_len(v),
         _ => return,
     };
     if let Some(Route::Oncall(v)) = app.stack.last_mut() {
@@ -249,33 +303,24 @@ pub fn navigate(app: &mut App, delta: isize) {
 
 /// The object under the cursor of the on-call view on top (for `y`, `e`).
 pub fn selection(app: &App, view: &OncallView) -> Option<ObjectRef> {
-    let i = view.selected;
+    let (i, f) = (view.selected, view.filter.as_str());
     let obj = |kind, ns: &str, name: &str| ObjectRef {
         kind,
         namespace: Some(ns.to_owned()),
         name: name.to_owned(),
     };
     match &view.screen {
-        Screen::Triage => app.oncall.triage.get(i).and_then(|p| p.object.clone()),
-        Screen::Restarts => app
-            .oncall
-            .restarts
-            .get(i)
+        Screen::Triage => nth(&app.oncall.triage, f, i).and_then(|p| p.object.clone()),
+        Screen::Restarts => nth(&app.oncall.restarts, f, i)
             .map(|r| obj(Kind::ContainerRecreateRequest, &r.namespace, &r.name)),
-        Screen::Budgets => app
-            .oncall
-            .budgets
-            .get(i)
+        Screen::Budgets => nth(&app.oncall.budgets, f, i)
             .map(|b| obj(Kind::PodUnavailableBudget, &b.namespace, &b.name)),
-        Screen::SidecarSets => app.oncall.sidecarsets.get(i).map(|s| ObjectRef {
+        Screen::SidecarSets => nth(&app.oncall.sidecarsets, f, i).map(|s| ObjectRef {
             kind: Kind::SidecarSet,
             namespace: None,
             name: s.name.clone(),
         }),
-        Screen::ProbeMarkers => app
-            .oncall
-            .probes
-            .get(i)
+        Screen::ProbeMarkers => nth(&app.oncall.probes, f, i)
             .map(|p| obj(Kind::PodProbeMarker, &p.namespace, &p.marker)),
         Screen::SidecarPods(name) => app
             .sidecar_pods(name)
@@ -291,7 +336,9 @@ pub fn selection(app: &App, view: &OncallView) -> Option<ObjectRef> {
 pub fn selected_owner(app: &App) -> Option<Owner> {
     match app.top() {
         Route::Oncall(v) if v.screen == Screen::Triage => {
-            app.oncall.triage.get(v.selected)?.owner.clone()
+            nth(&app.oncall.triage, &v.filter, v.selected)?
+                .owner
+                .clone()
         }
         _ => None,
     }
@@ -319,10 +366,10 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     let Route::Oncall(view) = app.top() else {
         return Vec::new();
     };
-    let i = view.selected;
+    let (i, f) = (view.selected, view.filter.as_str());
     let route = match &view.screen {
         Screen::Triage => {
-            let Some(p) = app.oncall.triage.get(i) else {
+            let Some(p) = nth(&app.oncall.triage, f, i) else {
                 return Vec::new();
             };
             let Some(object) = &p.object else {
@@ -358,7 +405,7 @@ pub fn open(app: &mut App) -> Vec<Effect> {
             }
         }
         Screen::Restarts => {
-            let Some(r) = app.oncall.restarts.get(i) else {
+            let Some(r) = nth(&app.oncall.restarts, f, i) else {
                 return Vec::new();
             };
             let target = ObjectRef {
@@ -373,18 +420,18 @@ pub fn open(app: &mut App) -> Vec<Effect> {
             }));
             return vec![Effect::FetchYaml(target)];
         }
-        Screen::Budgets => match app.oncall.budgets.get(i) {
+        Screen::Budgets => match nth(&app.oncall.budgets, f, i) {
             Some(b) => Route::Oncall(OncallView::new(Screen::Budget {
                 namespace: b.namespace.clone(),
                 name: b.name.clone(),
             })),
             None => return Vec::new(),
         },
-        Screen::SidecarSets => match app.oncall.sidecarsets.get(i) {
+        Screen::SidecarSets => match nth(&app.oncall.sidecarsets, f, i) {
             Some(s) => Route::Oncall(OncallView::new(Screen::SidecarPods(s.name.clone()))),
             None => return Vec::new(),
         },
-        Screen::ProbeMarkers => match app.oncall.probes.get(i) {
+        Screen::ProbeMarkers => match nth(&app.oncall.probes, f, i) {
             Some(p) => pod_view(&p.namespace, &p.pod),
             None => return Vec::new(),
         },

@@ -52,8 +52,9 @@ pub enum Route {
 }
 
 impl Route {
-    /// The seed kinds' lists, which `/` filters by object name (the workload and pod lists keep
-    /// their own filter, over their row caches).
+    /// The seed kinds' lists (filtered by object name) and the on-call lists (by what their
+    /// rows show), which `/` filters; the workload and pod lists keep their own filter, over
+    /// their row caches.
     pub fn filterable(&mut self) -> Option<&mut dyn super::filter::Filterable> {
         match self {
             Route::CronJobs(v) => Some(&mut **v),
@@ -63,6 +64,7 @@ impl Route {
             Route::Images(v) => Some(&mut **v),
             Route::PersistentPodStates(v) => Some(&mut **v),
             Route::Distributions(v) => Some(&mut **v),
+            Route::Oncall(v) => Some(v),
             _ => None,
         }
     }
@@ -78,6 +80,7 @@ impl Route {
             Route::Images(v) => &v.filter.text,
             Route::PersistentPodStates(v) => &v.filter.text,
             Route::Distributions(v) => &v.filter.text,
+            Route::Oncall(v) => &v.filter,
             _ => "",
         }
     }

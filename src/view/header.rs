@@ -173,10 +173,12 @@ fn hints(app: &App) -> Line<'static> {
         }
         Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage => actions.extend([
             (Action::Open, "open"),
+            (Action::Filter, "filter"),
             (Action::Undo, "undo"),
             (Action::PrevBatch, "raise partition"),
             (Action::Pause, "pause"),
         ]),
+        Route::Oncall(v) if v.screen.is_list() => actions.extend(list_hints("open")),
         Route::Oncall(_) => actions.push((Action::Open, "open")),
         Route::CronJobs(v) if v.detail.is_none() => actions.extend([
             (Action::Open, "detail"),
@@ -230,8 +232,8 @@ fn position(app: &App) -> String {
         Route::Rollout(v) if !v.pods.is_empty() => format!("{}/{} ", v.selected + 1, v.pods.len()),
         Route::Journal(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
         Route::Protect(v) if !v.is_empty() => format!("{}/{} ", v.selected + 1, v.len()),
-        Route::Oncall(v) if app.oncall_len(&v.screen) > 0 => {
-            format!("{}/{} ", v.selected + 1, app.oncall_len(&v.screen))
+        Route::Oncall(v) if app.oncall_len(v) > 0 => {
+            format!("{}/{} ", v.selected + 1, app.oncall_len(v))
         }
         Route::CronJobs(v) if v.detail.is_none() && !v.is_empty() => {
             format!("{}/{} ", v.selected + 1, v.len())

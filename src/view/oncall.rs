@@ -20,7 +20,7 @@ use super::{
 use crate::{
     app::{
         App,
-        oncall::{OncallView, ProblemKind, Screen},
+        oncall::{OncallView, ProblemKind, Screen, shown},
     },
     config::Role,
 };
@@ -76,6 +76,15 @@ pub(super) fn empty_state(app: &App, screen: &Screen, nothing: &str) -> Vec<Line
     vec![Line::from(nothing.to_owned())]
 }
 
+/// What an empty list screen says: that nothing matches its filter, or its empty state.
+fn list_empty(app: &App, view: &OncallView, nothing: &str) -> Vec<Line<'static>> {
+    if view.filter.is_empty() {
+        empty_state(app, &view.screen, nothing)
+    } else {
+        vec![table::unmatched(Line::default(), &view.filter)]
+    }
+}
+
 fn where_(app: &App) -> &str {
     app.namespace.as_deref().unwrap_or("all namespaces")
 }
@@ -115,18 +124,17 @@ fn namespaced_table<'a>(
     }
     columns.extend(screen.columns);
     let spec = TableSpec {
-        title: Line::from(format!(
-            " {} — {} [{}] ",
-            screen.heading,
-            where_(app),
-            screen.len
-        )),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" {} — {} [{}] ", screen.heading, where_(app), screen.len),
+            &view.filter,
+        ),
         title_right: Line::from(screen.hint.to_owned()),
         columns,
         len: screen.len,
         selected: view.selected,
         offset: view.offset,
-        empty: empty_state(app, &view.screen, &screen.nothing),
+        empty: list_empty(app, view, &screen.nothing),
     };
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(ns) = namespace_of(i) else {
@@ -142,13 +150,13 @@ fn namespaced_table<'a>(
 }
 
 fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
-    let rows = &app.oncall.triage;
+    let rows = shown(&app.oncall.triage, &view.filter);
     let spec = TableSpec {
-        title: Line::from(format!(
-            " Triage — {} — worst first [{}] ",
-            where_(app),
-            rows.len()
-        )),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" Triage — {} — worst first [{}] ", where_(app), rows.len()),
+            &view.filter,
+        ),
         title_right: Line::from(" enter opens · the remedy keys act on the row "),
         columns: vec![
             Column::new("PROBLEM", Constraint::Length(14), 0),
@@ -159,10 +167,10 @@ fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         len: rows.len(),
         selected: view.selected,
         offset: view.offset,
-        empty: empty_state(app, &view.screen, "Nothing unhealthy right now ✓"),
+        empty: list_empty(app, view, "Nothing unhealthy right now ✓"),
     };
     table::render(spec, &app.theme, area, buf, |i| {
-        let Some(p) = rows.get(i) else {
+        let Some(p) = rows.get(i).copied() else {
             return Vec::new();
         };
         let r = match p.kind {
@@ -179,7 +187,7 @@ fn triage(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 }
 
 fn restarts(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
-    let rows = &app.oncall.restarts;
+    let rows = shown(&app.oncall.restarts, &view.filter);
     let screen = TableOf {
         heading: "Restarts (ContainerRecreateRequests)",
         hint: "",
@@ -194,9 +202,9 @@ fn restarts(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         ],
         len: rows.len(),
     };
-    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    let namespace_of = |i: usize| rows.get(i).copied().map(|r| r.namespace.as_str());
     namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
-        let Some(r) = rows.get(i) else {
+        let Some(r) = rows.get(i).copied() else {
             return Vec::new();
         };
         let mut cells = Vec::new();
@@ -232,7 +240,7 @@ fn restarts(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 }
 
 fn budgets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
-    let rows = &app.oncall.budgets;
+    let rows = shown(&app.oncall.budgets, &view.filter);
     let screen = TableOf {
         heading: "Budgets (PodUnavailableBudgets)",
         hint: " enter: its pods ",
@@ -249,9 +257,9 @@ fn budgets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         ],
         len: rows.len(),
     };
-    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    let namespace_of = |i: usize| rows.get(i).copied().map(|r| r.namespace.as_str());
     namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
-        let Some(b) = rows.get(i) else {
+        let Some(b) = rows.get(i).copied() else {
             return Vec::new();
         };
         let mut cells = Vec::new();
@@ -289,9 +297,13 @@ fn budgets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 }
 
 fn sidecarsets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
-    let rows = &app.oncall.sidecarsets;
+    let rows = shown(&app.oncall.sidecarsets, &view.filter);
     let spec = TableSpec {
-        title: Line::from(format!(" SidecarSets [{}] ", rows.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" SidecarSets [{}] ", rows.len()),
+            &view.filter,
+        ),
         title_right: Line::from(" enter: per-pod sidecar versions "),
         columns: vec![
             Column::new("NAME", Constraint::Fill(1), 0),
@@ -307,10 +319,10 @@ fn sidecarsets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         len: rows.len(),
         selected: view.selected,
         offset: view.offset,
-        empty: empty_state(app, &view.screen, "No SidecarSets in this cluster"),
+        empty: list_empty(app, view, "No SidecarSets in this cluster"),
     };
     table::render(spec, &app.theme, area, buf, |i| {
-        let Some(s) = rows.get(i) else {
+        let Some(s) = rows.get(i).copied() else {
             return Vec::new();
         };
         let upd_role = if s.updated < s.matched {
@@ -341,7 +353,7 @@ fn sidecarsets(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
 }
 
 fn probes(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
-    let rows = &app.oncall.probes;
+    let rows = shown(&app.oncall.probes, &view.filter);
     let screen = TableOf {
         heading: "Probe markers (PodProbeMarkers × matched pods)",
         hint: "",
@@ -357,9 +369,9 @@ fn probes(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         ],
         len: rows.len(),
     };
-    let namespace_of = |i: usize| rows.get(i).map(|r| r.namespace.as_str());
+    let namespace_of = |i: usize| rows.get(i).copied().map(|r| r.namespace.as_str());
     namespaced_table(app, view, screen, area, buf, namespace_of, |i| {
-        let Some(p) = rows.get(i) else {
+        let Some(p) = rows.get(i).copied() else {
             return Vec::new();
         };
         let mut cells = Vec::new();

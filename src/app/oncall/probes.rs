@@ -136,3 +136,12 @@ pub fn build_probes(
     }
     out
 }
+
+impl super::Search for ProbeRow {
+    fn search(&self) -> String {
+        format!(
+            "{}/{} {} {} {}",
+            self.namespace, self.marker, self.probe, self.pod, self.state
+        )
+    }
+}

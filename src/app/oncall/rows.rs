@@ -317,3 +317,18 @@ pub fn budget_left(budgets: &[PubRow]) -> HashMap<String, i32> {
     }
     left
 }
+
+impl super::Search for CrrRow {
+    fn search(&self) -> String {
+        format!(
+            "{}/{} {} {} {}",
+            self.namespace, self.name, self.pod, self.node, self.phase
+        )
+    }
+}
+
+impl super::Search for PubRow {
+    fn search(&self) -> String {
+        format!("{}/{} {}", self.namespace, self.name, self.target)
+    }
+}

@@ -235,3 +235,9 @@ fn intstr(v: &k8s_openapi::apimachinery::pkg::util::intstr::IntOrString) -> Stri
         IntOrString::String(s) => s.clone(),
     }
 }
+
+impl super::Search for SidecarRow {
+    fn search(&self) -> String {
+        self.name.clone()
+    }
+}

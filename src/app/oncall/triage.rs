@@ -353,6 +353,13 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
     out
 }
 
+impl super::Search for Problem {
+    /// The problem's label, its object and why (what the row shows).
+    fn search(&self) -> String {
+        format!("{} {} {}", self.kind.label(), self.subject, self.why)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
