@@ -199,4 +199,38 @@ fn journal_view() {
     )))));
     insta::assert_snapshot!("journal_loading", loading);
     insta::assert_snapshot!("journal_view", h.screen());
+    // `/` keeps the entries whose row holds every word: the refused pause.
+    h.press(&["/"]);
+    h.type_text("pause 403");
+    h.press(&["enter"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("Journal — newest first [1] /pause 403"),
+        "{screen}"
+    );
+    assert!(!screen.contains("partition → 1"), "{screen}");
+    // u reverts the entry shown: the partition change (the oldest entry, not the first row of
+    // the whole journal), by setting the partition back.
+    h.press(&["esc", "/"]);
+    h.type_text("partition ok");
+    h.press(&["enter"]);
+    assert!(h.screen().contains("[1] /partition ok"));
+    let effects = h.press(&["u"]);
+    let Some(Effect::Prepare(req)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    assert!(
+        matches!(req.action, kruise_tui::actions::Action::Partition { .. }),
+        "{:?}",
+        req.action
+    );
+    // A fresh read of the journal is filtered too; esc clears the filter.
+    h.press(&["esc"]);
+    h.feed(Msg::EffectDone(EffectResult::Journal(Ok((
+        acting::journal(),
+        1,
+    )))));
+    assert!(h.screen().contains("[1] /partition ok"));
+    h.press(&["esc"]);
+    assert!(h.screen().contains("Journal — newest first [3]"));
 }

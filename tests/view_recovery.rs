@@ -145,6 +145,25 @@ fn protect_view() {
         },
     ))));
     insta::assert_snapshot!("protect_view", h.screen());
+    // `/` keeps the rows that hold every word (object, label value, verdict); x acts on the
+    // row shown.
+    h.press(&["/"]);
+    h.type_text("cascading allowed");
+    h.press(&["enter"]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("Protected objects [1] /cascading allowed"),
+        "{screen}"
+    );
+    assert!(screen.contains("demo/batch"), "{screen}");
+    let effects = h.press(&["x"]);
+    let Some(Effect::Prepare(req)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(req.target.name, "batch");
+    h.press(&["esc"]);
+    h.press(&["esc"]);
+    assert!(h.screen().contains("Protected objects [4]"));
     // Not enforced: said plainly.
     h.feed(Msg::EffectDone(EffectResult::Protected(Ok(
         ProtectReport {

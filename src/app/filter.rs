@@ -118,6 +118,18 @@ impl<L: Clone> ListFilter<L> {
         shown
     }
 
+    /// Like [`ListFilter::keep`], for rows that are not objects: `retain` is handed a
+    /// predicate on the text a row is searched by.
+    pub fn keep_rows(&mut self, all: L, retain: impl FnOnce(&mut L, &dyn Fn(&str) -> bool)) -> L {
+        let mut shown = all.clone();
+        self.all = Some(all);
+        if !self.text.is_empty() {
+            let filter = self.text.to_lowercase();
+            retain(&mut shown, &|text| matches(&text.to_lowercase(), &filter));
+        }
+        shown
+    }
+
     /// The listing as last loaded, to filter again after an edit.
     pub fn loaded(&self) -> Option<L> {
         self.all.clone()

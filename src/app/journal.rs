@@ -1,7 +1,11 @@
 //! The `:journal` view: every mutation this tool sent (from the journal file), newest first;
 //! `u` reverts the selected entry through the same prepare → confirm → perform path.
 
-use super::{App, Effect, Level, route::Fetch};
+use super::{
+    App, Effect, Level,
+    filter::{Filterable, ListFilter},
+    route::Fetch,
+};
 use crate::journal::Entry;
 
 /// The journal view's state.
@@ -13,6 +17,8 @@ pub struct JournalView {
     pub unreadable: usize,
     pub selected: usize,
     pub offset: usize,
+    /// The `/` filter (by target, action, verb and result).
+    pub filter: ListFilter<Vec<Entry>>,
 }
 
 impl JournalView {
@@ -22,6 +28,7 @@ impl JournalView {
             unreadable: 0,
             selected: 0,
             offset: 0,
+            filter: ListFilter::default(),
         }
     }
 
@@ -48,19 +55,57 @@ impl JournalView {
     pub fn loaded(&mut self, result: Result<(Vec<Entry>, usize), String>) {
         match result {
             Ok((mut entries, bad)) => {
-                let keep = self.selected_entry().map(|e| (e.time, e.target.clone()));
                 entries.reverse();
-                self.selected = keep
-                    .and_then(|(t, target)| {
-                        entries
-                            .iter()
-                            .position(|e| e.time == t && e.target == target)
-                    })
-                    .unwrap_or(0);
-                self.entries = Fetch::Loaded(entries);
                 self.unreadable = bad;
+                self.show(entries);
             }
             Err(err) => self.entries = Fetch::Failed(err),
+        }
+    }
+
+    /// Shows `entries` (newest first) as the filter keeps them, the cursor on its entry.
+    fn show(&mut self, entries: Vec<Entry>) {
+        let keep = self.selected_entry().map(|e| (e.time, e.target.clone()));
+        let entries = self
+            .filter
+            .keep_rows(entries, |l, shown| l.retain(|e| shown(&search(e))));
+        self.selected = keep
+            .and_then(|(t, target)| {
+                entries
+                    .iter()
+                    .position(|e| e.time == t && e.target == target)
+            })
+            .unwrap_or(0);
+        self.entries = Fetch::Loaded(entries);
+    }
+}
+
+/// What `/` matches a journal entry against: what its row shows.
+fn search(e: &Entry) -> String {
+    let result = match (e.result.ok, e.result.code) {
+        (true, _) => "ok".to_owned(),
+        (false, Some(code)) => format!("{code} {}", e.result.message),
+        (false, None) => e.result.message.clone(),
+    };
+    format!(
+        "{} {} {} {} {result}",
+        e.context.as_deref().unwrap_or_default(),
+        e.target.describe(),
+        e.action.describe(),
+        e.request.verb,
+    )
+}
+
+impl Filterable for JournalView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        Some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            self.show(all);
+            let len = self.len();
+            super::route::keep_in_window(self.selected, &mut self.offset, len, page);
         }
     }
 }

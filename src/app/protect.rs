@@ -10,6 +10,7 @@ use kube::runtime::reflector::ObjectRef as StoreRef;
 use super::{
     App, Effect, Level,
     act::target_of,
+    filter::{Filterable, ListFilter},
     keys::selection,
     msg::Kind,
     route::{Fetch, Route, keep_in_window},
@@ -47,6 +48,8 @@ pub struct ProtectView {
     pub offset: usize,
     pub fetched: Option<Timestamp>,
     pub in_flight: bool,
+    /// The `/` filter (by object, label value and verdict).
+    pub filter: ListFilter<ProtectReport>,
 }
 
 impl ProtectView {
@@ -57,6 +60,7 @@ impl ProtectView {
             offset: 0,
             fetched: None,
             in_flight: false,
+            filter: ListFilter::default(),
         }
     }
 
@@ -100,20 +104,46 @@ pub fn loaded(app: &mut App, result: Result<ProtectReport, String>) {
         if let Route::Protect(view) = route {
             view.in_flight = false;
             view.fetched = Some(now);
-            // Keep the cursor on the same object across refreshes.
-            let keep = view.selected_row().map(|r| r.target.clone());
-            view.report = match result.clone() {
-                Ok(r) => Fetch::Loaded(r),
-                Err(e) => Fetch::Failed(e),
-            };
-            if let (Some(keep), Fetch::Loaded(r)) = (keep, &view.report)
-                && let Some(i) = r.rows.iter().position(|row| row.target == keep)
-            {
-                view.selected = i;
-            }
-            let len = view.len();
-            view.selected = view.selected.min(len.saturating_sub(1));
-            keep_in_window(view.selected, &mut view.offset, len, page);
+            show(view, result.clone(), page);
+        }
+    }
+}
+
+/// Puts a report (or why it failed) into the view, filtered, the cursor kept on its object
+/// across refreshes.
+fn show(view: &mut ProtectView, result: Result<ProtectReport, String>, page: usize) {
+    let keep = view.selected_row().map(|r| r.target.clone());
+    view.report = match result {
+        Ok(r) => Fetch::Loaded(view.filter.keep_rows(r, |r, shown| {
+            r.rows.retain(|row| {
+                shown(&format!(
+                    "{} {} {}",
+                    row.target.describe(),
+                    row.value,
+                    row.verdict.text()
+                ))
+            })
+        })),
+        Err(e) => Fetch::Failed(e),
+    };
+    if let (Some(keep), Fetch::Loaded(r)) = (keep, &view.report)
+        && let Some(i) = r.rows.iter().position(|row| row.target == keep)
+    {
+        view.selected = i;
+    }
+    let len = view.len();
+    view.selected = view.selected.min(len.saturating_sub(1));
+    keep_in_window(view.selected, &mut view.offset, len, page);
+}
+
+impl Filterable for ProtectView {
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        Some(&mut self.filter.text)
+    }
+
+    fn refilter(&mut self, page: usize) {
+        if let Some(all) = self.filter.loaded() {
+            show(self, Ok(all), page);
         }
     }
 }

@@ -65,6 +65,8 @@ impl Route {
             Route::PersistentPodStates(v) => Some(&mut **v),
             Route::Distributions(v) => Some(&mut **v),
             Route::Oncall(v) => Some(v),
+            Route::Protect(v) => Some(&mut **v),
+            Route::Journal(v) => Some(v),
             _ => None,
         }
     }
@@ -81,6 +83,8 @@ impl Route {
             Route::PersistentPodStates(v) => &v.filter.text,
             Route::Distributions(v) => &v.filter.text,
             Route::Oncall(v) => &v.filter,
+            Route::Protect(v) => &v.filter.text,
+            Route::Journal(v) => &v.filter.text,
             _ => "",
         }
     }

@@ -167,10 +167,12 @@ fn hints(app: &App) -> Line<'static> {
                 (Action::Open, "pod"),
             ]);
         }
-        Route::Journal(_) => actions.push((Action::Undo, "revert")),
-        Route::Protect(_) => {
-            actions.extend([(Action::Protect, "protect"), (Action::Delete, "delete")])
-        }
+        Route::Journal(_) => actions.extend([(Action::Undo, "revert"), (Action::Filter, "filter")]),
+        Route::Protect(_) => actions.extend([
+            (Action::Protect, "protect"),
+            (Action::Delete, "delete"),
+            (Action::Filter, "filter"),
+        ]),
         Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage => actions.extend([
             (Action::Open, "open"),
             (Action::Filter, "filter"),

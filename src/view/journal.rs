@@ -28,8 +28,9 @@ pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
         ),
         Fetch::Loaded(e) => (
             e.as_slice(),
-            vec![Line::from(
-                "No actions yet: every mutation this tool sends is recorded here",
+            vec![table::unmatched(
+                Line::from("No actions yet: every mutation this tool sends is recorded here"),
+                &view.filter.text,
             )],
         ),
     };
@@ -39,7 +40,11 @@ pub fn render(app: &App, view: &JournalView, area: Rect, buf: &mut Buffer) {
         String::new()
     };
     let spec = TableSpec {
-        title: Line::from(format!(" Journal — newest first [{}] ", entries.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" Journal — newest first [{}] ", entries.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(right),
         columns: vec![
             Column::new("TIME", Constraint::Length(19), 0),

@@ -35,8 +35,11 @@ pub fn render(app: &App, view: &ProtectView, area: Rect, buf: &mut Buffer) {
         ),
         Fetch::Loaded(r) => (
             r.rows.as_slice(),
-            vec![Line::from(
-                "No object carries policy.kruise.io/delete-protection: x on a workload sets it",
+            vec![table::unmatched(
+                Line::from(
+                    "No object carries policy.kruise.io/delete-protection: x on a workload sets it",
+                ),
+                &view.filter.text,
             )],
             Some(&r.enforcement),
             r.errors.as_slice(),
@@ -64,7 +67,11 @@ pub fn render(app: &App, view: &ProtectView, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: true })
         .render(head, buf);
     let spec = TableSpec {
-        title: Line::from(format!(" Protected objects [{}] ", rows.len())),
+        title: table::filtered_title(
+            &app.theme,
+            format!(" Protected objects [{}] ", rows.len()),
+            &view.filter.text,
+        ),
         title_right: Line::from(" x cycles · ctrl-d deletes (after a confirm) "),
         columns: vec![
             Column::new("KIND", Constraint::Length(22), 0),
