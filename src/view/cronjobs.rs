@@ -28,7 +28,7 @@ pub fn render(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let (jobs, empty) = match &view.jobs {
+    let (jobs, empty) = match &view.listing {
         Fetch::Loading => (&[][..], Line::from("Listing AdvancedCronJobs…")),
         Fetch::Failed(e) => (
             &[][..],
@@ -125,7 +125,7 @@ fn detail(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
         .borders(Borders::ALL)
         .border_style(role(app, Role::Border))
         .title(Line::from(format!(" AdvancedCronJob {ns}/{name} ")));
-    let lines = match (&view.jobs, view.current()) {
+    let lines = match (&view.listing, view.current()) {
         (Fetch::Failed(e), _) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
         (Fetch::Loading, _) => vec![Line::from("Reading…")],
         (_, None) => vec![Line::styled(
