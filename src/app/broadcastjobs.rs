@@ -89,12 +89,17 @@ fn key(job: &BroadcastJob) -> (String, String) {
 
 /// `:bcj`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    seedlist::open(app, BroadcastJobs, view, Route::BroadcastJobs)
+    seedlist::open(app, BroadcastJobs, view_of, Route::BroadcastJobs)
 }
 
 /// Enter on a row: that job's detail, sharing the list's last answer.
 pub fn enter(app: &mut App) {
-    seedlist::enter(app, view, Route::BroadcastJobs, "no BroadcastJob selected");
+    seedlist::enter(
+        app,
+        view_of,
+        Route::BroadcastJobs,
+        "no BroadcastJob selected",
+    );
 }
 
 /// Moves the list cursor.
@@ -110,10 +115,10 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
             .sort_by(|a, b| (&a.node, &a.name).cmp(&(&b.node, &b.name)));
         l
     });
-    seedlist::loaded(app, result, view);
+    seedlist::loaded(app, result, view_of);
 }
 
-fn view(route: &mut Route) -> Option<&mut BroadcastJobsView> {
+fn view_of(route: &mut Route) -> Option<&mut BroadcastJobsView> {
     match route {
         Route::BroadcastJobs(v) => Some(v),
         _ => None,

@@ -110,12 +110,12 @@ pub fn row(job: &AdvancedCronJob, now: Timestamp) -> CronRow {
 
 /// `:acj`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    seedlist::open(app, CronJobs, view, Route::CronJobs)
+    seedlist::open(app, CronJobs, view_of, Route::CronJobs)
 }
 
 /// Enter on a row: that job's detail, sharing the list's last answer.
 pub fn enter(app: &mut App) {
-    seedlist::enter(app, view, Route::CronJobs, "no AdvancedCronJob selected");
+    seedlist::enter(app, view_of, Route::CronJobs, "no AdvancedCronJob selected");
 }
 
 /// Moves the list cursor.
@@ -132,10 +132,10 @@ pub fn loaded(app: &mut App, result: Result<Vec<AdvancedCronJob>, String>) {
         });
         jobs
     });
-    seedlist::loaded(app, result, view);
+    seedlist::loaded(app, result, view_of);
 }
 
-fn view(route: &mut Route) -> Option<&mut CronJobsView> {
+fn view_of(route: &mut Route) -> Option<&mut CronJobsView> {
     match route {
         Route::CronJobs(v) => Some(v),
         _ => None,

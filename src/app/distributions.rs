@@ -152,14 +152,14 @@ fn key(d: &ResourceDistribution) -> String {
 
 /// `:resourcedistributions`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    seedlist::open(app, Distributions, view, Route::Distributions)
+    seedlist::open(app, Distributions, view_of, Route::Distributions)
 }
 
 /// Enter on a row: that distribution's namespaces, sharing the list's last answer.
 pub fn enter(app: &mut App) {
     seedlist::enter(
         app,
-        view,
+        view_of,
         Route::Distributions,
         "no ResourceDistribution selected",
     );
@@ -176,10 +176,10 @@ pub fn loaded(app: &mut App, result: Result<Listing, String>) {
         l.distributions.sort_by_key(key);
         l
     });
-    seedlist::loaded(app, result, view);
+    seedlist::loaded(app, result, view_of);
 }
 
-fn view(route: &mut Route) -> Option<&mut DistributionsView> {
+fn view_of(route: &mut Route) -> Option<&mut DistributionsView> {
     match route {
         Route::Distributions(v) => Some(v),
         _ => None,
