@@ -288,8 +288,8 @@ fn pods_table(
             Column::new("WHY", Constraint::Fill(2), 3),
         ],
         len: rows.len(),
-        selected: view.row,
-        offset: view.row.saturating_sub(height.saturating_sub(1)),
+        selected: view.kind.row,
+        offset: view.kind.row.saturating_sub(height.saturating_sub(1)),
         empty: vec![Line::from(
             "No pod kept yet: upstream records a pod once it is Ready on a node",
         )],
