@@ -184,7 +184,8 @@ pub fn open<K: Seed>(
     route: impl FnOnce(Box<SeedList<K>>) -> Route,
 ) -> Vec<Effect> {
     let on_top = app.stack.last_mut().and_then(view);
-    if !on_top.is_some_and(|v| v.detail.is_none()) {
+    let shown = on_top.is_some_and(|v| v.detail.is_none());
+    if !shown {
         app.stack.push(route(Box::new(SeedList::new(kind))));
     }
     super::poll::due(app, true)
