@@ -41,6 +41,7 @@ pub mod restart;
 pub mod rollout;
 pub mod route;
 pub mod rows;
+pub mod seedlist;
 pub mod shell;
 pub mod stores;
 pub mod uniteddeployments;

@@ -21,6 +21,7 @@ pub mod pods;
 pub mod prediction;
 pub mod protect;
 pub mod rollout;
+pub mod seedlist;
 pub mod uniteddeployments;
 pub mod whatif;
 pub mod widgets;

@@ -33,7 +33,7 @@ spec:
 
 fn listed(app: &App, name: &str) -> bool {
     match app.current() {
-        Route::CronJobs(v) => match &v.jobs {
+        Route::CronJobs(v) => match &v.listing {
             Fetch::Loaded(jobs) => jobs
                 .iter()
                 .any(|j| j.metadata.name.as_deref() == Some(name)),
@@ -60,7 +60,7 @@ async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
     live.until(
         "the empty list",
         30,
-        |app| matches!(app.current(), Route::CronJobs(v) if matches!(v.jobs, Fetch::Loaded(_))),
+        |app| matches!(app.current(), Route::CronJobs(v) if matches!(v.listing, Fetch::Loaded(_))),
     )
     .await;
     assert!(live.screen().contains("No AdvancedCronJob here"));

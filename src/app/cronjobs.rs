@@ -6,10 +6,12 @@
 
 use jiff::{Timestamp, Zoned};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::{
     App, Effect, Level,
-    filter::{Filterable, ListFilter},
-    route::{Fetch, Route, keep_in_window, move_cursor},
+    route::Route,
+    seedlist::{self, Seed, SeedList},
 };
 use crate::{
     actions::{Action, Target},
@@ -17,64 +19,43 @@ use crate::{
     kruise::cronjob,
 };
 
-/// The list, or (with `detail`) one job of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CronJobsView {
-    /// Sorted by namespace and name.
-    pub jobs: Fetch<Vec<AdvancedCronJob>>,
-    pub selected: usize,
-    pub offset: usize,
-    /// `(namespace, name)` of the job the detail view shows.
-    pub detail: Option<(String, String)>,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Vec<AdvancedCronJob>>,
+/// `:acj`: the list, or (with `detail`, the job's `(namespace, name)`) one job of it. Jobs are
+/// sorted by namespace and name.
+pub type CronJobsView = SeedList<CronJobs>;
+
+/// The AdvancedCronJob kind of [`SeedList`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CronJobs;
+
+impl Seed for CronJobs {
+    type Listing = Vec<AdvancedCronJob>;
+    type Key = (String, String);
+
+    fn count(&self, jobs: &Self::Listing) -> usize {
+        jobs.len()
+    }
+
+    fn key_at(&self, jobs: &Self::Listing, i: usize) -> Option<Self::Key> {
+        jobs.get(i).map(key)
+    }
+
+    fn retain(&self, jobs: &mut Self::Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        jobs.retain(|j| shown(&j.metadata));
+    }
 }
 
 impl CronJobsView {
-    pub fn new() -> Self {
-        Self {
-            jobs: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match &self.jobs {
-            Fetch::Loaded(j) => j.len(),
-            _ => 0,
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The job under the cursor, or the one the detail view shows.
     pub fn current(&self) -> Option<&AdvancedCronJob> {
-        let Fetch::Loaded(jobs) = &self.jobs else {
-            return None;
-        };
-        match &self.detail {
-            Some((ns, name)) => jobs.iter().find(|j| {
-                j.metadata.namespace.as_deref() == Some(ns.as_str())
-                    && j.metadata.name.as_deref() == Some(name.as_str())
-            }),
-            None => jobs.get(self.selected),
-        }
+        self.loaded()?.get(self.index()?)
     }
 }
 
-impl Default for CronJobsView {
-    fn default() -> Self {
-        Self::new()
-    }
+fn key(job: &AdvancedCronJob) -> (String, String) {
+    (
+        job.metadata.namespace.clone().unwrap_or_default(),
+        job.metadata.name.clone().unwrap_or_default(),
+    )
 }
 
 /// What the view shows of one job (computed from the object and the last tick).
@@ -129,46 +110,21 @@ pub fn row(job: &AdvancedCronJob, now: Timestamp) -> CronRow {
 
 /// `:acj`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    if !matches!(app.top(), Route::CronJobs(v) if v.detail.is_none()) {
-        app.stack.push(Route::CronJobs(Box::default()));
-    }
-    super::poll::due(app, true)
+    seedlist::open(app, CronJobs, view_of, Route::CronJobs)
 }
 
 /// Enter on a row: that job's detail, sharing the list's last answer.
 pub fn enter(app: &mut App) {
-    let Some(Route::CronJobs(view)) = app.stack.last() else {
-        return;
-    };
-    if view.detail.is_some() {
-        return;
-    }
-    let Some(job) = view.current() else {
-        app.set_status(Level::Info, "no AdvancedCronJob selected");
-        return;
-    };
-    let key = (
-        job.metadata.namespace.clone().unwrap_or_default(),
-        job.metadata.name.clone().unwrap_or_default(),
-    );
-    let mut detail = (**view).clone();
-    detail.detail = Some(key);
-    detail.selected = 0;
-    detail.offset = 0;
-    app.stack.push(Route::CronJobs(Box::new(detail)));
+    seedlist::enter(app, view_of, Route::CronJobs, "no AdvancedCronJob selected");
 }
 
 /// Moves the list cursor.
 pub fn navigate(view: &mut CronJobsView, delta: isize, page: usize) {
-    if view.detail.is_none() {
-        let len = view.len();
-        move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-    }
+    view.move_list(delta, page);
 }
 
 /// The kube layer's answer: every CronJobs view on the stack takes it.
 pub fn loaded(app: &mut App, result: Result<Vec<AdvancedCronJob>, String>) {
-    let (now, page) = (app.now, app.page());
     let result = result.map(|mut jobs| {
         jobs.sort_by(|a, b| {
             (&a.metadata.namespace, &a.metadata.name)
@@ -176,49 +132,13 @@ pub fn loaded(app: &mut App, result: Result<Vec<AdvancedCronJob>, String>) {
         });
         jobs
     });
-    for route in &mut app.stack {
-        let Route::CronJobs(view) = route else {
-            continue;
-        };
-        view.in_flight = false;
-        view.fetched = Some(now);
-        show(view, result.clone(), page);
-    }
+    seedlist::loaded(app, result, view_of);
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its job.
-fn show(view: &mut CronJobsView, result: Result<Vec<AdvancedCronJob>, String>, page: usize) {
-    let keep = view
-        .current()
-        .map(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()));
-    view.jobs = match result {
-        Ok(j) => Fetch::Loaded(
-            view.filter
-                .keep(j, |j, shown| j.retain(|j| shown(&j.metadata))),
-        ),
-        Err(e) => Fetch::Failed(e),
-    };
-    if let (Some(keep), Fetch::Loaded(jobs)) = (keep, &view.jobs)
-        && let Some(i) = jobs
-            .iter()
-            .position(|j| (j.metadata.namespace.clone(), j.metadata.name.clone()) == keep)
-    {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for CronJobsView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+fn view_of(route: &mut Route) -> Option<&mut CronJobsView> {
+    match route {
+        Route::CronJobs(v) => Some(v),
+        _ => None,
     }
 }
 

@@ -6,13 +6,13 @@
 //! its status reports. Listed (distributions, namespaces, and the objects of each copied name)
 //! every two seconds while the view is on top.
 
-use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
 use super::{
-    App, Effect, Level,
-    filter::{Filterable, ListFilter},
-    route::{Fetch, Route, keep_in_window, move_cursor},
+    App, Effect,
+    route::Route,
+    seedlist::{self, Seed, SeedList},
 };
 use crate::{
     api::ResourceDistribution,
@@ -111,60 +111,38 @@ pub fn namespace_rows(rd: &ResourceDistribution, l: &Listing) -> Result<Vec<Name
     Ok(rows)
 }
 
-/// The list, or (with `detail`) one distribution of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DistributionsView {
-    pub listing: Fetch<Listing>,
-    pub selected: usize,
-    pub offset: usize,
-    /// The name of the distribution the detail view shows.
-    pub detail: Option<String>,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Listing>,
+/// `:distributor`: the list, or (with `detail`, the distribution's name) one distribution of it.
+pub type DistributionsView = SeedList<Distributions>;
+
+/// The ResourceDistribution kind of [`SeedList`] (cluster-scoped: keyed by name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Distributions;
+
+impl Seed for Distributions {
+    type Listing = Listing;
+    type Key = String;
+
+    fn count(&self, l: &Listing) -> usize {
+        l.distributions.len()
+    }
+
+    fn key_at(&self, l: &Listing, i: usize) -> Option<String> {
+        l.distributions.get(i).map(key)
+    }
+
+    fn retain(&self, l: &mut Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        l.distributions.retain(|d| shown(&d.metadata));
+    }
 }
 
 impl DistributionsView {
-    pub fn new() -> Self {
-        Self {
-            listing: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
     pub fn distributions(&self) -> &[ResourceDistribution] {
-        match &self.listing {
-            Fetch::Loaded(l) => &l.distributions,
-            _ => &[],
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.distributions().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.loaded().map_or(&[], |l| &l.distributions)
     }
 
     /// The distribution under the cursor, or the one the detail view shows.
     pub fn current(&self) -> Option<&ResourceDistribution> {
-        match &self.detail {
-            Some(name) => self.distributions().iter().find(|d| key(d) == *name),
-            None => self.distributions().get(self.selected),
-        }
-    }
-}
-
-impl Default for DistributionsView {
-    fn default() -> Self {
-        Self::new()
+        self.distributions().get(self.index()?)
     }
 }
 
@@ -174,82 +152,36 @@ fn key(d: &ResourceDistribution) -> String {
 
 /// `:resourcedistributions`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    if !matches!(app.top(), Route::Distributions(v) if v.detail.is_none()) {
-        app.stack.push(Route::Distributions(Box::default()));
-    }
-    super::poll::due(app, true)
+    seedlist::open(app, Distributions, view_of, Route::Distributions)
 }
 
 /// Enter on a row: that distribution's namespaces, sharing the list's last answer.
 pub fn enter(app: &mut App) {
-    let Some(Route::Distributions(view)) = app.stack.last() else {
-        return;
-    };
-    if view.detail.is_some() {
-        return;
-    }
-    let Some(d) = view.current() else {
-        app.set_status(Level::Info, "no ResourceDistribution selected");
-        return;
-    };
-    let mut detail = (**view).clone();
-    detail.detail = Some(key(d));
-    app.stack.push(Route::Distributions(Box::new(detail)));
+    seedlist::enter(
+        app,
+        view_of,
+        Route::Distributions,
+        "no ResourceDistribution selected",
+    );
 }
 
 /// Moves the list cursor.
 pub fn navigate(view: &mut DistributionsView, delta: isize, page: usize) {
-    if view.detail.is_none() {
-        let len = view.len();
-        move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-    }
+    view.move_list(delta, page);
 }
 
 /// The kube layer's answer: every distributions view on the stack takes it.
 pub fn loaded(app: &mut App, result: Result<Listing, String>) {
-    let (now, page) = (app.now, app.page());
     let result = result.map(|mut l| {
         l.distributions.sort_by_key(key);
         l
     });
-    for route in &mut app.stack {
-        let Route::Distributions(view) = route else {
-            continue;
-        };
-        view.in_flight = false;
-        view.fetched = Some(now);
-        show(view, result.clone(), page);
-    }
+    seedlist::loaded(app, result, view_of);
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
-fn show(view: &mut DistributionsView, result: Result<Listing, String>, page: usize) {
-    let keep = view.current().map(key);
-    view.listing = match result {
-        Ok(l) => Fetch::Loaded(
-            view.filter
-                .keep(l, |l, shown| l.distributions.retain(|d| shown(&d.metadata))),
-        ),
-        Err(e) => Fetch::Failed(e),
-    };
-    if let Some(keep) = keep
-        && let Some(i) = view.distributions().iter().position(|d| key(d) == keep)
-    {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for DistributionsView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+fn view_of(route: &mut Route) -> Option<&mut DistributionsView> {
+    match route {
+        Route::Distributions(v) => Some(v),
+        _ => None,
     }
 }

@@ -12,11 +12,12 @@
 pub mod pulls;
 
 use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{
-    App, Effect, Level,
-    filter::{Filterable, ListFilter},
-    route::{Fetch, Route, keep_in_window, move_cursor},
+    App, Effect,
+    route::Route,
+    seedlist::{self, Seed, SeedList},
 };
 use crate::api::{ImageListPullJob, ImagePullJob, NodeImage};
 
@@ -77,78 +78,58 @@ impl Listing {
     }
 }
 
-/// One of the three lists, or (with `detail`) one object of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImagesView {
-    pub kind: ImageKind,
-    /// Objects sorted by namespace and name.
-    pub listing: Fetch<Listing>,
-    pub selected: usize,
-    pub offset: usize,
-    /// `(namespace, name)` of the object the detail shows (namespace empty for a NodeImage).
-    pub detail: Option<(String, String)>,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Listing>,
+/// One of the three lists (`kind`), or (with `detail`, the object's `(namespace, name)`,
+/// namespace empty for a NodeImage) one object of it. Objects are sorted by namespace and name.
+pub type ImagesView = SeedList<ImageKind>;
+
+impl Seed for ImageKind {
+    type Listing = Listing;
+    type Key = (String, String);
+
+    fn count(&self, l: &Listing) -> usize {
+        match self {
+            ImageKind::PullJobs => l.pull_jobs.len(),
+            ImageKind::ListPullJobs => l.list_jobs.len(),
+            ImageKind::NodeImages => l.node_images().len(),
+        }
+    }
+
+    fn key_at(&self, l: &Listing, i: usize) -> Option<Self::Key> {
+        let meta = match self {
+            ImageKind::PullJobs => &l.pull_jobs.get(i)?.metadata,
+            ImageKind::ListPullJobs => &l.list_jobs.get(i)?.metadata,
+            ImageKind::NodeImages => &l.node_images().get(i)?.metadata,
+        };
+        Some(key(meta))
+    }
+
+    fn retain(&self, l: &mut Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        match self {
+            ImageKind::PullJobs => l.pull_jobs.retain(|j| shown(&j.metadata)),
+            ImageKind::ListPullJobs => l.list_jobs.retain(|j| shown(&j.metadata)),
+            ImageKind::NodeImages => {
+                if let Ok(n) = &mut l.node_images {
+                    n.retain(|n| shown(&n.metadata));
+                }
+            }
+        }
+    }
 }
 
 impl ImagesView {
-    pub fn new(kind: ImageKind) -> Self {
-        Self {
-            kind,
-            listing: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
-    fn loaded(&self) -> Option<&Listing> {
-        match &self.listing {
-            Fetch::Loaded(l) => Some(l),
-            _ => None,
-        }
-    }
-
     /// The keys of the listed objects of this view's kind, in order.
     pub fn keys(&self) -> Vec<(String, String)> {
         let Some(l) = self.loaded() else {
             return Vec::new();
         };
-        match self.kind {
-            ImageKind::PullJobs => l.pull_jobs.iter().map(|j| key(&j.metadata)).collect(),
-            ImageKind::ListPullJobs => l.list_jobs.iter().map(|j| key(&j.metadata)).collect(),
-            ImageKind::NodeImages => l.node_images().iter().map(|n| key(&n.metadata)).collect(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.loaded().map_or(0, |l| match self.kind {
-            ImageKind::PullJobs => l.pull_jobs.len(),
-            ImageKind::ListPullJobs => l.list_jobs.len(),
-            ImageKind::NodeImages => l.node_images().len(),
-        })
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The index of the object under the cursor, or of the one the detail shows.
-    fn current_index(&self) -> Option<usize> {
-        match &self.detail {
-            Some(k) => self.keys().iter().position(|x| x == k),
-            None => (self.selected < self.len()).then_some(self.selected),
-        }
+        (0..self.listed())
+            .filter_map(|i| self.kind.key_at(l, i))
+            .collect()
     }
 
     /// The ImagePullJob under the cursor (or in detail), in a `:imagepulljobs` view.
     pub fn pull_job(&self) -> Option<&ImagePullJob> {
-        let i = self.current_index()?;
+        let i = self.index()?;
         (self.kind == ImageKind::PullJobs)
             .then(|| self.loaded()?.pull_jobs.get(i))
             .flatten()
@@ -156,7 +137,7 @@ impl ImagesView {
 
     /// The ImageListPullJob under the cursor (or in detail), in a `:imagelistpulljobs` view.
     pub fn list_job(&self) -> Option<&ImageListPullJob> {
-        let i = self.current_index()?;
+        let i = self.index()?;
         (self.kind == ImageKind::ListPullJobs)
             .then(|| self.loaded()?.list_jobs.get(i))
             .flatten()
@@ -164,7 +145,7 @@ impl ImagesView {
 
     /// The NodeImage under the cursor (or in detail), in a `:nodeimages` view.
     pub fn node_image(&self) -> Option<&NodeImage> {
-        let i = self.current_index()?;
+        let i = self.index()?;
         (self.kind == ImageKind::NodeImages)
             .then(|| self.loaded()?.node_images().get(i))
             .flatten()
@@ -172,12 +153,12 @@ impl ImagesView {
 
     /// Whether the object the detail is about (or the cursor is on) exists.
     pub fn has_current(&self) -> bool {
-        self.current_index().is_some()
+        self.index().is_some()
     }
 }
 
 /// `(namespace, name)` of an object (namespace empty when cluster-scoped).
-pub fn key(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
+pub fn key(meta: &ObjectMeta) -> (String, String) {
     (
         meta.namespace.clone().unwrap_or_default(),
         meta.name.clone().unwrap_or_default(),
@@ -196,11 +177,7 @@ pub struct NodeImageCache {
 
 /// `:imagepulljobs`, `:imagelistpulljobs`, `:nodeimages`.
 pub fn open(app: &mut App, kind: ImageKind) -> Vec<Effect> {
-    if !matches!(app.top(), Route::Images(v) if v.kind == kind && v.detail.is_none()) {
-        app.stack
-            .push(Route::Images(Box::new(ImagesView::new(kind))));
-    }
-    super::poll::due(app, true)
+    seedlist::open(app, kind, view_of(kind), Route::Images)
 }
 
 /// Enter on a row: that object's detail, sharing the list's last answer.
@@ -208,32 +185,19 @@ pub fn enter(app: &mut App) {
     let Some(Route::Images(view)) = app.stack.last() else {
         return;
     };
-    if view.detail.is_some() {
-        return;
-    }
-    let Some(key) = view.keys().get(view.selected).cloned() else {
-        app.set_status(Level::Info, format!("no {} selected", view.kind.singular()));
-        return;
-    };
-    let mut detail = (**view).clone();
-    detail.detail = Some(key);
-    detail.selected = 0;
-    detail.offset = 0;
-    app.stack.push(Route::Images(Box::new(detail)));
+    let (kind, none) = (view.kind, format!("no {} selected", view.kind.singular()));
+    seedlist::enter(app, view_of(kind), Route::Images, &none);
 }
 
 /// Moves the list cursor.
 pub fn navigate(view: &mut ImagesView, delta: isize, page: usize) {
-    if view.detail.is_none() {
-        let len = view.len();
-        move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
-    }
+    view.move_list(delta, page);
 }
 
 /// The kube layer's answer: every view of that kind on the stack takes it, and every rollout
 /// view takes the NodeImages in it.
 pub fn loaded(app: &mut App, kind: ImageKind, result: Result<Listing, String>) {
-    let (now, page) = (app.now, app.page());
+    let now = app.now;
     let result = result.map(|mut l| {
         l.pull_jobs.sort_by_key(|j| key(&j.metadata));
         l.list_jobs.sort_by_key(|j| key(&j.metadata));
@@ -242,14 +206,9 @@ pub fn loaded(app: &mut App, kind: ImageKind, result: Result<Listing, String>) {
         }
         l
     });
-    for route in &mut app.stack {
-        match route {
-            Route::Images(view) if view.kind == kind => {
-                view.in_flight = false;
-                view.fetched = Some(now);
-                show(view, result.clone(), page);
-            }
-            Route::Rollout(view) if kind == ImageKind::NodeImages => {
+    if kind == ImageKind::NodeImages {
+        for route in &mut app.stack {
+            if let Route::Rollout(view) = route {
                 let cache = &mut view.node_images;
                 cache.in_flight = false;
                 cache.fetched = Some(now);
@@ -259,47 +218,16 @@ pub fn loaded(app: &mut App, kind: ImageKind, result: Result<Listing, String>) {
                     .and_then(|l| l.node_images.as_ref().ok())
                     .cloned();
             }
-            _ => {}
         }
     }
+    seedlist::loaded(app, result, view_of(kind));
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
-fn show(view: &mut ImagesView, result: Result<Listing, String>, page: usize) {
-    let kind = view.kind;
-    let keep = view.keys().get(view.selected).cloned();
-    view.listing = match result {
-        Ok(l) => Fetch::Loaded(view.filter.keep(l, |l, shown| match kind {
-            ImageKind::PullJobs => l.pull_jobs.retain(|j| shown(&j.metadata)),
-            ImageKind::ListPullJobs => l.list_jobs.retain(|j| shown(&j.metadata)),
-            ImageKind::NodeImages => {
-                if let Ok(n) = &mut l.node_images {
-                    n.retain(|n| shown(&n.metadata));
-                }
-            }
-        })),
-        Err(e) => Fetch::Failed(e),
-    };
-    if view.detail.is_none()
-        && let Some(keep) = keep
-        && let Some(i) = view.keys().iter().position(|k| *k == keep)
-    {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for ImagesView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+/// The views of `kind` among the routes.
+fn view_of(kind: ImageKind) -> impl FnMut(&mut Route) -> Option<&mut ImagesView> {
+    move |route| match route {
+        Route::Images(v) if v.kind == kind => Some(v),
+        _ => None,
     }
 }
 

@@ -9,12 +9,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{
     App, Effect, Level,
-    filter::{Filterable, ListFilter},
-    route::{Fetch, PodView, Route, keep_in_window, move_cursor},
+    route::{PodView, Route, move_cursor},
+    seedlist::{self, Seed, SeedList},
 };
 use crate::{
     api::{PersistentPodState, persistentpodstate::PodState},
@@ -55,63 +55,55 @@ pub struct PodRow<'a> {
     pub placement: Placement,
 }
 
-/// The list, or (with `detail`) one state of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PersistentPodStatesView {
-    pub listing: Fetch<Listing>,
-    pub selected: usize,
-    pub offset: usize,
-    /// `(namespace, name)` of the state the detail view shows.
-    pub detail: Option<(String, String)>,
+/// `:pps`: the list, or (with `detail`, the state's `(namespace, name)`) one state of it, whose
+/// pod rows have a cursor of their own (`kind.row`).
+pub type PersistentPodStatesView = SeedList<PodStates>;
+
+/// The PersistentPodState kind of [`SeedList`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PodStates {
     /// The pod row under the cursor in the detail.
     pub row: usize,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Listing>,
+}
+
+impl Seed for PodStates {
+    type Listing = Listing;
+    type Key = (String, String);
+
+    fn count(&self, l: &Listing) -> usize {
+        l.states.len()
+    }
+
+    fn key_at(&self, l: &Listing, i: usize) -> Option<Self::Key> {
+        l.states.get(i).map(key)
+    }
+
+    fn retain(&self, l: &mut Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        l.states.retain(|s| shown(&s.metadata));
+    }
+
+    /// The list's cursor stays on its state, the detail's within the state's pods.
+    fn show(view: &mut PersistentPodStatesView, result: Result<Listing, String>, page: usize) {
+        view.show_list(result, page);
+        let rows = view.current().map_or(0, |s| view.rows(s).len());
+        view.kind.row = view.kind.row.min(rows.saturating_sub(1));
+    }
 }
 
 impl PersistentPodStatesView {
-    pub fn new() -> Self {
-        Self {
-            listing: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            row: 0,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
     pub fn states(&self) -> &[PersistentPodState] {
-        match &self.listing {
-            Fetch::Loaded(l) => &l.states,
-            _ => &[],
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.states().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.loaded().map_or(&[], |l| &l.states)
     }
 
     /// The state under the cursor, or the one the detail view shows.
     pub fn current(&self) -> Option<&PersistentPodState> {
-        match &self.detail {
-            Some(k) => self.states().iter().find(|s| key(s) == *k),
-            None => self.states().get(self.selected),
-        }
+        self.states().get(self.index()?)
     }
 
     /// A row per pod of `state`: every pod it keeps a state for and every pod of its target,
     /// by name (so by ordinal).
     pub fn rows<'a>(&'a self, state: &'a PersistentPodState) -> Vec<PodRow<'a>> {
-        let Fetch::Loaded(l) = &self.listing else {
+        let Some(l) = self.loaded() else {
             return Vec::new();
         };
         let (ns, _) = key(state);
@@ -162,12 +154,6 @@ impl PersistentPodStatesView {
     }
 }
 
-impl Default for PersistentPodStatesView {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Pod names sort by their ordinal suffix, then by name (`db-2` before `db-10`).
 fn ordinal_key(name: &str) -> (String, u64, String) {
     match name.rsplit_once('-') {
@@ -187,10 +173,12 @@ fn key(s: &PersistentPodState) -> (String, String) {
 
 /// `:persistentpodstates`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    if !matches!(app.top(), Route::PersistentPodStates(v) if v.detail.is_none()) {
-        app.stack.push(Route::PersistentPodStates(Box::default()));
-    }
-    super::poll::due(app, true)
+    seedlist::open(
+        app,
+        PodStates::default(),
+        view_of,
+        Route::PersistentPodStates,
+    )
 }
 
 /// Enter: on the list, that state's pods; on a pod row of the detail, the pod.
@@ -198,95 +186,56 @@ pub fn enter(app: &mut App) {
     let Some(Route::PersistentPodStates(view)) = app.stack.last() else {
         return;
     };
+    let none = "no PersistentPodState selected";
+    if view.detail.is_none() {
+        return seedlist::enter(app, view_of, Route::PersistentPodStates, none);
+    }
     let Some(state) = view.current() else {
-        app.set_status(Level::Info, "no PersistentPodState selected");
+        app.set_status(Level::Info, none);
         return;
     };
-    if view.detail.is_some() {
-        let rows = view.rows(state);
-        let route = match rows.get(view.row) {
-            Some(PodRow { pod: Some(p), .. }) => Route::Pod(PodView {
-                namespace: p.namespace.clone(),
-                name: p.name.clone(),
-                scroll: 0,
-                container: 0,
-            }),
-            Some(row) => {
-                let msg = format!("pod {} does not exist", row.name);
-                app.set_status(Level::Info, msg);
-                return;
-            }
-            None => return,
-        };
-        app.stack.push(route);
-        return;
-    }
-    let mut detail = (**view).clone();
-    detail.detail = Some(key(state));
-    detail.row = 0;
-    app.stack.push(Route::PersistentPodStates(Box::new(detail)));
+    let rows = view.rows(state);
+    let route = match rows.get(view.kind.row) {
+        Some(PodRow { pod: Some(p), .. }) => Route::Pod(PodView {
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            scroll: 0,
+            container: 0,
+        }),
+        Some(row) => {
+            let msg = format!("pod {} does not exist", row.name);
+            app.set_status(Level::Info, msg);
+            return;
+        }
+        None => return,
+    };
+    app.stack.push(route);
 }
 
 /// Moves the list cursor, or the pod cursor of the detail.
 pub fn navigate(view: &mut PersistentPodStatesView, delta: isize, page: usize) {
     if view.detail.is_none() {
-        let len = view.len();
-        move_cursor(&mut view.selected, &mut view.offset, len, delta, page);
+        view.move_list(delta, page);
     } else {
         let len = view.current().map_or(0, |s| view.rows(s).len());
         let mut offset = 0;
-        move_cursor(&mut view.row, &mut offset, len, delta, page);
+        move_cursor(&mut view.kind.row, &mut offset, len, delta, page);
     }
 }
 
 /// The kube layer's answer: every PersistentPodStates view on the stack takes it.
 pub fn loaded(app: &mut App, result: Result<Listing, String>) {
-    let (now, page) = (app.now, app.page());
     let result = result.map(|mut l| {
         l.states.sort_by_key(key);
         l
     });
-    for route in &mut app.stack {
-        let Route::PersistentPodStates(view) = route else {
-            continue;
-        };
-        view.in_flight = false;
-        view.fetched = Some(now);
-        show(view, result.clone(), page);
-        let rows = view.current().map_or(0, |s| view.rows(s).len());
-        view.row = view.row.min(rows.saturating_sub(1));
-    }
+    seedlist::loaded(app, result, view_of);
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
-fn show(view: &mut PersistentPodStatesView, result: Result<Listing, String>, page: usize) {
-    let keep = view.current().map(key);
-    view.listing = match result {
-        Ok(l) => Fetch::Loaded(
-            view.filter
-                .keep(l, |l, shown| l.states.retain(|s| shown(&s.metadata))),
-        ),
-        Err(e) => Fetch::Failed(e),
-    };
-    if let Some(keep) = keep
-        && let Some(i) = view.states().iter().position(|s| key(s) == keep)
-    {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for PersistentPodStatesView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+fn view_of(route: &mut Route) -> Option<&mut PersistentPodStatesView> {
+    match route {
+        Route::PersistentPodStates(v) => Some(v),
+        _ => None,
     }
 }
 

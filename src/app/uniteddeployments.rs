@@ -9,14 +9,13 @@
 //! `apps.kruise.io/subset-name` and makes the UnitedDeployment its controller owner: that is
 //! how the kube layer finds them.
 
-use jiff::Timestamp;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::{
     App, Effect, Kind, Level,
-    filter::{Filterable, ListFilter},
     rollout::RolloutView,
-    route::{Fetch, Owner, Route, keep_in_window, move_cursor},
+    route::{Owner, Route, move_cursor},
+    seedlist::{self, Seed, SeedList},
 };
 use crate::api::UnitedDeployment;
 
@@ -114,63 +113,66 @@ pub struct SubsetRow<'a> {
     pub workload: Option<&'a SubsetWorkload>,
 }
 
-/// The list, or (with `detail`) one UnitedDeployment, whose cursor walks its subsets.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnitedDeploymentsView {
-    pub listing: Fetch<Listing>,
-    pub selected: usize,
-    pub offset: usize,
-    /// `(namespace, name)` of the UnitedDeployment the detail shows.
-    pub detail: Option<(String, String)>,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Listing>,
+/// `:ud`: the list, or (with `detail`, its `(namespace, name)`) one UnitedDeployment, whose
+/// cursor walks its subsets.
+pub type UnitedDeploymentsView = SeedList<UnitedDeployments>;
+
+/// The UnitedDeployment kind of [`SeedList`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnitedDeployments;
+
+impl Seed for UnitedDeployments {
+    type Listing = Listing;
+    type Key = (String, String);
+
+    fn count(&self, l: &Listing) -> usize {
+        l.deployments.len()
+    }
+
+    fn key_at(&self, l: &Listing, i: usize) -> Option<Self::Key> {
+        l.deployments.get(i).map(key)
+    }
+
+    fn retain(&self, l: &mut Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        l.deployments.retain(|u| shown(&u.metadata));
+    }
+
+    /// UnitedDeployments in the list, subsets in the detail.
+    fn rows(view: &UnitedDeploymentsView) -> usize {
+        match view.detail {
+            Some(_) => view.current().map_or(0, |ud| view.subsets_of(ud).len()),
+            None => view.listed(),
+        }
+    }
+
+    /// In the detail the cursor stays on its subset.
+    fn show(view: &mut UnitedDeploymentsView, result: Result<Listing, String>, page: usize) {
+        if view.detail.is_none() {
+            return view.show_list(result, page);
+        }
+        let keep = view.selected_subset().map(|r| r.name);
+        view.put(result);
+        let found = keep.and_then(|keep| {
+            let ud = view.current()?;
+            view.subsets_of(ud).iter().position(|r| r.name == keep)
+        });
+        view.reselect(found, page);
+    }
 }
 
 impl UnitedDeploymentsView {
-    pub fn new() -> Self {
-        Self {
-            listing: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
     pub fn deployments(&self) -> &[UnitedDeployment] {
-        match &self.listing {
-            Fetch::Loaded(l) => &l.deployments,
-            _ => &[],
-        }
-    }
-
-    /// Rows under the cursor: UnitedDeployments in the list, subsets in the detail.
-    pub fn len(&self) -> usize {
-        match self.detail {
-            Some(_) => self.current().map_or(0, |ud| self.subsets_of(ud).len()),
-            None => self.deployments().len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.loaded().map_or(&[], |l| &l.deployments)
     }
 
     /// The UnitedDeployment under the cursor, or the one the detail shows.
     pub fn current(&self) -> Option<&UnitedDeployment> {
-        match &self.detail {
-            Some(k) => self.deployments().iter().find(|u| key(u) == *k),
-            None => self.deployments().get(self.selected),
-        }
+        self.deployments().get(self.index()?)
     }
 
     /// The workloads `ud` controls.
     pub fn workloads_of(&self, ud: &UnitedDeployment) -> Vec<&SubsetWorkload> {
-        let Fetch::Loaded(l) = &self.listing else {
+        let Some(l) = self.loaded() else {
             return Vec::new();
         };
         let (ns, name) = key(ud);
@@ -222,12 +224,6 @@ impl UnitedDeploymentsView {
     }
 }
 
-impl Default for UnitedDeploymentsView {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 pub fn key(ud: &UnitedDeployment) -> (String, String) {
     (
         ud.metadata.namespace.clone().unwrap_or_default(),
@@ -237,10 +233,7 @@ pub fn key(ud: &UnitedDeployment) -> (String, String) {
 
 /// `:ud`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    if !matches!(app.top(), Route::UnitedDeployments(v) if v.detail.is_none()) {
-        app.stack.push(Route::UnitedDeployments(Box::default()));
-    }
-    super::poll::due(app, true)
+    seedlist::open(app, UnitedDeployments, view_of, Route::UnitedDeployments)
 }
 
 /// Enter: on a UnitedDeployment, its detail; on a subset whose workload is a CloneSet or an
@@ -249,52 +242,44 @@ pub fn enter(app: &mut App) {
     let Some(Route::UnitedDeployments(view)) = app.stack.last() else {
         return;
     };
-    if view.detail.is_some() {
-        let Some(row) = view.selected_subset() else {
-            app.set_status(Level::Info, "no subset selected");
-            return;
-        };
-        let Some(w) = row.workload else {
-            app.set_status(
-                Level::Info,
-                format!("subset {} has no workload yet", row.name),
-            );
-            return;
-        };
-        let Some(kind) = w.kind.rollout_kind() else {
-            app.set_status(
-                Level::Info,
-                format!(
-                    "{} {} is a {}: no rollout view for that kind",
-                    w.kind.short(),
-                    w.name,
-                    w.kind.api().1
-                ),
-            );
-            return;
-        };
-        let owner = Owner {
-            kind,
-            namespace: w.namespace.clone(),
-            name: w.name.clone(),
-            uid: w.uid.clone(),
-            selector: w.selector.clone(),
-        };
-        let mut rollout = RolloutView::new(owner);
-        let summary = super::rollout::summary::summary(&app.stores, &rollout.owner);
-        rollout.refresh(summary, &app.pods);
-        app.stack.push(Route::Rollout(Box::new(rollout)));
-        return;
+    if view.detail.is_none() {
+        let none = "no UnitedDeployment selected";
+        return seedlist::enter(app, view_of, Route::UnitedDeployments, none);
     }
-    let Some(ud) = view.current() else {
-        app.set_status(Level::Info, "no UnitedDeployment selected");
+    let Some(row) = view.selected_subset() else {
+        app.set_status(Level::Info, "no subset selected");
         return;
     };
-    let mut detail = (**view).clone();
-    detail.detail = Some(key(ud));
-    detail.selected = 0;
-    detail.offset = 0;
-    app.stack.push(Route::UnitedDeployments(Box::new(detail)));
+    let Some(w) = row.workload else {
+        app.set_status(
+            Level::Info,
+            format!("subset {} has no workload yet", row.name),
+        );
+        return;
+    };
+    let Some(kind) = w.kind.rollout_kind() else {
+        app.set_status(
+            Level::Info,
+            format!(
+                "{} {} is a {}: no rollout view for that kind",
+                w.kind.short(),
+                w.name,
+                w.kind.api().1
+            ),
+        );
+        return;
+    };
+    let owner = Owner {
+        kind,
+        namespace: w.namespace.clone(),
+        name: w.name.clone(),
+        uid: w.uid.clone(),
+        selector: w.selector.clone(),
+    };
+    let mut rollout = RolloutView::new(owner);
+    let summary = super::rollout::summary::summary(&app.stores, &rollout.owner);
+    rollout.refresh(summary, &app.pods);
+    app.stack.push(Route::Rollout(Box::new(rollout)));
 }
 
 /// Moves the cursor (UnitedDeployments in the list, subsets in the detail).
@@ -305,62 +290,17 @@ pub fn navigate(view: &mut UnitedDeploymentsView, delta: isize, page: usize) {
 
 /// The kube layer's answer: every UnitedDeployments view on the stack takes it.
 pub fn loaded(app: &mut App, result: Result<Listing, String>) {
-    let (now, page) = (app.now, app.page());
     let result = result.map(|mut l| {
         l.deployments.sort_by_key(key);
         l.workloads.sort_by(|a, b| a.name.cmp(&b.name));
         l
     });
-    for route in &mut app.stack {
-        let Route::UnitedDeployments(view) = route else {
-            continue;
-        };
-        view.in_flight = false;
-        view.fetched = Some(now);
-        show(view, result.clone(), page);
-    }
+    seedlist::loaded(app, result, view_of);
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
-fn show(view: &mut UnitedDeploymentsView, result: Result<Listing, String>, page: usize) {
-    let keep = match &view.detail {
-        Some(_) => view.selected_subset().map(|r| r.name),
-        None => view.current().map(|u| key(u).1),
-    };
-    let keep_ns = view.current().map(|u| key(u).0);
-    view.listing = match result {
-        Ok(l) => Fetch::Loaded(
-            view.filter
-                .keep(l, |l, shown| l.deployments.retain(|u| shown(&u.metadata))),
-        ),
-        Err(e) => Fetch::Failed(e),
-    };
-    let found = match (&view.detail, keep) {
-        (Some(_), Some(keep)) => view
-            .current()
-            .and_then(|ud| view.subsets_of(ud).iter().position(|r| r.name == keep)),
-        (None, Some(keep)) => view
-            .deployments()
-            .iter()
-            .position(|u| Some(key(u)) == keep_ns.clone().map(|ns| (ns, keep.clone()))),
-        (_, None) => None,
-    };
-    if let Some(i) = found {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for UnitedDeploymentsView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+fn view_of(route: &mut Route) -> Option<&mut UnitedDeploymentsView> {
+    match route {
+        Route::UnitedDeployments(v) => Some(v),
+        _ => None,
     }
 }

@@ -9,12 +9,12 @@
 //! `apps.kruise.io/matched-workloadspread`: `{"name": SPREAD, "subset": SUBSET}`
 //! (`pkg/util/workloadspread`, `InjectWorkloadSpread`).
 
-use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{
     App, Effect, Level,
-    filter::{Filterable, ListFilter},
-    route::{Fetch, PodView, Route, keep_in_window, move_cursor},
+    route::{PodView, Route, move_cursor},
+    seedlist::{self, Seed, SeedList},
 };
 use crate::api::WorkloadSpread;
 
@@ -43,65 +43,69 @@ pub struct Listing {
     pub pods: Vec<SpreadPod>,
 }
 
-/// The list, or (with `detail`) one spread of it, whose cursor walks its pods.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorkloadSpreadsView {
-    /// Spreads sorted by namespace and name; pods by subset order, then name.
-    pub listing: Fetch<Listing>,
-    pub selected: usize,
-    pub offset: usize,
-    /// `(namespace, name)` of the spread the detail view shows.
-    pub detail: Option<(String, String)>,
-    pub fetched: Option<Timestamp>,
-    pub in_flight: bool,
-    /// The `/` filter (by `namespace/name`).
-    pub filter: ListFilter<Listing>,
+/// `:ws`: the list, or (with `detail`, the spread's `(namespace, name)`) one spread of it, whose
+/// cursor walks its pods. Spreads are sorted by namespace and name; pods by subset order, then
+/// name.
+pub type WorkloadSpreadsView = SeedList<WorkloadSpreads>;
+
+/// The WorkloadSpread kind of [`SeedList`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WorkloadSpreads;
+
+impl Seed for WorkloadSpreads {
+    type Listing = Listing;
+    type Key = (String, String);
+
+    fn count(&self, l: &Listing) -> usize {
+        l.spreads.len()
+    }
+
+    fn key_at(&self, l: &Listing, i: usize) -> Option<Self::Key> {
+        l.spreads.get(i).map(key)
+    }
+
+    fn retain(&self, l: &mut Listing, shown: &dyn Fn(&ObjectMeta) -> bool) {
+        l.spreads.retain(|s| shown(&s.metadata));
+    }
+
+    /// Spreads in the list, the spread's pods in the detail.
+    fn rows(view: &WorkloadSpreadsView) -> usize {
+        match view.detail {
+            Some(_) => view.current().map_or(0, |s| view.pods_of(s).len()),
+            None => view.listed(),
+        }
+    }
+
+    /// In the detail the cursor stays on its pod.
+    fn show(view: &mut WorkloadSpreadsView, result: Result<Listing, String>, page: usize) {
+        if view.detail.is_none() {
+            return view.show_list(result, page);
+        }
+        let pod_key = |p: &SpreadPod| (p.namespace.clone(), p.name.clone());
+        let keep = view.selected_pod().map(pod_key);
+        view.put(result);
+        let found = keep.and_then(|keep| {
+            let spread = view.current()?;
+            view.pods_of(spread).iter().position(|p| pod_key(p) == keep)
+        });
+        view.reselect(found, page);
+    }
 }
 
 impl WorkloadSpreadsView {
-    pub fn new() -> Self {
-        Self {
-            listing: Fetch::Loading,
-            selected: 0,
-            offset: 0,
-            detail: None,
-            fetched: None,
-            in_flight: false,
-            filter: ListFilter::default(),
-        }
-    }
-
     pub fn spreads(&self) -> &[WorkloadSpread] {
-        match &self.listing {
-            Fetch::Loaded(l) => &l.spreads,
-            _ => &[],
-        }
-    }
-
-    /// Rows under the cursor: spreads in the list, the spread's pods in the detail.
-    pub fn len(&self) -> usize {
-        match self.detail {
-            Some(_) => self.current().map_or(0, |s| self.pods_of(s).len()),
-            None => self.spreads().len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.loaded().map_or(&[], |l| &l.spreads)
     }
 
     /// The spread under the cursor, or the one the detail view shows.
     pub fn current(&self) -> Option<&WorkloadSpread> {
-        match &self.detail {
-            Some(k) => self.spreads().iter().find(|s| key(s) == *k),
-            None => self.spreads().get(self.selected),
-        }
+        self.spreads().get(self.index()?)
     }
 
     /// The pods `spread` matched, in the order of its subsets (pods naming a subset the spread
     /// no longer has last), then by name.
     pub fn pods_of(&self, spread: &WorkloadSpread) -> Vec<&SpreadPod> {
-        let Fetch::Loaded(l) = &self.listing else {
+        let Some(l) = self.loaded() else {
             return Vec::new();
         };
         let (ns, name) = key(spread);
@@ -130,12 +134,6 @@ impl WorkloadSpreadsView {
     }
 }
 
-impl Default for WorkloadSpreadsView {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 pub fn key(spread: &WorkloadSpread) -> (String, String) {
     (
         spread.metadata.namespace.clone().unwrap_or_default(),
@@ -145,10 +143,7 @@ pub fn key(spread: &WorkloadSpread) -> (String, String) {
 
 /// `:ws`.
 pub fn open(app: &mut App) -> Vec<Effect> {
-    if !matches!(app.top(), Route::WorkloadSpreads(v) if v.detail.is_none()) {
-        app.stack.push(Route::WorkloadSpreads(Box::default()));
-    }
-    super::poll::due(app, true)
+    seedlist::open(app, WorkloadSpreads, view_of, Route::WorkloadSpreads)
 }
 
 /// Enter: on a spread, its detail (sharing the list's last answer); on a pod of the detail, the
@@ -157,29 +152,25 @@ pub fn enter(app: &mut App) {
     let Some(Route::WorkloadSpreads(view)) = app.stack.last() else {
         return;
     };
-    if view.detail.is_some() {
-        let Some(pod) = view.selected_pod() else {
-            app.set_status(Level::Info, "no pod selected");
-            return;
-        };
-        let route = Route::Pod(PodView {
-            namespace: pod.namespace.clone(),
-            name: pod.name.clone(),
-            scroll: 0,
-            container: 0,
-        });
-        app.stack.push(route);
-        return;
+    if view.detail.is_none() {
+        return seedlist::enter(
+            app,
+            view_of,
+            Route::WorkloadSpreads,
+            "no WorkloadSpread selected",
+        );
     }
-    let Some(spread) = view.current() else {
-        app.set_status(Level::Info, "no WorkloadSpread selected");
+    let Some(pod) = view.selected_pod() else {
+        app.set_status(Level::Info, "no pod selected");
         return;
     };
-    let mut detail = (**view).clone();
-    detail.detail = Some(key(spread));
-    detail.selected = 0;
-    detail.offset = 0;
-    app.stack.push(Route::WorkloadSpreads(Box::new(detail)));
+    let route = Route::Pod(PodView {
+        namespace: pod.namespace.clone(),
+        name: pod.name.clone(),
+        scroll: 0,
+        container: 0,
+    });
+    app.stack.push(route);
 }
 
 /// Moves the cursor (spreads in the list, pods in the detail).
@@ -190,62 +181,17 @@ pub fn navigate(view: &mut WorkloadSpreadsView, delta: isize, page: usize) {
 
 /// The kube layer's answer: every WorkloadSpreads view on the stack takes it.
 pub fn loaded(app: &mut App, result: Result<Listing, String>) {
-    let (now, page) = (app.now, app.page());
     let result = result.map(|mut l| {
         l.spreads.sort_by_key(key);
         l
     });
-    for route in &mut app.stack {
-        let Route::WorkloadSpreads(view) = route else {
-            continue;
-        };
-        view.in_flight = false;
-        view.fetched = Some(now);
-        show(view, result.clone(), page);
-    }
+    seedlist::loaded(app, result, view_of);
 }
 
-/// Puts a listing (or why it failed) into the view, filtered, the cursor kept on its object.
-fn show(view: &mut WorkloadSpreadsView, result: Result<Listing, String>, page: usize) {
-    let keep = match &view.detail {
-        Some(_) => view
-            .selected_pod()
-            .map(|p| (p.namespace.clone(), p.name.clone())),
-        None => view.current().map(key),
-    };
-    view.listing = match result {
-        Ok(l) => Fetch::Loaded(
-            view.filter
-                .keep(l, |l, shown| l.spreads.retain(|s| shown(&s.metadata))),
-        ),
-        Err(e) => Fetch::Failed(e),
-    };
-    let found = match (&view.detail, keep) {
-        (Some(_), Some(keep)) => view.current().and_then(|s| {
-            view.pods_of(s)
-                .iter()
-                .position(|p| (p.namespace.clone(), p.name.clone()) == keep)
-        }),
-        (None, Some(keep)) => view.spreads().iter().position(|s| key(s) == keep),
-        (_, None) => None,
-    };
-    if let Some(i) = found {
-        view.selected = i;
-    }
-    let len = view.len();
-    view.selected = view.selected.min(len.saturating_sub(1));
-    keep_in_window(view.selected, &mut view.offset, len, page);
-}
-
-impl Filterable for WorkloadSpreadsView {
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        self.detail.is_none().then_some(&mut self.filter.text)
-    }
-
-    fn refilter(&mut self, page: usize) {
-        if let Some(all) = self.filter.loaded() {
-            show(self, Ok(all), page);
-        }
+fn view_of(route: &mut Route) -> Option<&mut WorkloadSpreadsView> {
+    match route {
+        Route::WorkloadSpreads(v) => Some(v),
+        _ => None,
     }
 }
 

@@ -11,7 +11,8 @@ use ratatui::{
 use super::{
     age,
     header::role,
-    widgets::table::{self, Column, TableSpec},
+    seedlist::list_table,
+    widgets::table::{self, Column},
 };
 use crate::{
     api::BroadcastJob,
@@ -23,38 +24,28 @@ pub fn render(app: &App, view: &BroadcastJobsView, area: Rect, buf: &mut Buffer)
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from("Listing BroadcastJobs…"),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => table::unmatched(Line::from("No BroadcastJob here"), &view.filter.text),
-    };
     let jobs = view.jobs();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" BroadcastJobs [{}] ", jobs.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(" enter: pods per node "),
-        columns: vec![
-            Column::new("NAMESPACE", Constraint::Length(12), 2),
-            Column::new("NAME", Constraint::Fill(1), 0),
-            Column::new("DESIRED", Constraint::Length(7), 0),
-            Column::new("ACTIVE", Constraint::Length(6), 0),
-            Column::new("SUCCEEDED", Constraint::Length(9), 0),
-            Column::new("FAILED", Constraint::Length(6), 0),
-            Column::new("PHASE", Constraint::Length(10), 0),
-            Column::new("PARALLEL", Constraint::Length(8), 1),
-            Column::new("POLICY", Constraint::Length(7), 1),
-            Column::new("DEADLINE", Constraint::Length(8), 2),
-            Column::new("TTL", Constraint::Length(6), 2),
-            Column::new("AGE", Constraint::Length(5), 1),
-        ],
-        len: jobs.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+    let columns = vec![
+        Column::new("NAMESPACE", Constraint::Length(12), 2),
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("DESIRED", Constraint::Length(7), 0),
+        Column::new("ACTIVE", Constraint::Length(6), 0),
+        Column::new("SUCCEEDED", Constraint::Length(9), 0),
+        Column::new("FAILED", Constraint::Length(6), 0),
+        Column::new("PHASE", Constraint::Length(10), 0),
+        Column::new("PARALLEL", Constraint::Length(8), 1),
+        Column::new("POLICY", Constraint::Length(7), 1),
+        Column::new("DEADLINE", Constraint::Length(8), 2),
+        Column::new("TTL", Constraint::Length(6), 2),
+        Column::new("AGE", Constraint::Length(5), 1),
+    ];
+    let spec = list_table(
+        app,
+        view,
+        ("BroadcastJobs", "No BroadcastJob here"),
+        "enter: pods per node",
+        columns,
+    );
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(j) = jobs.get(i) else {
             return Vec::new();

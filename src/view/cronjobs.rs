@@ -12,7 +12,8 @@ use ratatui::{
 use super::{
     age,
     header::role,
-    widgets::table::{self, Column, TableSpec},
+    seedlist::list_table,
+    widgets::table::{self, Column},
 };
 use crate::{
     api::AdvancedCronJob,
@@ -28,42 +29,23 @@ pub fn render(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let (jobs, empty) = match &view.jobs {
-        Fetch::Loading => (&[][..], Line::from("Listing AdvancedCronJobs…")),
-        Fetch::Failed(e) => (
-            &[][..],
-            Line::styled(e.clone(), role(app, Role::StatusError)),
-        ),
-        Fetch::Loaded(j) => (
-            j.as_slice(),
-            table::unmatched(Line::from("No AdvancedCronJob here"), &view.filter.text),
-        ),
-    };
+    let jobs = view.loaded().map_or(&[][..], Vec::as_slice);
     let rows: Vec<CronRow> = jobs.iter().map(|j| row(j, app.now)).collect();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" AdvancedCronJobs [{}] ", rows.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(" P pauses/resumes · enter details "),
-        columns: vec![
-            Column::new("NAMESPACE", Constraint::Length(12), 2),
-            Column::new("NAME", Constraint::Fill(1), 0),
-            Column::new("SCHEDULE", Constraint::Length(14), 0),
-            Column::new("TIMEZONE", Constraint::Length(16), 1),
-            Column::new("NEXT RUN (ZONE)", Constraint::Length(22), 0),
-            Column::new("IN", Constraint::Length(5), 1),
-            Column::new("ACTIVE", Constraint::Length(6), 0),
-            Column::new("LAST", Constraint::Length(5), 1),
-            Column::new("PAUSED", Constraint::Length(6), 0),
-            Column::new("TYPE", Constraint::Length(12), 2),
-        ],
-        len: rows.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+    let columns = vec![
+        Column::new("NAMESPACE", Constraint::Length(12), 2),
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("SCHEDULE", Constraint::Length(14), 0),
+        Column::new("TIMEZONE", Constraint::Length(16), 1),
+        Column::new("NEXT RUN (ZONE)", Constraint::Length(22), 0),
+        Column::new("IN", Constraint::Length(5), 1),
+        Column::new("ACTIVE", Constraint::Length(6), 0),
+        Column::new("LAST", Constraint::Length(5), 1),
+        Column::new("PAUSED", Constraint::Length(6), 0),
+        Column::new("TYPE", Constraint::Length(12), 2),
+    ];
+    let hint = "P pauses/resumes · enter details";
+    let none = "No AdvancedCronJob here";
+    let spec = list_table(app, view, ("AdvancedCronJobs", none), hint, columns);
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(r) = rows.get(i) else {
             return Vec::new();
@@ -125,7 +107,7 @@ fn detail(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
         .borders(Borders::ALL)
         .border_style(role(app, Role::Border))
         .title(Line::from(format!(" AdvancedCronJob {ns}/{name} ")));
-    let lines = match (&view.jobs, view.current()) {
+    let lines = match (&view.listing, view.current()) {
         (Fetch::Failed(e), _) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
         (Fetch::Loading, _) => vec![Line::from("Reading…")],
         (_, None) => vec![Line::styled(

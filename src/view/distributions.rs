@@ -13,7 +13,8 @@ use ratatui::{
 use super::{
     age,
     header::role,
-    widgets::table::{self, Column, TableSpec},
+    seedlist::list_table,
+    widgets::table::{self, Column},
 };
 use crate::{
     api::ResourceDistribution,
@@ -30,36 +31,26 @@ pub fn render(app: &App, view: &DistributionsView, area: Rect, buf: &mut Buffer)
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from("Listing ResourceDistributions…"),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => table::unmatched(
-            Line::from("No ResourceDistribution in this cluster"),
-            &view.filter.text,
-        ),
-    };
     let items = view.distributions();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" ResourceDistributions [{}] ", items.len()),
-            &view.filter.text,
+    let columns = vec![
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("RESOURCE", Constraint::Length(28), 0),
+        Column::new("TARGETS", Constraint::Fill(3), 1),
+        Column::new("DESIRED", Constraint::Length(7), 0),
+        Column::new("SUCCEEDED", Constraint::Length(9), 0),
+        Column::new("FAILED", Constraint::Length(6), 0),
+        Column::new("AGE", Constraint::Length(5), 2),
+    ];
+    let spec = list_table(
+        app,
+        view,
+        (
+            "ResourceDistributions",
+            "No ResourceDistribution in this cluster",
         ),
-        title_right: Line::from(" cluster-scoped · enter: namespaces "),
-        columns: vec![
-            Column::new("NAME", Constraint::Fill(1), 0),
-            Column::new("RESOURCE", Constraint::Length(28), 0),
-            Column::new("TARGETS", Constraint::Fill(3), 1),
-            Column::new("DESIRED", Constraint::Length(7), 0),
-            Column::new("SUCCEEDED", Constraint::Length(9), 0),
-            Column::new("FAILED", Constraint::Length(6), 0),
-            Column::new("AGE", Constraint::Length(5), 2),
-        ],
-        len: items.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+        "cluster-scoped · enter: namespaces",
+        columns,
+    );
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(d) = items.get(i) else {
             return Vec::new();

@@ -8,21 +8,21 @@ mod detail;
 use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
-    text::{Line, Span},
+    text::Span,
     widgets::Cell,
 };
 
 use super::{
     age,
     header::role,
-    widgets::table::{self, Column, TableSpec},
+    seedlist::list_table,
+    widgets::table::{self, Column},
 };
 use crate::{
     api::{ImageListPullJob, ImagePullJob, NodeImage},
     app::{
         App,
         images::{ImageKind, ImagesView},
-        route::Fetch,
     },
     config::Role,
 };
@@ -31,30 +31,10 @@ pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
     if view.detail.is_some() {
         return detail::render(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from(format!("Listing {}…", view.kind.title())),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => table::unmatched(
-            Line::from(format!("No {} here", view.kind.singular())),
-            &view.filter.text,
-        ),
-    };
-    let listing = match &view.listing {
-        Fetch::Loaded(l) => Some(l),
-        _ => None,
-    };
-    let spec = |columns: Vec<Column>, right: &str| TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" {} [{}] ", view.kind.title(), view.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(format!(" {right} ")),
-        columns,
-        len: view.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty.clone()],
+    let listing = view.loaded();
+    let none = format!("No {} here", view.kind.singular());
+    let spec = |columns: Vec<Column>, hint: &str| {
+        list_table(app, view, (view.kind.title(), &none), hint, columns)
     };
     match view.kind {
         ImageKind::PullJobs => {

@@ -15,6 +15,7 @@ use ratatui::{
 use super::{
     age,
     header::role,
+    seedlist::list_table,
     widgets::table::{self, Column, TableSpec},
 };
 use crate::{
@@ -32,36 +33,24 @@ pub fn render(app: &App, view: &PersistentPodStatesView, area: Rect, buf: &mut B
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from("Listing PersistentPodStates…"),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => {
-            table::unmatched(Line::from("No PersistentPodState here"), &view.filter.text)
-        }
-    };
     let states = view.states();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" PersistentPodStates [{}] ", states.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(" enter: pods kept and where they run "),
-        columns: vec![
-            Column::new("NAMESPACE", Constraint::Length(12), 3),
-            Column::new("NAME", Constraint::Fill(1), 0),
-            Column::new("TARGET", Constraint::Length(24), 0),
-            Column::new("REQUIRED", Constraint::Length(16), 1),
-            Column::new("PREFERRED", Constraint::Length(22), 2),
-            Column::new("KEPT", Constraint::Length(4), 0),
-            Column::new("MOVED", Constraint::Length(5), 0),
-            Column::new("AGE", Constraint::Length(5), 1),
-        ],
-        len: states.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+    let columns = vec![
+        Column::new("NAMESPACE", Constraint::Length(12), 3),
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("TARGET", Constraint::Length(24), 0),
+        Column::new("REQUIRED", Constraint::Length(16), 1),
+        Column::new("PREFERRED", Constraint::Length(22), 2),
+        Column::new("KEPT", Constraint::Length(4), 0),
+        Column::new("MOVED", Constraint::Length(5), 0),
+        Column::new("AGE", Constraint::Length(5), 1),
+    ];
+    let spec = list_table(
+        app,
+        view,
+        ("PersistentPodStates", "No PersistentPodState here"),
+        "enter: pods kept and where they run",
+        columns,
+    );
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(s) = states.get(i) else {
             return Vec::new();
@@ -288,8 +277,8 @@ fn pods_table(
             Column::new("WHY", Constraint::Fill(2), 3),
         ],
         len: rows.len(),
-        selected: view.row,
-        offset: view.row.saturating_sub(height.saturating_sub(1)),
+        selected: view.kind.row,
+        offset: view.kind.row.saturating_sub(height.saturating_sub(1)),
         empty: vec![Line::from(
             "No pod kept yet: upstream records a pod once it is Ready on a node",
         )],

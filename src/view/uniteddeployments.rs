@@ -13,6 +13,7 @@ use ratatui::{
 use super::{
     age,
     header::role,
+    seedlist::list_table,
     widgets::table::{self, Column, TableSpec},
     workloadspreads::{node_term, tolerations},
 };
@@ -34,37 +35,25 @@ pub fn render(app: &App, view: &UnitedDeploymentsView, area: Rect, buf: &mut Buf
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from("Listing UnitedDeployments…"),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => {
-            table::unmatched(Line::from("No UnitedDeployment here"), &view.filter.text)
-        }
-    };
     let uds = view.deployments();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" UnitedDeployments [{}] ", uds.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(" enter: subset workloads "),
-        columns: vec![
-            Column::new("NAMESPACE", Constraint::Length(12), 2),
-            Column::new("NAME", Constraint::Fill(1), 0),
-            Column::new("TEMPLATE", Constraint::Length(11), 0),
-            Column::new("DESIRED", Constraint::Length(7), 0),
-            Column::new("CURRENT", Constraint::Length(7), 0),
-            Column::new("READY", Constraint::Length(5), 0),
-            Column::new("UPDATED", Constraint::Length(7), 0),
-            Column::new("SUBSETS", Constraint::Length(24), 1),
-            Column::new("AGE", Constraint::Length(5), 1),
-        ],
-        len: uds.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+    let columns = vec![
+        Column::new("NAMESPACE", Constraint::Length(12), 2),
+        Column::new("NAME", Constraint::Fill(1), 0),
+        Column::new("TEMPLATE", Constraint::Length(11), 0),
+        Column::new("DESIRED", Constraint::Length(7), 0),
+        Column::new("CURRENT", Constraint::Length(7), 0),
+        Column::new("READY", Constraint::Length(5), 0),
+        Column::new("UPDATED", Constraint::Length(7), 0),
+        Column::new("SUBSETS", Constraint::Length(24), 1),
+        Column::new("AGE", Constraint::Length(5), 1),
+    ];
+    let spec = list_table(
+        app,
+        view,
+        ("UnitedDeployments", "No UnitedDeployment here"),
+        "enter: subset workloads",
+        columns,
+    );
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(ud) = uds.get(i) else {
             return Vec::new();

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use super::{
     age,
     header::role,
+    seedlist::list_table,
     widgets::table::{self, Column, TableSpec},
 };
 use crate::{
@@ -33,34 +34,22 @@ pub fn render(app: &App, view: &WorkloadSpreadsView, area: Rect, buf: &mut Buffe
     if view.detail.is_some() {
         return detail(app, view, area, buf);
     }
-    let empty = match &view.listing {
-        Fetch::Loading => Line::from("Listing WorkloadSpreads…"),
-        Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-        Fetch::Loaded(_) => {
-            table::unmatched(Line::from("No WorkloadSpread here"), &view.filter.text)
-        }
-    };
     let spreads = view.spreads();
-    let spec = TableSpec {
-        title: table::filtered_title(
-            &app.theme,
-            format!(" WorkloadSpreads [{}] ", spreads.len()),
-            &view.filter.text,
-        ),
-        title_right: Line::from(" enter: subsets and their pods "),
-        columns: vec![
-            Column::new("NAMESPACE", Constraint::Length(12), 2),
-            Column::new("NAME", Constraint::Length(20), 0),
-            Column::new("TARGET", Constraint::Length(24), 1),
-            Column::new("SUBSETS", Constraint::Length(7), 1),
-            Column::new("REPLICAS PER SUBSET (CURRENT/MAX)", Constraint::Fill(1), 0),
-            Column::new("AGE", Constraint::Length(5), 1),
-        ],
-        len: spreads.len(),
-        selected: view.selected,
-        offset: view.offset,
-        empty: vec![empty],
-    };
+    let columns = vec![
+        Column::new("NAMESPACE", Constraint::Length(12), 2),
+        Column::new("NAME", Constraint::Length(20), 0),
+        Column::new("TARGET", Constraint::Length(24), 1),
+        Column::new("SUBSETS", Constraint::Length(7), 1),
+        Column::new("REPLICAS PER SUBSET (CURRENT/MAX)", Constraint::Fill(1), 0),
+        Column::new("AGE", Constraint::Length(5), 1),
+    ];
+    let spec = list_table(
+        app,
+        view,
+        ("WorkloadSpreads", "No WorkloadSpread here"),
+        "enter: subsets and their pods",
+        columns,
+    );
     table::render(spec, &app.theme, area, buf, |i| {
         let Some(s) = spreads.get(i) else {
             return Vec::new();

@@ -1,49 +1,71 @@
-//! Lists for the seed kinds' views (`:acj`, `:bcj`), answered as plain typed objects.
+//! Lists for the seed kinds' views (`:acj`, `:bcj`), answered as plain typed objects, and what
+//! the other seed kinds' lists ([`super::spread`], [`super::seed_state`]) read the same way.
 
-use kube::{Api, Client, api::ListParams};
+use k8s_openapi::{NamespaceResourceScope, api::core::v1::Pod};
+use kube::{Api, Client, Resource, api::ListParams};
+use serde::de::DeserializeOwned;
 
-use crate::{api::AdvancedCronJob, kube::errors::text as describe};
+use crate::{
+    api::{AdvancedCronJob, BroadcastJob},
+    app::broadcastjobs::{JobPod, Listing},
+    kube::errors::text as describe,
+};
+
+/// The objects of a namespaced kind in `namespace`, or in every namespace; an error names the
+/// kind (`what`: `pods: forbidden …`).
+pub(super) async fn list<K>(
+    client: &Client,
+    namespace: Option<&str>,
+    what: &str,
+) -> Result<Vec<K>, String>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + std::fmt::Debug,
+{
+    let api: Api<K> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    api.list(&ListParams::default())
+        .await
+        .map(|l| l.items)
+        .map_err(|e| format!("{what}: {}", describe(&e)))
+}
+
+/// Where a pod runs and how it is, as the seed kinds' details show it: `spec.nodeName` (empty
+/// while unscheduled), its phase (`Pending` until it has one) and whether it is Ready.
+pub(super) fn placed(p: &Pod) -> (String, String, bool) {
+    let status = p.status.as_ref();
+    let node = p
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.clone())
+        .unwrap_or_default();
+    let phase = status
+        .and_then(|s| s.phase.clone())
+        .unwrap_or_else(|| "Pending".to_owned());
+    let ready = status
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    (node, phase, ready)
+}
 
 /// `Effect::FetchCronJobs`: the AdvancedCronJobs in `namespace`, or in every namespace.
 pub async fn cron_jobs(
     client: Client,
     namespace: Option<String>,
 ) -> Result<Vec<AdvancedCronJob>, String> {
-    let api: Api<AdvancedCronJob> = match &namespace {
-        Some(ns) => Api::namespaced(client, ns),
-        None => Api::all(client),
-    };
-    api.list(&ListParams::default())
-        .await
-        .map(|l| l.items)
-        .map_err(|e| format!("advancedcronjobs: {}", describe(&e)))
+    list(&client, namespace.as_deref(), "advancedcronjobs").await
 }
 
 /// `Effect::FetchBroadcastJobs`: the BroadcastJobs in `namespace` (or every namespace) and the
 /// pods whose controller is one of them.
-pub async fn broadcast_jobs(
-    client: Client,
-    namespace: Option<String>,
-) -> Result<crate::app::broadcastjobs::Listing, String> {
-    use crate::{api::BroadcastJob, app::broadcastjobs::JobPod};
-    use k8s_openapi::api::core::v1::Pod;
-    let (jobs, pods): (Api<BroadcastJob>, Api<Pod>) = match &namespace {
-        Some(ns) => (
-            Api::namespaced(client.clone(), ns),
-            Api::namespaced(client, ns),
-        ),
-        None => (Api::all(client.clone()), Api::all(client)),
-    };
-    let jobs = jobs
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| format!("broadcastjobs: {}", describe(&e)))?
-        .items;
-    let pods = pods
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| format!("pods: {}", describe(&e)))?
-        .items;
+pub async fn broadcast_jobs(client: Client, namespace: Option<String>) -> Result<Listing, String> {
+    let ns = namespace.as_deref();
+    let jobs: Vec<BroadcastJob> = list(&client, ns, "broadcastjobs").await?;
+    let pods: Vec<Pod> = list(&client, ns, "pods").await?;
     let pods = pods
         .into_iter()
         .filter_map(|p| {
@@ -55,24 +77,16 @@ pub async fn broadcast_jobs(
                 .find(|o| o.kind == "BroadcastJob" && o.controller == Some(true))?
                 .name
                 .clone();
-            let status = p.status.as_ref();
+            let (node, phase, ready) = placed(&p);
             Some(JobPod {
                 namespace: p.metadata.namespace.clone().unwrap_or_default(),
                 owner,
                 name: p.metadata.name.clone().unwrap_or_default(),
-                node: p
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.node_name.clone())
-                    .unwrap_or_default(),
-                phase: status
-                    .and_then(|s| s.phase.clone())
-                    .unwrap_or_else(|| "Pending".to_owned()),
-                ready: status
-                    .and_then(|s| s.conditions.as_ref())
-                    .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True")),
+                node,
+                phase,
+                ready,
             })
         })
         .collect();
-    Ok(crate::app::broadcastjobs::Listing { jobs, pods })
+    Ok(Listing { jobs, pods })
 }

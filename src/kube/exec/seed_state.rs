@@ -17,6 +17,8 @@ use crate::{
     kube::errors::text as describe,
 };
 
+use super::seed::{list, placed};
+
 /// `Effect::FetchPersistentPodStates`: the states in `namespace` (or every namespace), the pods
 /// of those namespaces they concern, and the labels of the nodes those pods run on. Nodes that
 /// cannot be read (no RBAC for nodes) leave the topology comparison out, not the view.
@@ -24,18 +26,8 @@ pub async fn persistent_pod_states(
     client: Client,
     namespace: Option<String>,
 ) -> Result<persistentpodstates::Listing, String> {
-    let (states, pods): (Api<PersistentPodState>, Api<Pod>) = match &namespace {
-        Some(ns) => (
-            Api::namespaced(client.clone(), ns),
-            Api::namespaced(client.clone(), ns),
-        ),
-        None => (Api::all(client.clone()), Api::all(client.clone())),
-    };
-    let states = states
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| format!("persistentpodstates: {}", describe(&e)))?
-        .items;
+    let ns = namespace.as_deref();
+    let states: Vec<PersistentPodState> = list(&client, ns, "persistentpodstates").await?;
     if states.is_empty() {
         return Ok(persistentpodstates::Listing {
             states,
@@ -43,11 +35,7 @@ pub async fn persistent_pod_states(
             nodes: Ok(BTreeMap::new()),
         });
     }
-    let pods = pods
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| format!("pods: {}", describe(&e)))?
-        .items;
+    let pods: Vec<Pod> = list(&client, ns, "pods").await?;
     let wanted = |p: &Pod| {
         let ns = p.metadata.namespace.as_deref().unwrap_or_default();
         let name = p.metadata.name.as_deref().unwrap_or_default();
@@ -87,24 +75,16 @@ fn controller(p: &Pod) -> Option<(&str, &str)> {
 }
 
 fn place(p: &Pod) -> PodPlace {
-    let status = p.status.as_ref();
     let (owner_kind, owner) = controller(p).unwrap_or_default();
+    let (node, phase, ready) = placed(p);
     PodPlace {
         namespace: p.metadata.namespace.clone().unwrap_or_default(),
         name: p.metadata.name.clone().unwrap_or_default(),
         owner_kind: owner_kind.to_owned(),
         owner: owner.to_owned(),
-        node: p
-            .spec
-            .as_ref()
-            .and_then(|s| s.node_name.clone())
-            .unwrap_or_default(),
-        phase: status
-            .and_then(|s| s.phase.clone())
-            .unwrap_or_else(|| "Pending".to_owned()),
-        ready: status
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True")),
+        node,
+        phase,
+        ready,
     }
 }
 

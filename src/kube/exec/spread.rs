@@ -6,8 +6,7 @@ use k8s_openapi::api::{
     core::v1::Pod,
 };
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::ObjectMeta, util::intstr::IntOrString};
-use kube::{Api, Client, Resource, api::ListParams};
-use serde::de::DeserializeOwned;
+use kube::Client;
 
 use crate::{
     api::{CloneSet, StatefulSet, UnitedDeployment, WorkloadSpread, keys},
@@ -15,32 +14,9 @@ use crate::{
         uniteddeployments::{self, SubsetWorkload, TemplateKind, template_kind},
         workloadspreads::{self, SpreadPod, matched},
     },
-    kube::errors::text as describe,
 };
 
-fn api<K>(client: &Client, namespace: Option<&str>) -> Api<K>
-where
-    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
-{
-    match namespace {
-        Some(ns) => Api::namespaced(client.clone(), ns),
-        None => Api::all(client.clone()),
-    }
-}
-
-async fn list<K>(client: &Client, namespace: Option<&str>, what: &str) -> Result<Vec<K>, String>
-where
-    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + std::fmt::Debug,
-{
-    api::<K>(client, namespace)
-        .list(&ListParams::default())
-        .await
-        .map(|l| l.items)
-        .map_err(|e| format!("{what}: {}", describe(&e)))
-}
+use super::seed::{list, placed};
 
 /// `Effect::FetchWorkloadSpreads`: the WorkloadSpreads in `namespace` (or every namespace) and
 /// the pods upstream's webhook matched to one (their `matched-workloadspread` annotation).
@@ -66,23 +42,15 @@ fn spread_pod(p: Pod) -> Option<SpreadPod> {
             .as_ref()?
             .get(keys::MATCHED_WORKLOADSPREAD)?,
     )?;
-    let status = p.status.as_ref();
+    let (node, phase, ready) = placed(&p);
     Some(SpreadPod {
         namespace: p.metadata.namespace.clone().unwrap_or_default(),
         spread: m.name,
         subset: m.subset,
         name: p.metadata.name.clone().unwrap_or_default(),
-        node: p
-            .spec
-            .as_ref()
-            .and_then(|s| s.node_name.clone())
-            .unwrap_or_default(),
-        phase: status
-            .and_then(|s| s.phase.clone())
-            .unwrap_or_else(|| "Pending".to_owned()),
-        ready: status
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True")),
+        node,
+        phase,
+        ready,
         terminating: p.metadata.deletion_timestamp.is_some(),
     })
 }
