@@ -155,7 +155,8 @@ fn protect_view() {
         screen.contains("Protected objects [1] /cascading allowed"),
         "{screen}"
     );
-    assert!(screen.contains("demo/batch"), "{screen}");
+    assert!(screen.contains("batch"), "{screen}");
+    assert!(!screen.contains("web"), "{screen}");
     let effects = h.press(&["x"]);
     let Some(Effect::Prepare(req)) = effects.first() else {
         panic!("{effects:?}");
