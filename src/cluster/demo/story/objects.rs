@@ -30,7 +30,13 @@ pub(crate) fn namespace(name: &str, labels: Value) -> Obj {
     }
 }
 
-fn kruise(kind: &str, plural: &str, version: &str, ns: Option<&str>, body: Value) -> Obj {
+pub(super) fn kruise(
+    kind: &str,
+    plural: &str,
+    version: &str,
+    ns: Option<&str>,
+    body: Value,
+) -> Obj {
     let ar = resource("apps.kruise.io", version, kind, plural);
     let mut body = body;
     body["apiVersion"] = json!(ar.api_version);

@@ -18,7 +18,11 @@ use kube::{
 };
 use serde_json::{Value, json};
 
-use super::{Obj, StoryOptions, api, create, objects::namespace, resource};
+use super::{
+    Obj, StoryOptions, api, create,
+    objects::{kruise, namespace},
+    resource,
+};
 use crate::{
     kruise::{distribution, persistent_pod_state},
     kube::errors::Plain as _,
@@ -31,21 +35,6 @@ const JOB: &str = "node-probe";
 /// Labels the distribution's selector picks namespaces by.
 const REGISTRY_LABEL: &str = "kruise-tui.io/registry";
 
-fn kruise(kind: &str, plural: &str, ns: Option<&str>, body: Value) -> Obj {
-    let ar = resource("apps.kruise.io", "v1alpha1", kind, plural);
-    let mut body = body;
-    body["apiVersion"] = json!(ar.api_version);
-    body["kind"] = json!(kind);
-    if let Some(ns) = ns {
-        body["metadata"]["namespace"] = json!(ns);
-    }
-    Obj {
-        ar,
-        namespace: ns.map(str::to_owned),
-        body,
-    }
-}
-
 fn secret_source() -> Value {
     json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
            "metadata": {"name": CREDS},
@@ -56,6 +45,7 @@ fn job(ns: &str) -> Obj {
     kruise(
         "BroadcastJob",
         "broadcastjobs",
+        "v1alpha1",
         Some(ns),
         json!({
             "metadata": {"name": JOB},
@@ -75,6 +65,7 @@ fn pod_state(ns: &str) -> Obj {
     kruise(
         "PersistentPodState",
         "persistentpodstates",
+        "v1alpha1",
         Some(ns),
         json!({
             "metadata": {"name": "db"},
@@ -129,6 +120,7 @@ async fn distribute(client: &Client) -> Result<usize> {
     let rd = kruise(
         "ResourceDistribution",
         "resourcedistributions",
+        "v1alpha1",
         None,
         json!({
             "metadata": {"name": CREDS},
