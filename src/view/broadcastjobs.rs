@@ -5,18 +5,18 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_object, list_table},
     widgets::table::{self, Column},
 };
 use crate::{
     api::BroadcastJob,
-    app::{App, broadcastjobs::BroadcastJobsView, route::Fetch},
+    app::{App, broadcastjobs::BroadcastJobsView},
     config::Role,
 };
 
@@ -155,18 +155,10 @@ fn phase_cell<'a>(app: &App, phase: &str) -> Cell<'a> {
 
 fn detail(app: &App, view: &BroadcastJobsView, area: Rect, buf: &mut Buffer) {
     let (ns, name) = view.detail.clone().unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" BroadcastJob {ns}/{name} ")));
-    let lines = match (&view.listing, view.current()) {
-        (Fetch::Failed(e), _) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
-        (Fetch::Loading, _) => vec![Line::from("Reading…")],
-        (_, None) => vec![Line::styled(
-            "This BroadcastJob no longer exists",
-            role(app, Role::StatusWarn),
-        )],
-        (_, Some(job)) => detail_lines(app, view, job),
+    let block = detail_block(app, format!("BroadcastJob {ns}/{name}"));
+    let lines = match detail_object(app, &view.listing, view.current(), "BroadcastJob") {
+        Ok((_, job)) => detail_lines(app, view, job),
+        Err(line) => vec![line],
     };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })

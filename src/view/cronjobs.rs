@@ -6,13 +6,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_object, list_table},
     widgets::table::{self, Column},
 };
 use crate::{
@@ -20,7 +20,6 @@ use crate::{
     app::{
         App,
         cronjobs::{CronJobsView, CronRow, row},
-        route::Fetch,
     },
     config::Role,
 };
@@ -103,18 +102,10 @@ fn until(now: Timestamp, then: Timestamp) -> String {
 
 fn detail(app: &App, view: &CronJobsView, area: Rect, buf: &mut Buffer) {
     let (ns, name) = view.detail.clone().unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" AdvancedCronJob {ns}/{name} ")));
-    let lines = match (&view.listing, view.current()) {
-        (Fetch::Failed(e), _) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
-        (Fetch::Loading, _) => vec![Line::from("Reading…")],
-        (_, None) => vec![Line::styled(
-            "This AdvancedCronJob no longer exists",
-            role(app, Role::StatusWarn),
-        )],
-        (_, Some(job)) => detail_lines(app, job),
+    let block = detail_block(app, format!("AdvancedCronJob {ns}/{name}"));
+    let lines = match detail_object(app, &view.listing, view.current(), "AdvancedCronJob") {
+        Ok((_, job)) => detail_lines(app, job),
+        Err(line) => vec![line],
     };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })

@@ -7,13 +7,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_object, list_table},
     widgets::table::{self, Column},
 };
 use crate::{
@@ -21,7 +21,6 @@ use crate::{
     app::{
         App,
         distributions::{DistributionsView, Listing, copied, namespace_rows},
-        route::Fetch,
     },
     config::Role,
     kruise::distribution::{CopyState, hash_resource},
@@ -147,18 +146,10 @@ fn field<'a>(app: &App, name: &str, value: impl Into<Span<'a>>) -> Line<'a> {
 
 fn detail(app: &App, view: &DistributionsView, area: Rect, buf: &mut Buffer) {
     let name = view.detail.clone().unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" ResourceDistribution {name} ")));
-    let lines = match (&view.listing, view.current()) {
-        (Fetch::Failed(e), _) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
-        (Fetch::Loading, _) => vec![Line::from("Reading…")],
-        (_, None) => vec![Line::styled(
-            "This ResourceDistribution no longer exists",
-            role(app, Role::StatusWarn),
-        )],
-        (Fetch::Loaded(l), Some(d)) => detail_lines(app, l, d),
+    let block = detail_block(app, format!("ResourceDistribution {name}"));
+    let lines = match detail_object(app, &view.listing, view.current(), "ResourceDistribution") {
+        Ok((l, d)) => detail_lines(app, l, d),
+        Err(line) => vec![line],
     };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })

@@ -9,13 +9,13 @@ use ratatui::{
     layout::{Constraint, Layout, Rect},
     style::Style,
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_object, list_table},
     widgets::table::{self, Column, TableSpec},
 };
 use crate::{
@@ -132,25 +132,10 @@ fn field<'a>(app: &App, name: &str, value: impl Into<Span<'a>>) -> Line<'a> {
 
 fn detail(app: &App, view: &PersistentPodStatesView, area: Rect, buf: &mut Buffer) {
     let (ns, name) = view.detail.clone().unwrap_or_default();
-    let title = Line::from(format!(" PersistentPodState {ns}/{name} "));
-    let state = match (&view.listing, view.current()) {
-        (Fetch::Loaded(_), Some(s)) => s,
-        (listing, _) => {
-            let line = match listing {
-                Fetch::Failed(e) => Line::styled(e.clone(), role(app, Role::StatusError)),
-                Fetch::Loading => Line::from("Reading…"),
-                Fetch::Loaded(_) => Line::styled(
-                    "This PersistentPodState no longer exists",
-                    role(app, Role::StatusWarn),
-                ),
-            };
-            let block = Block::default()
-                .borders(Borders::ALL)
-                .border_style(role(app, Role::Border))
-                .title(title);
-            Paragraph::new(vec![line]).block(block).render(area, buf);
-            return;
-        }
+    let block = detail_block(app, format!("PersistentPodState {ns}/{name}"));
+    let state = match detail_object(app, &view.listing, view.current(), "PersistentPodState") {
+        Ok((_, s)) => s,
+        Err(line) => return Paragraph::new(line).block(block).render(area, buf),
     };
     let head = head_lines(app, view, state);
     let [top, bottom] = Layout::vertical([
@@ -160,12 +145,7 @@ fn detail(app: &App, view: &PersistentPodStatesView, area: Rect, buf: &mut Buffe
     .areas(area);
     Paragraph::new(head)
         .wrap(Wrap { trim: false })
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(role(app, Role::Border))
-                .title(title),
-        )
+        .block(block)
         .render(top, buf);
     pods_table(app, view, state, bottom, buf);
 }

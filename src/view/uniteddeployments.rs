@@ -5,15 +5,15 @@
 
 use ratatui::{
     buffer::Buffer,
-    layout::{Constraint, Layout, Rect},
+    layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget},
 };
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_head, detail_object, list_table, table_offset},
     widgets::table::{self, Column, TableSpec},
     workloadspreads::{node_term, tolerations},
 };
@@ -21,7 +21,6 @@ use crate::{
     api::UnitedDeployment,
     app::{
         App,
-        route::Fetch,
         uniteddeployments::{UnitedDeploymentsView, template_kind},
     },
     config::Role,
@@ -180,39 +179,14 @@ fn header_lines<'a>(app: &App, ud: &UnitedDeployment) -> Vec<Line<'a>> {
 
 fn detail(app: &App, view: &UnitedDeploymentsView, area: Rect, buf: &mut Buffer) {
     let (ns, name) = view.detail.clone().unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" UnitedDeployment {ns}/{name} ")));
-    let ud = match (&view.listing, view.current()) {
-        (Fetch::Failed(e), _) => {
-            let line = Line::styled(e.clone(), role(app, Role::StatusError));
-            return Paragraph::new(line).block(block).render(area, buf);
-        }
-        (Fetch::Loading, _) => return Paragraph::new("Reading…").block(block).render(area, buf),
-        (_, None) => {
-            let line = Line::styled(
-                "This UnitedDeployment no longer exists",
-                role(app, Role::StatusWarn),
-            );
-            return Paragraph::new(line).block(block).render(area, buf);
-        }
-        (_, Some(ud)) => ud,
+    let block = detail_block(app, format!("UnitedDeployment {ns}/{name}"));
+    let ud = match detail_object(app, &view.listing, view.current(), "UnitedDeployment") {
+        Ok((_, ud)) => ud,
+        Err(line) => return Paragraph::new(line).block(block).render(area, buf),
     };
-    let lines = header_lines(app, ud);
-    let top = (lines.len() as u16 + 2).min(area.height.saturating_sub(5).max(3));
-    let [head, rest] = Layout::vertical([Constraint::Length(top), Constraint::Fill(1)]).areas(area);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(block)
-        .render(head, buf);
+    let rest = detail_head(header_lines(app, ud), block, area, buf);
     let subsets = view.subsets_of(ud);
-    let rows = usize::from(rest.height.saturating_sub(3)).max(1);
-    let offset = if view.selected >= view.offset + rows {
-        view.selected + 1 - rows
-    } else {
-        view.offset.min(view.selected)
-    };
+    let offset = table_offset(view.selected, view.offset, rest);
     let spec = TableSpec {
         title: Line::from(format!(" Subsets [{}] ", subsets.len())),
         title_right: Line::from(" enter: the subset's rollout "),

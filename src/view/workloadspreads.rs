@@ -9,16 +9,16 @@ use k8s_openapi::{
 };
 use ratatui::{
     buffer::Buffer,
-    layout::{Constraint, Layout, Rect},
+    layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Block, Borders, Cell, Paragraph, Widget, Wrap},
+    widgets::{Cell, Paragraph, Widget},
 };
 use std::collections::BTreeMap;
 
 use super::{
     age,
     header::role,
-    seedlist::list_table,
+    seedlist::{detail_block, detail_head, detail_object, list_table, table_offset},
     widgets::table::{self, Column, TableSpec},
 };
 use crate::{
@@ -26,7 +26,7 @@ use crate::{
         WorkloadSpread,
         workloadspread::{WorkloadSpreadSubset, WorkloadSpreadSubsetStatus},
     },
-    app::{App, route::Fetch, workloadspreads::WorkloadSpreadsView},
+    app::{App, workloadspreads::WorkloadSpreadsView},
     config::Role,
 };
 
@@ -245,24 +245,10 @@ fn subset_lines<'a>(
 
 fn detail(app: &App, view: &WorkloadSpreadsView, area: Rect, buf: &mut Buffer) {
     let (ns, name) = view.detail.clone().unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" WorkloadSpread {ns}/{name} ")));
-    let spread = match (&view.listing, view.current()) {
-        (Fetch::Failed(e), _) => {
-            let line = Line::styled(e.clone(), role(app, Role::StatusError));
-            return Paragraph::new(line).block(block).render(area, buf);
-        }
-        (Fetch::Loading, _) => return Paragraph::new("Reading…").block(block).render(area, buf),
-        (_, None) => {
-            let line = Line::styled(
-                "This WorkloadSpread no longer exists",
-                role(app, Role::StatusWarn),
-            );
-            return Paragraph::new(line).block(block).render(area, buf);
-        }
-        (_, Some(s)) => s,
+    let block = detail_block(app, format!("WorkloadSpread {ns}/{name}"));
+    let spread = match detail_object(app, &view.listing, view.current(), "WorkloadSpread") {
+        Ok((_, s)) => s,
+        Err(line) => return Paragraph::new(line).block(block).render(area, buf),
     };
     let strategy = spread
         .spec
@@ -278,19 +264,8 @@ fn detail(app: &App, view: &WorkloadSpreadsView, area: Rect, buf: &mut Buffer) {
         lines.extend(subset_lines(app, spread, sub));
     }
     let pods = view.pods_of(spread);
-    let top = (lines.len() as u16 + 2).min(area.height.saturating_sub(5).max(3));
-    let [head, rest] = Layout::vertical([Constraint::Length(top), Constraint::Fill(1)]).areas(area);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(block)
-        .render(head, buf);
-    // The pods table scrolls with its own height, which is less than a page.
-    let rows = usize::from(rest.height.saturating_sub(3)).max(1);
-    let offset = if view.selected >= view.offset + rows {
-        view.selected + 1 - rows
-    } else {
-        view.offset.min(view.selected)
-    };
+    let rest = detail_head(lines, block, area, buf);
+    let offset = table_offset(view.selected, view.offset, rest);
     let spec = TableSpec {
         title: Line::from(format!(" Pods per subset [{}] ", pods.len())),
         title_right: Line::from(" enter: pod "),

@@ -6,7 +6,7 @@ use ratatui::{
     buffer::Buffer,
     layout::Rect,
     text::{Line, Span},
-    widgets::{Block, Borders, Paragraph, Widget, Wrap},
+    widgets::{Paragraph, Widget, Wrap},
 };
 
 use crate::{
@@ -17,10 +17,13 @@ use crate::{
             ImageKind, ImagesView, Listing,
             pulls::{JobRef, Pull, job_pulls, node_tags},
         },
-        route::Fetch,
     },
     config::Role,
-    view::{age, header::role},
+    view::{
+        age,
+        header::role,
+        seedlist::{detail_block, detail_object},
+    },
 };
 
 pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
@@ -30,18 +33,12 @@ pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
     } else {
         format!("{ns}/{name}")
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(role(app, Role::Border))
-        .title(Line::from(format!(" {} {shown} ", view.kind.singular())));
-    let lines = match &view.listing {
-        Fetch::Failed(e) => vec![Line::styled(e.clone(), role(app, Role::StatusError))],
-        Fetch::Loading => vec![Line::from("Reading…")],
-        Fetch::Loaded(_) if !view.has_current() => vec![Line::styled(
-            format!("This {} no longer exists", view.kind.singular()),
-            role(app, Role::StatusWarn),
-        )],
-        Fetch::Loaded(l) => match view.kind {
+    let singular = view.kind.singular();
+    let block = detail_block(app, format!("{singular} {shown}"));
+    let found = view.has_current().then_some(());
+    let lines = match detail_object(app, &view.listing, found, singular) {
+        Err(line) => vec![line],
+        Ok((l, ())) => match view.kind {
             ImageKind::PullJobs => view
                 .pull_job()
                 .map(|j| pull_job(app, l, j))
