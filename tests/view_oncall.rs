@@ -143,12 +143,6 @@ fn oncall_with(size: (u16, u16), budgets: bool) -> Harness {
     h
 }
 
-fn command(h: &mut Harness, cmd: &str) {
-    h.press(&[":"]);
-    h.type_text(cmd);
-    h.press(&["enter"]);
-}
-
 #[test]
 fn workloads_with_triage_strip_and_pub_column() {
     let mut h = oncall((150, 20));
@@ -161,7 +155,7 @@ fn workloads_with_triage_strip_and_pub_column() {
 #[test]
 fn triage_view() {
     let mut h = oncall((150, 16));
-    command(&mut h, "triage");
+    h.command("triage");
     let rows = &h.app.oncall().triage;
     // Worst first: api's stuck rollout, its crash loop, its budget, then the restarts.
     assert_eq!(rows[0].subject, "CloneSet demo/api");
@@ -183,14 +177,14 @@ fn triage_view() {
 #[test]
 fn restarts_view() {
     let mut h = oncall((130, 12));
-    command(&mut h, "crr");
+    h.command("crr");
     insta::assert_snapshot!(h.screen());
 }
 
 #[test]
 fn budgets_view_and_one_budget() {
     let mut h = oncall((150, 12));
-    command(&mut h, "pub");
+    h.command("pub");
     insta::assert_snapshot!("budgets_view", h.screen());
     h.press(&["enter"]);
     insta::assert_snapshot!("budget_pods", h.screen());
@@ -199,7 +193,7 @@ fn budgets_view_and_one_budget() {
 #[test]
 fn sidecarsets_view_and_pods() {
     let mut h = oncall((150, 14));
-    command(&mut h, "sidecarset");
+    h.command("sidecarset");
     insta::assert_snapshot!("sidecarsets_view", h.screen());
     h.press(&["enter"]);
     insta::assert_snapshot!("sidecarset_logtail_pods", h.screen());
@@ -211,7 +205,7 @@ fn sidecarsets_view_and_pods() {
 #[test]
 fn probe_markers_view() {
     let mut h = oncall((150, 14));
-    command(&mut h, "ppm");
+    h.command("ppm");
     insta::assert_snapshot!(h.screen());
 }
 
@@ -229,7 +223,7 @@ fn a_refused_oncall_kind_is_said_in_its_view_not_in_a_banner() {
     });
     let workloads = h.screen();
     assert!(!workloads.contains("no permission"), "{workloads}");
-    command(&mut h, "pub");
+    h.command("pub");
     insta::assert_snapshot!(h.screen());
 }
 
@@ -253,7 +247,7 @@ fn commands_complete_and_show_in_help() {
 fn r_restarts_the_pod_of_a_restart_row_and_of_a_triage_row() {
     use kruise_tui::app::dialog::Overlay;
     let mut h = oncall((130, 12));
-    command(&mut h, "crr");
+    h.command("crr");
     let pod = h.app.oncall().restarts[0].pod.clone();
     h.press(&["r"]);
     match h.app.overlay() {
@@ -262,7 +256,7 @@ fn r_restarts_the_pod_of_a_restart_row_and_of_a_triage_row() {
     }
     h.press(&["esc"]);
     // The crash loop in triage (second row): r restarts its pod.
-    command(&mut h, "triage");
+    h.command("triage");
     h.press(&["j"]);
     let want = match &h.app.oncall().triage[1].object {
         Some(o) => o.name.clone(),
@@ -278,7 +272,7 @@ fn r_restarts_the_pod_of_a_restart_row_and_of_a_triage_row() {
 #[test]
 fn slash_filters_an_oncall_list_and_acts_on_the_row_shown() {
     let mut h = oncall((130, 12));
-    command(&mut h, "crr");
+    h.command("crr");
     // Every word must occur in the row: the restarts on node-1 that are not done.
     h.press(&["/"]);
     h.type_text("node-1 recreating");
@@ -308,7 +302,7 @@ fn slash_filters_an_oncall_list_and_acts_on_the_row_shown() {
     h.press(&["esc"]);
     assert!(h.screen().contains("demo [4]"));
     // Triage filters by what its rows say.
-    command(&mut h, "triage");
+    h.command("triage");
     h.press(&["/"]);
     h.type_text("budget");
     h.press(&["enter", "enter"]);

@@ -74,9 +74,7 @@ fn cron_jobs_list_detail_and_pause() {
 #[test]
 fn cron_jobs_list_failure_is_shown() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("advancedcronjobs");
-    h.press(&["enter"]);
+    h.command("advancedcronjobs");
     h.feed(Msg::EffectDone(EffectResult::CronJobs(Err(
         "advancedcronjobs: forbidden".into(),
     ))));
@@ -129,9 +127,7 @@ fn broadcast_listing() -> kruise_tui::app::broadcastjobs::Listing {
 #[test]
 fn broadcast_jobs_list_and_pods_per_node() {
     let mut h = Harness::loaded(None, (140, 20));
-    h.press(&[":"]);
-    h.type_text("bcj");
-    let effects = h.press(&["enter"]);
+    let effects = h.command("bcj");
     assert_eq!(effects, vec![Effect::FetchBroadcastJobs]);
     assert!(h.screen().contains("Listing BroadcastJobs"));
     h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
@@ -154,9 +150,7 @@ fn broadcast_jobs_list_and_pods_per_node() {
 #[test]
 fn broadcast_jobs_list_failure_is_shown() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("broadcastjobs");
-    h.press(&["enter"]);
+    h.command("broadcastjobs");
     h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Err(
         "broadcastjobs: forbidden".into(),
     ))));
@@ -166,9 +160,7 @@ fn broadcast_jobs_list_failure_is_shown() {
 #[test]
 fn broadcast_jobs_filter_by_name_and_keep_it_across_reloads() {
     let mut h = Harness::loaded(None, (140, 20));
-    h.press(&[":"]);
-    h.type_text("bcj");
-    h.press(&["enter"]);
+    h.command("bcj");
     h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
         broadcast_listing(),
     ))));
@@ -212,9 +204,7 @@ fn broadcast_jobs_filter_by_name_and_keep_it_across_reloads() {
 #[test]
 fn cron_jobs_filtered_row_is_the_one_acted_on() {
     let mut h = Harness::loaded(None, (130, 20));
-    h.press(&[":"]);
-    h.type_text("acj");
-    h.press(&["enter"]);
+    h.command("acj");
     h.feed(Msg::EffectDone(EffectResult::CronJobs(Ok(jobs()))));
     h.press(&["/"]);
     h.type_text("night");

@@ -125,9 +125,7 @@ fn listing(kind: ImageKind) -> Listing {
 }
 
 fn open(h: &mut Harness, command: &str, kind: ImageKind) {
-    h.press(&[":"]);
-    h.type_text(command);
-    let effects = h.press(&["enter"]);
+    let effects = h.command(command);
     assert_eq!(effects, vec![Effect::FetchImages(kind)]);
     h.feed(Msg::EffectDone(EffectResult::Images {
         kind,
@@ -138,9 +136,7 @@ fn open(h: &mut Harness, command: &str, kind: ImageKind) {
 #[test]
 fn image_pull_jobs_list_and_pull_state_per_node() {
     let mut h = Harness::loaded(None, (140, 22));
-    h.press(&[":"]);
-    h.type_text("imagepulljobs");
-    h.press(&["enter"]);
+    h.command("imagepulljobs");
     assert!(h.screen().contains("Listing ImagePullJobs"));
     h.feed(Msg::EffectDone(EffectResult::Images {
         kind: ImageKind::PullJobs,
@@ -203,9 +199,7 @@ fn image_lists_failures_are_shown() {
         ),
     ] {
         let mut h = Harness::loaded(None, (100, 10));
-        h.press(&[":"]);
-        h.type_text(command);
-        h.press(&["enter"]);
+        h.command(command);
         h.feed(Msg::EffectDone(EffectResult::Images {
             kind,
             result: Err(error.into()),
@@ -214,9 +208,7 @@ fn image_lists_failures_are_shown() {
     }
     // The jobs list, but NodeImages cannot be: the detail says why it has no nodes.
     let mut h = Harness::loaded(None, (120, 20));
-    h.press(&[":"]);
-    h.type_text("imagepulljobs");
-    h.press(&["enter"]);
+    h.command("imagepulljobs");
     h.feed(Msg::EffectDone(EffectResult::Images {
         kind: ImageKind::PullJobs,
         result: Ok(Listing {

@@ -76,9 +76,7 @@ fn spread_listing() -> workloadspreads::Listing {
 #[test]
 fn workload_spreads_list_detail_and_pod() {
     let mut h = Harness::loaded(None, (140, 30));
-    h.press(&[":"]);
-    h.type_text("ws");
-    let effects = h.press(&["enter"]);
+    let effects = h.command("ws");
     assert_eq!(effects, vec![Effect::FetchWorkloadSpreads]);
     assert!(h.screen().contains("Listing WorkloadSpreads"));
     h.feed(Msg::EffectDone(EffectResult::WorkloadSpreads(Ok(
@@ -108,9 +106,7 @@ fn workload_spreads_list_detail_and_pod() {
 #[test]
 fn workload_spreads_list_failure_is_shown() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("workloadspreads");
-    h.press(&["enter"]);
+    h.command("workloadspreads");
     h.feed(Msg::EffectDone(EffectResult::WorkloadSpreads(Err(
         "workloadspreads: forbidden".into(),
     ))));
@@ -183,9 +179,7 @@ fn united_listing() -> uniteddeployments::Listing {
 #[test]
 fn united_deployments_list_detail_and_rollout() {
     let mut h = Harness::loaded(None, (140, 24));
-    h.press(&[":"]);
-    h.type_text("ud");
-    let effects = h.press(&["enter"]);
+    let effects = h.command("ud");
     assert_eq!(effects, vec![Effect::FetchUnitedDeployments]);
     h.feed(Msg::EffectDone(EffectResult::UnitedDeployments(Ok(
         united_listing(),
@@ -222,9 +216,7 @@ fn united_deployments_list_detail_and_rollout() {
 #[test]
 fn united_deployments_list_failure_is_shown() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("uniteddeployment");
-    h.press(&["enter"]);
+    h.command("uniteddeployment");
     h.feed(Msg::EffectDone(EffectResult::UnitedDeployments(Err(
         "uniteddeployments: the server could not find the requested resource".into(),
     ))));

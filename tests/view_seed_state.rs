@@ -110,9 +110,7 @@ fn pps_listing() -> PpsListing {
 #[test]
 fn persistent_pod_states_list_detail_and_pod() {
     let mut h = Harness::loaded(None, (150, 24));
-    h.press(&[":"]);
-    h.type_text("pps");
-    let effects = h.press(&["enter"]);
+    let effects = h.command("pps");
     assert_eq!(effects, vec![Effect::FetchPersistentPodStates]);
     assert!(h.screen().contains("Listing PersistentPodStates"));
     h.feed(Msg::EffectDone(EffectResult::PersistentPodStates(Ok(
@@ -154,18 +152,14 @@ fn persistent_pod_states_list_detail_and_pod() {
 #[test]
 fn persistent_pod_states_failure_and_unreadable_nodes() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("persistentpodstates");
-    h.press(&["enter"]);
+    h.command("persistentpodstates");
     h.feed(Msg::EffectDone(EffectResult::PersistentPodStates(Err(
         "persistentpodstates: forbidden".into(),
     ))));
     assert!(h.screen().contains("persistentpodstates: forbidden"));
 
     let mut h = Harness::loaded(None, (150, 20));
-    h.press(&[":"]);
-    h.type_text("persistentpodstate");
-    h.press(&["enter"]);
+    h.command("persistentpodstate");
     let mut listing = pps_listing();
     listing.nodes = Err("nodes: forbidden".into());
     h.feed(Msg::EffectDone(EffectResult::PersistentPodStates(Ok(
@@ -258,9 +252,7 @@ fn rd_listing() -> RdListing {
 #[test]
 fn distributions_list_and_namespaces() {
     let mut h = Harness::loaded(None, (140, 26));
-    h.press(&[":"]);
-    h.type_text("distributor");
-    let effects = h.press(&["enter"]);
+    let effects = h.command("distributor");
     assert_eq!(effects, vec![Effect::FetchDistributions]);
     h.feed(Msg::EffectDone(EffectResult::Distributions(Ok(
         rd_listing(),
@@ -293,9 +285,7 @@ fn distributions_list_and_namespaces() {
 #[test]
 fn distributions_list_failure_is_shown() {
     let mut h = Harness::loaded(None, (100, 10));
-    h.press(&[":"]);
-    h.type_text("resourcedistributions");
-    h.press(&["enter"]);
+    h.command("resourcedistributions");
     h.feed(Msg::EffectDone(EffectResult::Distributions(Err(
         "resourcedistributions: forbidden".into(),
     ))));

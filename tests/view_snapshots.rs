@@ -34,9 +34,7 @@ fn workloads_narrow_terminal() {
 #[test]
 fn clonesets_only() {
     let mut h = Harness::standard();
-    h.press(&[":"]);
-    h.type_text("cs");
-    h.press(&["enter"]);
+    h.command("cs");
     insta::assert_snapshot!(h.screen());
 }
 
