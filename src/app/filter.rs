@@ -76,15 +76,13 @@ fn indices<T>(rows: &[T], keep: impl Fn(&T) -> bool) -> Vec<u32> {
         .collect()
 }
 
-/// Whether an object's `namespace/name` holds every word of a `/` filter (lowercased).
-pub fn named(meta: &ObjectMeta, filter_lower: &str) -> bool {
-    let key = format!(
+/// What `/` matches an object against in the seed kinds' lists: its `namespace/name`.
+fn object_key(meta: &ObjectMeta) -> String {
+    format!(
         "{}/{}",
         meta.namespace.as_deref().unwrap_or_default(),
         meta.name.as_deref().unwrap_or_default()
     )
-    .to_lowercase();
-    matches(&key, filter_lower)
 }
 
 /// The `/` filter of a seed kind's list (`:bcj`, `:ws`, …): the text typed and the listing as
@@ -109,13 +107,7 @@ impl<L: Clone> ListFilter<L> {
     /// Keeps `all` (as loaded) and returns what the list shows of it: `retain` is handed a
     /// predicate on the listed objects' metadata.
     pub fn keep(&mut self, all: L, retain: impl FnOnce(&mut L, &dyn Fn(&ObjectMeta) -> bool)) -> L {
-        let mut shown = all.clone();
-        self.all = Some(all);
-        if !self.text.is_empty() {
-            let filter = self.text.to_lowercase();
-            retain(&mut shown, &|m| named(m, &filter));
-        }
-        shown
+        self.keep_rows(all, |l, shown| retain(l, &|m| shown(&object_key(m))))
     }
 
     /// Like [`ListFilter::keep`], for rows that are not objects: `retain` is handed a

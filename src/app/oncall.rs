@@ -110,18 +110,28 @@ pub trait Search {
 
 /// The rows a screen's `/` filter keeps, in order.
 pub fn shown<'a, T: Search>(rows: &'a [T], filter: &str) -> Vec<&'a T> {
-    if filter.is_empty() {
-        return rows.iter().collect();
-    }
+    kept(rows, filter).collect()
+}
+
+/// The rows a screen's `/` filter keeps, lazily (every row while no filter is typed).
+fn kept<'a, T: Search>(rows: &'a [T], filter: &str) -> impl Iterator<Item = &'a T> {
     let filter = filter.to_lowercase();
     rows.iter()
-        .filter(|r| matches(&r.search().to_lowercase(), &filter))
-        .collect()
+        .filter(move |r| filter.is_empty() || matches(&r.search().to_lowercase(), &filter))
+}
+
+/// How many rows a screen's filter keeps (no row is searched while no filter is typed).
+fn count<T: Search>(rows: &[T], filter: &str) -> usize {
+    if filter.is_empty() {
+        rows.len()
+    } else {
+        kept(rows, filter).count()
+    }
 }
 
 /// The `i`th row a screen's filter keeps.
 fn nth<'a, T: Search>(rows: &'a [T], filter: &str, i: usize) -> Option<&'a T> {
-    shown(rows, filter).get(i).copied()
+    kept(rows, filter).nth(i)
 }
 
 /// The cached rows of the on-call views.
@@ -230,11 +240,11 @@ impl App {
     pub(crate) fn oncall_len(&self, view: &OncallView) -> usize {
         let f = view.filter.as_str();
         match &view.screen {
-            Screen::Triage => shown(&self.oncall.triage, f).len(),
-            Screen::Restarts => shown(&self.oncall.restarts, f).len(),
-            Screen::Budgets => shown(&self.oncall.budgets, f).len(),
-            Screen::SidecarSets => shown(&self.oncall.sidecarsets, f).len(),
-            Screen::ProbeMarkers => shown(&self.oncall.probes, f).len(),
+            Screen::Triage => count(&self.oncall.triage, f),
+            Screen::Restarts => count(&self.oncall.restarts, f),
+            Screen::Budgets => count(&self.oncall.budgets, f),
+            Screen::SidecarSets => count(&self.oncall.sidecarsets, f),
+            Screen::ProbeMarkers => count(&self.oncall.probes, f),
             Screen::SidecarPods(name) => self.sidecar_pods(name).len(),
             Screen::Budget { namespace, name } => self.budget(namespace, name).map_or(0, |b| {
                 b.disrupted.len() + b.unavailable.len() + b.not_ready.len()
