@@ -66,34 +66,9 @@ struct Walker<'c> {
 }
 
 impl<'c> Walker<'c> {
-    /// Follow `$ref` and single-entry `allOf` to the schema itself, with its definition name.
-    fn resolve<'s>(&self, mut s: &'s Value) -> (&'s Value, Option<&'s str>)
-    where
-        'c: 's,
-    {
-        let mut name = None;
-        for _ in 0..16 {
-            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-                match self.catalog.definition(r) {
-                    Some(d) => {
-                        name = Some(r.rsplit('/').next().unwrap_or(r));
-                        s = d;
-                        continue;
-                    }
-                    None => break,
-                }
-            }
-            match s.get("allOf").and_then(Value::as_array) {
-                Some(all) if all.len() == 1 => s = &all[0],
-                _ => break,
-            }
-        }
-        (s, name)
-    }
-
     /// Go's name for the type a schema decodes into (`[]v1.Container`, `map[string]string`).
     fn go_type(&self, s: &Value) -> String {
-        let (s, name) = self.resolve(s);
+        let (s, name) = self.catalog.resolve(s);
         if let Some(n) = name {
             return tail(n, 2).to_string();
         }
@@ -130,7 +105,7 @@ impl<'c> Walker<'c> {
     }
 
     fn walk(&mut self, schema: &'c Value, v: &mut Value, at: &At) {
-        let (s, name) = self.resolve(schema);
+        let (s, name) = self.catalog.resolve(schema);
         // Types with their own Go unmarshaller, wider than their schema's `type`: a Quantity
         // also reads a bare number (`cpu: 1`), apiextensions' JSON is any JSON value (a CRD
         // schema's `default: false`).

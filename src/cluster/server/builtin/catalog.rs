@@ -66,6 +66,29 @@ impl Catalog {
             .unwrap_or(name_or_ref);
         self.definitions.get(name)
     }
+
+    /// Follows `$ref` and single-entry `allOf` to the schema itself, with the name of the last
+    /// definition it went through.
+    pub fn resolve<'s>(&'s self, mut s: &'s Value) -> (&'s Value, Option<&'s str>) {
+        let mut name = None;
+        for _ in 0..16 {
+            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+                match self.definition(r) {
+                    Some(d) => {
+                        name = Some(r.rsplit('/').next().unwrap_or(r));
+                        s = d;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            match s.get("allOf").and_then(Value::as_array) {
+                Some(all) if all.len() == 1 => s = &all[0],
+                _ => break,
+            }
+        }
+        (s, name)
+    }
 }
 
 fn describe<T>(generator: &mut SchemaGenerator) -> Kind

@@ -216,26 +216,6 @@ impl<'c> Writer<'c> {
         Writer { catalog }
     }
 
-    /// Follow `$ref` and single-entry `allOf` to the schema itself.
-    fn resolve(&self, mut s: &'c Value) -> &'c Value {
-        for _ in 0..16 {
-            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-                match self.catalog.definition(r) {
-                    Some(d) => {
-                        s = d;
-                        continue;
-                    }
-                    None => break,
-                }
-            }
-            match s.get("allOf").and_then(Value::as_array) {
-                Some(all) if all.len() == 1 => s = &all[0],
-                _ => break,
-            }
-        }
-        s
-    }
-
     /// Write the set fields of `msg` into `out`, by the (object) schema `schema`.
     pub fn fields_into(
         &self,
@@ -243,7 +223,7 @@ impl<'c> Writer<'c> {
         schema: Option<&'c Value>,
         out: &mut Map<String, Value>,
     ) -> Result<(), String> {
-        let schema = schema.map(|s| self.resolve(s));
+        let schema = schema.map(|s| self.catalog.resolve(s).0);
         let props = schema.and_then(|s| s["properties"].as_object());
         let required: Vec<&str> = schema
             .and_then(|s| s["required"].as_array())
@@ -275,7 +255,7 @@ impl<'c> Writer<'c> {
                     .and_then(|p| {
                         p["description"]
                             .as_str()
-                            .or_else(|| self.resolve(p)["description"].as_str())
+                            .or_else(|| self.catalog.resolve(p).0["description"].as_str())
                     })
                     .unwrap_or(""),
             };
@@ -294,7 +274,7 @@ impl<'c> Writer<'c> {
     }
 
     fn value(&self, v: &PValue, schema: Option<&'c Value>) -> Result<Value, String> {
-        let schema = schema.map(|s| self.resolve(s));
+        let schema = schema.map(|s| self.catalog.resolve(s).0);
         Ok(match v {
             PValue::Bool(b) => json!(b),
             PValue::I32(n) | PValue::EnumNumber(n) => json!(n),
@@ -458,7 +438,7 @@ impl<'c> Writer<'c> {
         {
             return;
         }
-        let Some(schema) = schema.map(|s| self.resolve(s)) else {
+        let Some(schema) = schema.map(|s| self.catalog.resolve(s).0) else {
             return;
         };
         let Some(props) = schema["properties"].as_object() else {
@@ -476,7 +456,7 @@ impl<'c> Writer<'c> {
             };
             match (key, inner) {
                 (Some(k), Some(m)) => {
-                    let mut sub = props.get(&k).map(|p| self.resolve(p));
+                    let mut sub = props.get(&k).map(|p| self.catalog.resolve(p).0);
                     if fd.is_list() {
                         sub = sub.and_then(|s| s.get("items"));
                     } else if fd.is_map() {
