@@ -99,6 +99,7 @@ fn main() -> anyhow::Result<()> {
             seed: true,
             nodes: true,
             controllers: true,
+            kruise_webhooks: true,
             remove_kubeconfig: true,
         })
         .await?;

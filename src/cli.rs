@@ -219,6 +219,11 @@ pub struct DemoServerArgs {
     /// Do not run the simulated nodes and kubelet (pods stay Pending).
     #[arg(long)]
     pub no_nodes: bool,
+    /// Serve the Kruise CRDs without the Kruise admission webhooks (no defaulting, validation,
+    /// deletion protection or budgets): the shape of a real cluster where `kruise-tui
+    /// controllers` runs without kruise-manager.
+    #[arg(long)]
+    pub no_kruise_webhooks: bool,
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,

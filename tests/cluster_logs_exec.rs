@@ -23,6 +23,7 @@ async fn cluster() -> (DemoCluster, tempfile::TempDir) {
         seed: false,
         nodes: true,
         controllers: true,
+        kruise_webhooks: true,
         remove_kubeconfig: true,
     })
     .await

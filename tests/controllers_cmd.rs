@@ -102,6 +102,7 @@ async fn bare_cluster() -> (DemoCluster, tempfile::TempDir, PathBuf) {
         seed: false,
         nodes: true,
         controllers: false,
+        kruise_webhooks: true,
         remove_kubeconfig: false,
     })
     .await

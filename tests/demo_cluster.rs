@@ -25,6 +25,7 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         seed: true,
         nodes: true,
         controllers: true,
+        kruise_webhooks: true,
         remove_kubeconfig: true,
     })
     .await

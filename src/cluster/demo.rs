@@ -34,6 +34,7 @@ pub fn run_demo_server(args: DemoServerArgs) -> Result<()> {
             seed: !args.no_seed,
             nodes: !args.no_nodes,
             controllers: !args.no_controllers,
+            kruise_webhooks: !args.no_kruise_webhooks,
             remove_kubeconfig: false,
         })
         .await?;
@@ -64,6 +65,7 @@ pub async fn start_in_process(pods: Option<usize>, seed: bool) -> Result<DemoClu
         seed,
         nodes: true,
         controllers: true,
+        kruise_webhooks: true,
         remove_kubeconfig: true,
     })
     .await

@@ -65,6 +65,7 @@ async fn start_with(in_process: bool) -> Cluster {
         seed: false,
         nodes: in_process,
         controllers: in_process,
+        kruise_webhooks: true,
         remove_kubeconfig: true,
     })
     .await

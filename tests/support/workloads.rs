@@ -74,6 +74,7 @@ pub async fn empty_demo(remove_kubeconfig: bool) -> (DemoCluster, tempfile::Temp
         seed: false,
         nodes: true,
         controllers: true,
+        kruise_webhooks: true,
         remove_kubeconfig,
     })
     .await

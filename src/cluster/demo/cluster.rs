@@ -34,6 +34,10 @@ pub struct DemoOptions {
     pub nodes: bool,
     /// Run the embedded Kruise controllers.
     pub controllers: bool,
+    /// Install the embedded Kruise admission webhooks. Without them the cluster has the shape
+    /// of a real one where `kruise-tui controllers` runs and no kruise-manager does: the Kruise
+    /// CRDs are served, nothing defaults, validates or guards Kruise objects.
+    pub kruise_webhooks: bool,
     /// Delete the kubeconfig on shutdown (a private one for `--demo`).
     pub remove_kubeconfig: bool,
 }
@@ -65,7 +69,9 @@ impl DemoCluster {
         let client = cluster.client().await?;
         // Kruise's webhooks guard every write, the story's included. Deletion protection is on
         // so the demo's protected objects really are protected.
-        crate::cluster::install_kruise_webhooks(&cluster, demo_gates());
+        if opts.kruise_webhooks {
+            crate::cluster::install_kruise_webhooks(&cluster, demo_gates());
+        }
         let sim = opts.nodes.then(|| {
             let token = CancellationToken::new();
             let options = SimOptions {
