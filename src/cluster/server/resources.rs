@@ -72,11 +72,43 @@ impl ResourceInfo {
         }
     }
 
+    /// Whether objects of this resource keep `metadata.generation`: every custom resource, and
+    /// the built-in kinds whose registry strategy sets it (a ConfigMap, Pod or Lease has none).
+    pub fn tracks_generation(&self) -> bool {
+        self.crd
+            || GENERATION_KINDS
+                .iter()
+                .any(|(g, p)| *g == self.group && *p == self.plural)
+    }
+
     /// Whether strategic merge patch is accepted (built-in kinds only, like the real server).
     pub fn strategic_merge(&self) -> bool {
         !self.crd
     }
 }
+
+/// The built-in resources whose strategy's `PrepareForCreate` sets `metadata.generation` to 1
+/// and `PrepareForUpdate` bumps it when the spec changes (kube-apiserver's pkg/registry).
+const GENERATION_KINDS: &[(&str, &str)] = &[
+    ("", "replicationcontrollers"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("apps", "daemonsets"),
+    ("batch", "jobs"),
+    ("batch", "cronjobs"),
+    ("policy", "poddisruptionbudgets"),
+    ("networking.k8s.io", "networkpolicies"),
+    ("networking.k8s.io", "ingresses"),
+    ("networking.k8s.io", "ingressclasses"),
+    ("apiextensions.k8s.io", "customresourcedefinitions"),
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+    ("flowcontrol.apiserver.k8s.io", "flowschemas"),
+    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"),
+];
 
 /// Storage key for a group and plural.
 pub fn storage_key(group: &str, plural: &str) -> Arc<str> {

@@ -90,7 +90,11 @@ impl Store {
         }
         meta.insert("uid".into(), json!(meta::new_uid()));
         meta.insert("creationTimestamp".into(), json!(meta::now()));
-        meta.insert("generation".into(), json!(1));
+        if res.tracks_generation() {
+            meta.insert("generation".into(), json!(1));
+        } else {
+            meta.remove("generation");
+        }
         meta.remove("deletionTimestamp");
         meta.remove("deletionGracePeriodSeconds");
         meta.remove("managedFields");
@@ -191,7 +195,7 @@ impl Store {
             o.insert("kind".into(), json!(res.kind));
         }
         let old_full = old.value();
-        if meta::spec_changed(&old_full, &v) {
+        if res.tracks_generation() && meta::spec_changed(&old_full, &v) {
             let next_gen = om["generation"].as_i64().unwrap_or(1) + 1;
             meta::set_path(&mut v, ".metadata.generation", json!(next_gen));
         }
