@@ -20,7 +20,7 @@ use super::{
     resources::ResourceInfo,
     routes::Target,
     schema,
-    status::ApiError,
+    status::{ApiError, FieldError},
     store::Obj,
     subresource::{apply_scale, scale_of, split_status},
 };
@@ -81,6 +81,27 @@ fn stored_form(shared: &Shared, res: &ResourceInfo, obj: Value) -> Value {
 
 pub fn dry_run(req: &Req) -> bool {
     req.q("dryRun") == Some("All")
+}
+
+/// `dryRun` as the real server reads it into `options` (`CreateOptions`, `UpdateOptions`,
+/// `PatchOptions`, `DeleteOptions`): absent or `All`; any other value fails that options kind's
+/// validation (`ValidateDryRun`), before anything else is looked at.
+pub fn checked_dry_run(req: &Req, options: &str) -> Result<bool, ApiError> {
+    match req.query.get("dryRun").map(String::as_str) {
+        None | Some("") => Ok(false),
+        Some("All") => Ok(true),
+        Some(other) => Err(ApiError::invalid(
+            options,
+            "meta.k8s.io",
+            "",
+            &[FieldError {
+                field: "dryRun".into(),
+                reason: "FieldValueNotSupported",
+                detail: format!("[]string{{{other:?}}}: supported values: \"All\""),
+                value: None,
+            }],
+        )),
+    }
 }
 
 /// Build an admission request for a target.
@@ -248,6 +269,7 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
             "create needs a namespace in the URL",
         ));
     }
+    let dry = checked_dry_run(req, "CreateOptions")?;
     check_identity(res, t, &mut obj)?;
     if res.status
         && let Some(m) = obj.as_object_mut()
@@ -257,7 +279,6 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
             m.insert("status".into(), json!({"phase": "Pending"}));
         }
     }
-    let dry = dry_run(req);
     let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
     let mut warnings = decode_body(res, &mut obj, field_validation(req), false)?;
     let mut areq = admission_request(t, Operation::Create, &name, dry, Some(obj), None);
@@ -432,6 +453,7 @@ fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
 }
 
 pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
+    checked_dry_run(req, "UpdateOptions")?;
     let name = t.name.clone().unwrap_or_default();
     let body = body_json(req)?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
