@@ -64,6 +64,7 @@ pub mod store;
 pub mod subresource;
 pub mod table;
 pub mod tls;
+pub mod typed;
 pub mod write;
 
 pub use admission::{Admission, AdmissionHook, AdmissionRequest, Operation, Verdict};

@@ -130,7 +130,7 @@ pub fn json_response(code: u16, v: &Value) -> Resp {
 }
 
 pub fn error_response(e: &ApiError) -> Resp {
-    json_response(e.code, &e.to_status())
+    with_warnings(json_response(e.code, &e.to_status()), &e.warnings)
 }
 
 /// Add `Warning: 299 - "..."` headers.

@@ -9,6 +9,9 @@ pub struct ApiError {
     pub reason: &'static str,
     pub message: String,
     pub details: Option<Value>,
+    /// `Warning` headers the answer carries (a real server warns of unknown fields even when it
+    /// then refuses the body).
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Display for ApiError {
@@ -39,7 +42,14 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
+            warnings: Vec::new(),
         }
+    }
+
+    /// The same error, answered with these `Warning` headers too.
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings.extend(warnings);
+        self
     }
 
     pub fn not_found(plural: &str, group: &str, name: &str) -> Self {

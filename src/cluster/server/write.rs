@@ -23,6 +23,7 @@ use super::{
     status::{ApiError, FieldError},
     store::Obj,
     subresource::{apply_scale, scale_of, split_status},
+    typed::typed_body,
 };
 
 pub use super::remove::{delete, delete_collection};
@@ -235,16 +236,6 @@ fn check_identity(res: &ResourceInfo, t: &Target, obj: &mut Value) -> Result<(),
             "the request body must be a JSON object",
         ));
     }
-    if let Some(k) = obj["kind"].as_str()
-        && !k.is_empty()
-        && k != res.kind
-    {
-        return Err(ApiError::bad_request(format!(
-            "the API version in the data ({}) does not match the expected API version ({})",
-            obj["apiVersion"].as_str().unwrap_or(""),
-            res.api_version()
-        )));
-    }
     if let Some(ns) = obj["metadata"]["namespace"].as_str()
         && res.namespaced
         && !ns.is_empty()
@@ -341,7 +332,7 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
         }
         _ => {}
     }
-    let obj = body_json(req)?;
+    let obj = typed_body(req, &t.res, None)?;
     create_object(shared, req, t, obj)
 }
 
@@ -455,7 +446,7 @@ fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
 pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     checked_dry_run(req, "UpdateOptions")?;
     let name = t.name.clone().unwrap_or_default();
-    let body = body_json(req)?;
+    let body = typed_body(req, &t.res, t.sub.as_deref())?;
     let old = shared.store.get(&t.res, t.ns(), &name)?;
     let new = if t.sub.as_deref() == Some("scale") {
         let mut n = output_value(&t.res, &old);
