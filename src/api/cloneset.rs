@@ -18,7 +18,7 @@ use super::common::{
 };
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct CloneSet {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{Lifecycle, WorkloadCondition};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct DaemonSet {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,

@@ -12,7 +12,7 @@ use super::common::CompletionPolicy;
 use super::imagepulljob::{ImagePullJobNodeSelector, PullPolicy, SandboxConfig};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct ImageListPullJob {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{UpdatePriorityStrategy, UpdateScatterTerm};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct SidecarSet {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,

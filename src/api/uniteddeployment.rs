@@ -22,7 +22,7 @@ use super::common::WorkloadCondition;
 use super::statefulset::StatefulSetSpec;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct UnitedDeployment {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,

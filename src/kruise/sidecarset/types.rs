@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// A SidecarSet (cluster-scoped, `apps.kruise.io/v1alpha1`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct SidecarSet {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub metadata: ObjectMeta,
