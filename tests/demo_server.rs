@@ -155,7 +155,8 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
     let out = kubectl(&kubeconfig, &["get", "sidecarsets", "-o", "name"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("logtail"));
 
-    // Without the token: 401, over plain HTTP on the same port ...
+    // Without a token: system:anonymous, refused by RBAC (403, as a real server with anonymous
+    // auth on answers), over plain HTTP on the same port ...
     let port = server.url.rsplit(':').next().unwrap();
     let mut stream = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
     stream
@@ -163,8 +164,12 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
         .unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
-    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
-    // ... and through kubectl with a wrong token.
+    assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+    assert!(
+        response.contains("User \\\"system:anonymous\\\" cannot list resource \\\"pods\\\""),
+        "{response}"
+    );
+    // ... and a wrong token is a 401, through kubectl.
     let out = kubectl(
         &kubeconfig,
         &["--token", "not-the-token", "get", "pods", "-n", "demo"],

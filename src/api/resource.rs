@@ -180,7 +180,9 @@ mod tests {
         assert_eq!(v["kind"], "CloneSet");
         let text = serde_json::to_string(&PodUnavailableBudget::default()).expect("serializes");
         assert!(
-            text.starts_with(r#"{"apiVersion":"policy.kruise.io/v1alpha1","kind":"PodUnavailableBudget""#),
+            text.starts_with(
+                r#"{"apiVersion":"policy.kruise.io/v1alpha1","kind":"PodUnavailableBudget""#
+            ),
             "{text}"
         );
         // Reading back ignores them (and a body without them still reads).

@@ -48,9 +48,13 @@ pub mod gc;
 pub mod http;
 pub mod jsonpath;
 pub mod meta;
+pub mod nsinit;
+pub mod objectmeta;
 pub mod openapi;
 pub mod patch;
+pub mod podadmit;
 pub mod podlog;
+pub mod podupdate;
 pub mod protobuf;
 pub mod read;
 pub mod remove;
@@ -121,6 +125,9 @@ impl EmbeddedCluster {
         authz::bootstrap::install(&store)?;
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));
+        let tls = tls::Tls::generate()?;
+        let ca_pem = tls.cert_pem();
+        nsinit::populate_all(&store, &ca_pem);
         let shared = Arc::new(http::Shared {
             store: store.clone(),
             admission: Admission::default(),
@@ -129,12 +136,13 @@ impl EmbeddedCluster {
             addr,
             applied: Default::default(),
             requests: Default::default(),
+            ca_pem,
         });
         let aggregation = authz::aggregation::spawn(store.clone());
         let gc = gc::spawn(store);
         let cluster = EmbeddedCluster {
             shared,
-            tls: tls::Tls::generate()?,
+            tls,
             serving: Mutex::new(None),
             gc,
             aggregation,

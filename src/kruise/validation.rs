@@ -33,6 +33,23 @@ fn qualified_name_part_ok(s: &str) -> bool {
             .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
 }
 
+/// apimachinery's `IsDNS1123Subdomain` failure, worded by its `RegexError` (example and regex).
+pub const DNS1123_SUBDOMAIN_ERROR: &str = "a lowercase RFC 1123 subdomain must consist of lower \
+    case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric \
+    character (e.g. 'example.com', regex used for validation is \
+    '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// apimachinery's `IsQualifiedName` name-part failure, as its `RegexError` words it.
+pub const QUALIFIED_NAME_ERROR: &str = "name part must consist of alphanumeric characters, '-', \
+    '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or \
+    'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// apimachinery's `IsValidLabelValue` failure, as its `RegexError` words it.
+pub const LABEL_VALUE_ERROR: &str = "a valid label must be an empty string or consist of \
+    alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric \
+    character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is \
+    '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
 /// apimachinery `IsDNS1123Subdomain` (one message on failure).
 pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
@@ -48,7 +65,7 @@ pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
             && b[b.len() - 1] != b'-'
     };
     if !s.split('.').all(label_ok) {
-        errs.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character".to_owned());
+        errs.push(DNS1123_SUBDOMAIN_ERROR.to_owned());
     }
     errs
 }
@@ -85,7 +102,7 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
         errs.push("name part must be no more than 63 characters".to_owned());
     }
     if !qualified_name_part_ok(name) {
-        errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".to_owned());
+        errs.push(QUALIFIED_NAME_ERROR.to_owned());
     }
     errs
 }
@@ -97,7 +114,7 @@ pub fn label_value_errors(v: &str) -> Vec<String> {
         errs.push("must be no more than 63 characters".to_owned());
     }
     if !v.is_empty() && !qualified_name_part_ok(v) {
-        errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'".to_owned());
+        errs.push(LABEL_VALUE_ERROR.to_owned());
     }
     errs
 }

@@ -276,10 +276,16 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
     if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         meta_placeholders(m, rules.managed_fields);
     }
-    let kind = o.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = o
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let core = o.get("apiVersion").and_then(Value::as_str) == Some("v1");
     if core && kind == "Pod" {
-        if !rules.keep_status && let Some(m) = o.as_object_mut() {
+        if !rules.keep_status
+            && let Some(m) = o.as_object_mut()
+        {
             m.remove("status");
         }
         let re = Regex::new(r"^kube-api-access-[a-z0-9]{5}$").ok();
@@ -303,7 +309,10 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
             }
         }
     }
-    if core && kind == "Service" && let Some(spec) = o["spec"].as_object_mut() {
+    if core
+        && kind == "Service"
+        && let Some(spec) = o["spec"].as_object_mut()
+    {
         if spec.contains_key("clusterIP") {
             spec.insert("clusterIP".into(), json!("<ip>"));
         }
@@ -341,7 +350,10 @@ pub fn list(v: &Value) -> Value {
                 .iter()
                 .map(|i| {
                     let name = i["metadata"]["name"].as_str().unwrap_or("");
-                    match i["metadata"]["namespace"].as_str().filter(|n| !n.is_empty()) {
+                    match i["metadata"]["namespace"]
+                        .as_str()
+                        .filter(|n| !n.is_empty())
+                    {
                         Some(ns) => format!("{ns}/{name}"),
                         None => name.to_string(),
                     }
@@ -364,7 +376,10 @@ pub fn list(v: &Value) -> Value {
 
 /// A Table answer: columns as `[name, type, format, priority]`, rows as cells (ages masked).
 pub fn table(v: &Value) -> Value {
-    let defs = v["columnDefinitions"].as_array().cloned().unwrap_or_default();
+    let defs = v["columnDefinitions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let columns: Vec<Value> = defs
         .iter()
         .map(|c| json!([c["name"], c["type"], c["format"], c["priority"]]))
@@ -372,7 +387,10 @@ pub fn table(v: &Value) -> Value {
     let age: Vec<bool> = defs
         .iter()
         .map(|c| {
-            c["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case("age")) || c["type"] == "date"
+            c["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("age"))
+                || c["type"] == "date"
         })
         .collect();
     let rows: Vec<Value> = v["rows"]

@@ -79,8 +79,15 @@ impl Server {
             let parts: Vec<String> = q
                 .iter()
                 .map(|(k, v)| {
-                    let v = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
-                    format!("{}={}", form_encode(&vars.fill(k)), form_encode(&vars.fill(&v)))
+                    let v = v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string());
+                    format!(
+                        "{}={}",
+                        form_encode(&vars.fill(k)),
+                        form_encode(&vars.fill(&v))
+                    )
                 })
                 .collect();
             if !parts.is_empty() {
@@ -100,10 +107,10 @@ impl Server {
         } else {
             Vec::new()
         };
-        let mut req = Request::builder()
-            .method(method)
-            .uri(uri.as_str())
-            .header("Accept", step["accept"].as_str().unwrap_or("application/json"));
+        let mut req = Request::builder().method(method).uri(uri.as_str()).header(
+            "Accept",
+            step["accept"].as_str().unwrap_or("application/json"),
+        );
         if !body.is_empty() {
             req = req.header(
                 "Content-Type",
@@ -132,7 +139,9 @@ impl Server {
             let read = async {
                 while let Some(frame) = body.frame().await {
                     let Ok(frame) = frame else { break };
-                    let Ok(data) = frame.into_data() else { continue };
+                    let Ok(data) = frame.into_data() else {
+                        continue;
+                    };
                     buf.extend_from_slice(&data);
                     while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
                         let line: Vec<u8> = buf.drain(..=nl).collect();
@@ -186,7 +195,8 @@ impl Server {
             return Err(format!("creating the namespace answered {}", a.code));
         }
         if case["needsSA"] == true {
-            let get = json!({"method": "GET", "path": "/api/v1/namespaces/$NS/serviceaccounts/default"});
+            let get =
+                json!({"method": "GET", "path": "/api/v1/namespaces/$NS/serviceaccounts/default"});
             for _ in 0..50 {
                 if self.send(&get, &vars).await.is_ok_and(|a| a.code == 200) {
                     break;
@@ -275,13 +285,7 @@ fn warnings(h: &HeaderMap, masks: &Masks, vars: &Vars) -> Vec<String> {
 }
 
 /// The answer in the recorded form.
-fn normalize(
-    case: &Value,
-    step: &Value,
-    vars: &Vars,
-    a: &Answer,
-    parsed: Option<&Value>,
-) -> Value {
+fn normalize(case: &Value, step: &Value, vars: &Vars, a: &Answer, parsed: Option<&Value>) -> Value {
     let extra: Vec<(String, String)> = step["maskMessage"]
         .as_array()
         .into_iter()
@@ -309,7 +313,10 @@ fn normalize(
     };
     let kind = body["kind"].as_str().unwrap_or("");
     if kind == "Status" {
-        out.insert("status".into(), corpus::status(&vars.unfill_value(body), &masks));
+        out.insert(
+            "status".into(),
+            corpus::status(&vars.unfill_value(body), &masks),
+        );
     } else if let Some(x) = step["extract"].as_str() {
         out.insert("body".into(), vars.unfill_value(&digest(x, step, body)));
     } else if kind == "Table" {
@@ -347,7 +354,9 @@ fn event(e: &Value, step: &Value, vars: &Vars, masks: &Masks) -> Value {
         "name": vars.unfill(o["metadata"]["name"].as_str().unwrap_or("")),
     });
     for p in str_list(&step["eventSelect"]) {
-        out[p] = corpus::at(o, p).cloned().unwrap_or_else(|| json!("<absent>"));
+        out[p] = corpus::at(o, p)
+            .cloned()
+            .unwrap_or_else(|| json!("<absent>"));
     }
     out
 }
@@ -404,7 +413,10 @@ fn digest(x: &str, step: &Value, body: &Value) -> Value {
             json!({"kind": body["kind"], "groupVersion": body["groupVersion"], "resources": res})
         }
         "keys" => {
-            let mut keys: Vec<&String> = body.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+            let mut keys: Vec<&String> = body
+                .as_object()
+                .map(|m| m.keys().collect())
+                .unwrap_or_default();
             keys.sort();
             json!({"keys": keys})
         }

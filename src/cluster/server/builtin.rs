@@ -82,6 +82,10 @@ const API_EXTENSIONS: &[&str] = &["api-extensions"];
 const EXTRAS: &[Extra] = &[
     Extra {
         subresources: &[("finalize", "Namespace", "")],
+        // Namespaces are deleted one at a time (no deletecollection).
+        verbs: &[
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ],
         ..extra("", "namespaces", &["ns"])
     },
     extra("", "nodes", &["no"]),
@@ -215,8 +219,19 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-/// The review kinds a v1.33 server answers for the caller itself: created, never stored.
-const REVIEWS: [(&str, &str, &str); 3] = [
+/// The review kinds a v1.33 server answers: created, never stored. The Self* ones are about the
+/// caller, the others about the user their spec names; (Local)SubjectAccessReview is namespaced.
+const REVIEWS: [(&str, &str, &str); 5] = [
+    (
+        "authorization.k8s.io",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+    ),
+    (
+        "authorization.k8s.io",
+        "SubjectAccessReview",
+        "subjectaccessreviews",
+    ),
     (
         "authorization.k8s.io",
         "SelfSubjectAccessReview",
@@ -283,7 +298,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             kind: kind.into(),
             plural: plural.into(),
             singular: kind.to_lowercase(),
-            namespaced: false,
+            namespaced: kind == "LocalSubjectAccessReview",
             short_names: Vec::new(),
             categories: Vec::new(),
             verbs: vec!["create"],

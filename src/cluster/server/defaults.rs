@@ -23,6 +23,51 @@ pub fn secret(obj: &mut Value) {
     }
 }
 
+/// `SetDefaults_Namespace`: the immutable `kubernetes.io/metadata.name` label, on every write.
+pub fn namespace(obj: &mut Value) {
+    let Some(name) = obj["metadata"]["name"].as_str().map(str::to_string) else {
+        return;
+    };
+    if let Some(m) = obj["metadata"].as_object_mut() {
+        let labels = m.entry("labels").or_insert(json!({}));
+        if !labels.is_object() {
+            *labels = json!({});
+        }
+        labels["kubernetes.io/metadata.name"] = json!(name);
+    }
+}
+
+/// A core/v1 Event as the real server writes it back: its non-pointer timestamps are null and
+/// its reporting fields empty strings when a client leaves them out (Go encodes struct-typed
+/// and non-omitempty fields always).
+pub fn event(obj: &mut Value) {
+    let Some(m) = obj.as_object_mut() else {
+        return;
+    };
+    for k in ["firstTimestamp", "lastTimestamp", "eventTime"] {
+        m.entry(k).or_insert(Value::Null);
+    }
+    for k in ["reportingComponent", "reportingInstance"] {
+        m.entry(k).or_insert(json!(""));
+    }
+}
+
+/// A pod condition's non-pointer timestamps, null when left out (Go writes zero `Time`s).
+pub fn pod_conditions(obj: &mut Value) {
+    for c in obj
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(c) = c.as_object_mut() {
+            for k in ["lastProbeTime", "lastTransitionTime"] {
+                c.entry(k).or_insert(Value::Null);
+            }
+        }
+    }
+}
+
 /// `SetDefaults_Service` for the fields clients leave out.
 pub fn service(obj: &mut Value) {
     let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {

@@ -151,3 +151,95 @@ pub fn short_hash(s: &str) -> String {
     }
     format!("{h:016X}")
 }
+
+/// Whether the client asks for aggregated discovery (`as=APIGroupDiscoveryList`, which kubectl
+/// 1.30+ does first); the version it takes (`v2`, else `v2beta1`).
+pub fn aggregated_version(accept: &str) -> Option<&'static str> {
+    let wants = |v: &str| {
+        accept.split(',').any(|part| {
+            let p: Vec<&str> = part.split(';').map(str::trim).collect();
+            p.contains(&"as=APIGroupDiscoveryList")
+                && p.contains(&"g=apidiscovery.k8s.io")
+                && p.contains(&format!("v={v}").as_str())
+        })
+    };
+    if wants("v2") {
+        Some("v2")
+    } else if wants("v2beta1") {
+        Some("v2beta1")
+    } else {
+        None
+    }
+}
+
+/// One group/version's resources in the aggregated form: each resource with its subresources.
+fn aggregated_resources(list: &Value) -> Vec<Value> {
+    let entries = list["resources"].as_array().cloned().unwrap_or_default();
+    let mut out: Vec<Value> = Vec::new();
+    for e in &entries {
+        let name = e["name"].as_str().unwrap_or("");
+        let response_kind = |e: &Value, gv: (&Value, &Value)| json!({"group": e.get("group").unwrap_or(gv.0), "version": e.get("version").unwrap_or(gv.1), "kind": e["kind"]});
+        if let Some((parent, sub)) = name.split_once('/') {
+            if let Some(p) = out.iter_mut().find(|r| r["resource"] == parent) {
+                let gv = (
+                    &p["responseKind"]["group"].clone(),
+                    &p["responseKind"]["version"].clone(),
+                );
+                let s = json!({"subresource": sub, "responseKind": response_kind(e, gv), "verbs": e["verbs"]});
+                if let Some(subs) = p["subresources"].as_array_mut() {
+                    subs.push(s);
+                } else {
+                    p["subresources"] = json!([s]);
+                }
+            }
+            continue;
+        }
+        let (group, version) = match list["groupVersion"].as_str().unwrap_or("").split_once('/') {
+            Some((g, v)) => (json!(g), json!(v)),
+            None => (json!(""), list["groupVersion"].clone()),
+        };
+        let mut r = json!({
+            "resource": name,
+            "responseKind": response_kind(e, (&group, &version)),
+            "scope": if e["namespaced"] == true { "Namespaced" } else { "Cluster" },
+            "singularResource": e["singularName"],
+            "verbs": e["verbs"],
+        });
+        for k in ["shortNames", "categories"] {
+            if let Some(v) = e.get(k) {
+                r[k] = v.clone();
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// `/api` or `/apis` as an `APIGroupDiscoveryList` (aggregated discovery, KEP-3352): every
+/// group, its versions in preference order, each with its resources.
+pub fn aggregated(reg: &Registry, core: bool, version: &str) -> Value {
+    let items: Vec<Value> = reg
+        .groups()
+        .iter()
+        .filter(|(g, _)| g.is_empty() == core)
+        .map(|(g, vs)| {
+            let versions: Vec<Value> = vs
+                .iter()
+                .filter_map(|v| {
+                    let list = resource_list(reg, g, v)?;
+                    Some(
+                        json!({"version": v, "resources": aggregated_resources(&list),
+                                "freshness": "Current"}),
+                    )
+                })
+                .collect();
+            json!({"metadata": {"name": g, "creationTimestamp": null}, "versions": versions})
+        })
+        .collect();
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": format!("apidiscovery.k8s.io/{version}"),
+        "metadata": {},
+        "items": items,
+    })
+}

@@ -38,6 +38,8 @@ pub struct Shared {
     pub applied: std::sync::Mutex<HashMap<(String, String), serde_json::Value>>,
     /// Every mutating request received (tests count what a client sent).
     pub requests: super::requests::RequestLog,
+    /// The serving certificate (PEM), the CA every namespace's `kube-root-ca.crt` holds.
+    pub ca_pem: String,
 }
 
 /// A parsed request.
@@ -152,14 +154,16 @@ async fn handle(
     let (mut parts, body) = req.into_parts();
     let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
     let path = parts.uri.path().to_string();
-    let public = matches!(path.as_str(), "/healthz" | "/livez" | "/readyz");
     let credentials = parts
         .headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
+    // Anonymous auth is on, as by default: a request without credentials is system:anonymous
+    // and left to authorization (public-info-viewer lets it read /version and the health
+    // paths, nothing else); credentials that do not check out are a 401.
     let user = match shared.auth.authenticate(&shared.store, credentials) {
         Some(user) => user,
-        None if public && credentials.is_none() => Arc::new(UserInfo::anonymous()),
+        None if credentials.is_none() => Arc::new(UserInfo::anonymous()),
         None => return Ok(error_response(&ApiError::unauthorized())),
     };
     shared.requests.record(&parts.method, &path, &parts.headers);

@@ -108,8 +108,7 @@ pub fn resolve_name(meta: &Map<String, Value>) -> Result<String, Vec<FieldError>
             return Err(vec![FieldError::invalid(
                 "metadata.name",
                 &Value::String(name.into()),
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
-                 '-' or '.', and must start and end with an alphanumeric character",
+                crate::kruise::validation::DNS1123_SUBDOMAIN_ERROR,
             )]);
         }
         return Ok(name.to_string());

@@ -81,6 +81,19 @@ impl ResourceInfo {
                 .any(|(g, p)| *g == self.group && *p == self.plural)
     }
 
+    /// Whether a PUT of a missing object creates it (the strategy's `AllowCreateOnUpdate`).
+    pub fn allows_create_on_update(&self) -> bool {
+        CREATE_ON_UPDATE_KINDS
+            .iter()
+            .any(|(g, p)| *g == self.group && *p == self.plural)
+    }
+
+    /// Whether a PUT without `metadata.resourceVersion` is taken as unconditional (every
+    /// built-in kind's `AllowUnconditionalUpdate`); a custom resource's must carry one.
+    pub fn allows_unconditional_update(&self) -> bool {
+        !self.crd
+    }
+
     /// Whether strategic merge patch is accepted (built-in kinds only, like the real server).
     pub fn strategic_merge(&self) -> bool {
         !self.crd
@@ -102,12 +115,41 @@ const GENERATION_KINDS: &[(&str, &str)] = &[
     ("networking.k8s.io", "ingresses"),
     ("networking.k8s.io", "ingressclasses"),
     ("apiextensions.k8s.io", "customresourcedefinitions"),
-    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
-    ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicies",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicybindings",
+    ),
     ("flowcontrol.apiserver.k8s.io", "flowschemas"),
-    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "prioritylevelconfigurations",
+    ),
+];
+
+/// The built-in resources whose strategy's `AllowCreateOnUpdate` is true: a PUT of a missing
+/// object creates it.
+const CREATE_ON_UPDATE_KINDS: &[(&str, &str)] = &[
+    ("", "events"),
+    ("", "endpoints"),
+    ("", "limitranges"),
+    ("events.k8s.io", "events"),
+    ("coordination.k8s.io", "leases"),
+    ("rbac.authorization.k8s.io", "roles"),
+    ("rbac.authorization.k8s.io", "rolebindings"),
+    ("rbac.authorization.k8s.io", "clusterroles"),
+    ("rbac.authorization.k8s.io", "clusterrolebindings"),
 ];
 
 /// Storage key for a group and plural.

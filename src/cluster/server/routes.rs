@@ -52,6 +52,18 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
     match s.as_slice() {
         ["healthz" | "livez" | "readyz"] => return crate_ok(),
         ["version"] => return json_response(200, &discovery::version()),
+        ["api" | "apis"]
+            if let Some(v) = discovery::aggregated_version(req.header(http::header::ACCEPT)) =>
+        {
+            let doc = discovery::aggregated(&shared.store.registry(), s[0] == "api", v);
+            let mut r = json_response(200, &doc);
+            let ct =
+                format!("application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList");
+            if let Ok(h) = http::HeaderValue::from_str(&ct) {
+                r.headers_mut().insert(http::header::CONTENT_TYPE, h);
+            }
+            return r;
+        }
         ["api"] => return json_response(200, &discovery::api_versions(shared.addr)),
         ["apis"] => return json_response(200, &discovery::api_groups(&shared.store.registry())),
         ["openapi", "v3"] => return json_response(200, &openapi::root(&shared.store.registry())),
@@ -78,6 +90,8 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
     if rest.is_empty() {
         return match discovery::resource_list(&reg, group, version) {
             Some(v) => json_response(200, &v),
+            // No such group/version: the Go mux's plain-text 404, as on a real server.
+            None if !group.is_empty() => page_not_found(),
             None => error_response(&not_found()),
         };
     }
@@ -100,6 +114,10 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         [] => return error_response(&not_found()),
     };
     let Some(res) = reg.lookup(group, version, plural) else {
+        // A resource a served custom group/version does not have falls through to the mux.
+        if reg.in_group_version(group, version).iter().any(|r| r.crd) {
+            return page_not_found();
+        }
         return error_response(&not_found());
     };
     if namespace.is_some() && !res.namespaced {
@@ -128,6 +146,16 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
                 .iter()
                 .any(|(n, _, _)| n == sub);
         if !known {
+            // The custom resource handler answers an unknown subresource as a missing object.
+            if target.res.crd
+                && let Some(name) = &target.name
+            {
+                return error_response(&ApiError::not_found(
+                    &target.res.plural,
+                    &target.res.group,
+                    name,
+                ));
+            }
             return error_response(&not_found());
         }
     }
@@ -161,6 +189,17 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         _ => write::delete_collection(shared, &req, &target),
     };
     result.unwrap_or_else(|e| error_response(&e))
+}
+
+/// The Go mux's answer to a path no handler serves: `404 page not found`, in plain text.
+fn page_not_found() -> Resp {
+    let mut r = Resp::new(super::http::full("404 page not found\n"));
+    *r.status_mut() = http::StatusCode::NOT_FOUND;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
 }
 
 fn crate_ok() -> Resp {

@@ -117,6 +117,17 @@ fn check_metadata(meta: &mut Value, out: &mut Outcome) {
     }
 }
 
+/// kube-openapi's `errors.InvalidType`: the value's type named, quoted, as the real server words it.
+fn type_invalid(path: &str, v: &Value, want: &str) -> FieldError {
+    let got = type_name(v);
+    FieldError {
+        field: path.to_string(),
+        reason: "FieldValueTypeInvalid",
+        detail: format!("{path} in body must be of type {want}: \"{got}\""),
+        value: Some(Value::String(got.into())),
+    }
+}
+
 fn walk(s: &Value, v: &mut Value, path: &str, out: &mut Outcome) {
     if v.is_null() {
         if s["nullable"].as_bool() != Some(true) {
@@ -133,22 +144,14 @@ fn walk(s: &Value, v: &mut Value, path: &str, out: &mut Outcome) {
     }
     if s["x-kubernetes-int-or-string"].as_bool() == Some(true) {
         if !(v.is_string() || type_ok("integer", v)) {
-            out.errors.push(FieldError::invalid(
-                path,
-                &Value::String(type_name(v).into()),
-                format!("{path} in body must be of type integer,string: {v}"),
-            ));
+            out.errors.push(type_invalid(path, v, "integer,string"));
         }
         return;
     }
     if let Some(t) = s["type"].as_str()
         && !type_ok(t, v)
     {
-        out.errors.push(FieldError::invalid(
-            path,
-            &Value::String(type_name(v).into()),
-            format!("{path} in body must be of type {t}: {v}"),
-        ));
+        out.errors.push(type_invalid(path, v, t));
         return;
     }
     if let Some(allowed) = s["enum"].as_array()
@@ -287,7 +290,7 @@ mod tests {
         assert_eq!(out.errors.len(), 1);
         assert_eq!(
             out.errors[0].to_string(),
-            "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"three\""
+            "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\""
         );
         let mut o = json!({"spec": {"selector": {"any": 1}, "maxUnavailable": "10%", "policy": "C", "replicas": -1}, "status": {}});
         let out = validate_object(&schema(), &mut o);

@@ -212,6 +212,9 @@ impl FieldError {
         match self.reason {
             "FieldValueRequired" => "Required value",
             "FieldValueNotSupported" => "Unsupported value",
+            "FieldValueForbidden" => "Forbidden",
+            "FieldValueTooLong" => "Too long",
+            "FieldValueDuplicate" => "Duplicate value",
             _ => "Invalid value",
         }
     }

@@ -45,12 +45,17 @@ pub fn scale_of(res: &ResourceInfo, obj: &Value) -> Value {
     if m["namespace"].is_string() {
         meta["namespace"] = m["namespace"].clone();
     }
+    // `selector` is omitempty in autoscaling/v1's ScaleStatus.
+    let mut status = json!({"replicas": status});
+    if !selector.is_empty() {
+        status["selector"] = json!(selector);
+    }
     json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": meta,
         "spec": {"replicas": spec},
-        "status": {"replicas": status, "selector": selector},
+        "status": status,
     })
 }
 

@@ -135,8 +135,7 @@ pub fn typed_body(req: &Req, res: &ResourceInfo, sub: Option<&str>) -> Result<Va
         if api_version != want.api_version {
             // The data's version has no schema here, so every field but the type and object
             // meta is unknown to the decoder (warned of before the version is refused).
-            let warnings = if api_version.is_empty() || req.q("fieldValidation") == Some("Ignore")
-            {
+            let warnings = if api_version.is_empty() || req.q("fieldValidation") == Some("Ignore") {
                 Vec::new()
             } else {
                 map.keys()
@@ -218,10 +217,14 @@ mod tests {
     #[test]
     fn go_wording_for_a_cut_body() {
         let body = b"{\"apiVersion\": \"v1\", \"kind\": ";
-        let e = serde_json::from_slice::<Value>(body).err().expect("an error");
+        let e = serde_json::from_slice::<Value>(body)
+            .err()
+            .expect("an error");
         assert_eq!(go_json_error(&e, body), "unexpected end of JSON input");
         let body = b"{x}";
-        let e = serde_json::from_slice::<Value>(body).err().expect("an error");
+        let e = serde_json::from_slice::<Value>(body)
+            .err()
+            .expect("an error");
         assert!(go_json_error(&e, body).starts_with("invalid character 'x'"));
     }
 }

@@ -14,8 +14,9 @@ use super::{
     convert, decode, defaults,
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     meta::{self, meta_mut},
+    objectmeta,
     patch::{self, PatchKind},
-    protobuf,
+    podadmit, protobuf,
     read::{output, output_value},
     resources::ResourceInfo,
     routes::Target,
@@ -141,13 +142,19 @@ fn decode_body(
     if res.schema.is_some() || res.definition.is_none() {
         return Ok(Vec::new());
     }
-    let warnings = check(res, obj, "", mode, skip_status, false)?;
+    let warnings = check(res, obj, "", mode, skip_status, false, false)?;
     match (res.group.as_str(), res.kind.as_str()) {
         ("", "Secret") => {
             convert::merge_string_data(obj);
             defaults::secret(obj);
         }
         ("", "Service") => defaults::service(obj),
+        ("", "Namespace") => defaults::namespace(obj),
+        ("", "Event") => defaults::event(obj),
+        ("", "Pod") => {
+            podadmit::defaults(obj);
+            defaults::pod_conditions(obj);
+        }
         _ => {}
     }
     Ok(warnings)
@@ -160,8 +167,9 @@ fn validate(
     name: &str,
     mode: &str,
     skip_status: bool,
+    status_write: bool,
 ) -> Result<Vec<String>, ApiError> {
-    check(res, obj, name, mode, skip_status, true)
+    check(res, obj, name, mode, skip_status, true, status_write)
 }
 
 fn check(
@@ -171,6 +179,7 @@ fn check(
     mode: &str,
     skip_status: bool,
     field_errors: bool,
+    status_write: bool,
 ) -> Result<Vec<String>, ApiError> {
     let held_status = if skip_status {
         obj.as_object_mut().and_then(|m| m.remove("status"))
@@ -211,13 +220,14 @@ fn check(
             v = res.version
         )));
     }
-    if field_errors && !outcome.errors.is_empty() {
-        return Err(ApiError::invalid(
-            &res.kind,
-            &res.group,
-            name,
-            &outcome.errors,
-        ));
+    if field_errors {
+        // The strategy's order: object meta, the schema, then what the scale subresource reads.
+        let mut errors = objectmeta::meta_errors(&obj["metadata"]);
+        errors.extend(outcome.errors);
+        errors.extend(objectmeta::scale_errors(res, obj, status_write));
+        if !errors.is_empty() {
+            return Err(ApiError::invalid(&res.kind, &res.group, name, &errors));
+        }
     }
     Ok(if mode == "Ignore" {
         Vec::new()
@@ -266,12 +276,24 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         && let Some(m) = obj.as_object_mut()
     {
         m.remove("status");
-        if res.kind == "Pod" && res.group.is_empty() {
-            m.insert("status".into(), json!({"phase": "Pending"}));
-        }
     }
     let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
     let mut warnings = decode_body(res, &mut obj, field_validation(req), false)?;
+    // What the built-in strategies and admission plugins do to a new object, before the
+    // admission webhooks see it.
+    if res.group.is_empty() {
+        match res.kind.as_str() {
+            "Pod" => podadmit::admit_new(&shared.store, t.ns(), &mut obj)?,
+            "Namespace" => {
+                let spec = &mut obj["spec"];
+                if spec["finalizers"].as_array().is_none_or(Vec::is_empty) {
+                    spec["finalizers"] = json!(["kubernetes"]);
+                }
+            }
+            "Service" => obj["status"] = json!({"loadBalancer": {}}),
+            _ => {}
+        }
+    }
     let mut areq = admission_request(t, Operation::Create, &name, dry, Some(obj), None);
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut obj = areq.object.take().unwrap_or(Value::Null);
@@ -281,6 +303,7 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         &name,
         field_validation(req),
         false,
+        false,
     )?);
     areq.object = Some(obj.clone());
     shared.admission.validate(&areq).map_err(denied)?;
@@ -288,17 +311,17 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         defaults::allocate_cluster_ip(&shared.store, &mut obj);
     }
     if dry {
-        let m = meta_mut(&mut obj).ok_or_else(|| ApiError::bad_request("bad metadata"))?;
-        let name = meta::resolve_name_for(&res.group, m)
-            .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
-        m.insert("name".into(), json!(name));
-        m.insert("uid".into(), json!(meta::new_uid()));
-        m.insert("creationTimestamp".into(), json!(meta::now()));
+        let (_, obj) = super::store::Store::stamp_new(res, t.ns(), obj)?;
         return Ok(with_warnings(json_response(201, &obj), &warnings));
     }
     let o = shared
         .store
         .insert(&storage(shared, res), t.ns(), stored_form(shared, res, obj))?;
+    if res.group.is_empty() && res.kind == "Namespace" {
+        if let Some(ns) = o.head["metadata"]["name"].as_str() {
+            super::nsinit::populate(&shared.store, ns, &shared.ca_pem);
+        }
+    }
     Ok(with_warnings(
         bytes_response(201, output(res, &o)),
         &warnings,
@@ -323,6 +346,12 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     match (t.res.group.as_str(), t.res.kind.as_str()) {
         ("authorization.k8s.io", "SelfSubjectAccessReview") => {
             return super::authz::reviews::access_review(shared, req);
+        }
+        ("authorization.k8s.io", "SubjectAccessReview") => {
+            return super::authz::reviews::subject_access_review(shared, req, None);
+        }
+        ("authorization.k8s.io", "LocalSubjectAccessReview") => {
+            return super::authz::reviews::subject_access_review(shared, req, Some(t.ns()));
         }
         ("authorization.k8s.io", "SelfSubjectRulesReview") => {
             return super::authz::reviews::rules_review(shared, req);
@@ -389,7 +418,7 @@ fn commit_update(
     let mut warnings = decode_body(res, &mut new, field_validation(req), skip_status)?;
     if res.group.is_empty() && res.kind == "Service" {
         // An update that leaves the cluster IP out keeps the allocated one.
-        for k in ["clusterIP", "clusterIPs"] {
+        for k in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
             let unset = new["spec"][k].is_null() || new["spec"][k] == "";
             if unset {
                 let live = output_value(res, old)["spec"][k].clone();
@@ -415,7 +444,14 @@ fn commit_update(
         &name,
         field_validation(req),
         skip_status,
+        t.sub.as_deref() == Some("status"),
     )?);
+    if res.group.is_empty() && res.kind == "Pod" && t.sub.is_none() {
+        let errors = super::podupdate::spec_errors(&output_value(res, old), &new);
+        if !errors.is_empty() {
+            return Err(ApiError::invalid(&res.kind, &res.group, &name, &errors));
+        }
+    }
     areq.object = Some(new.clone());
     shared.admission.validate(&areq).map_err(denied)?;
     if dry {
@@ -446,8 +482,33 @@ fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
 pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     checked_dry_run(req, "UpdateOptions")?;
     let name = t.name.clone().unwrap_or_default();
-    let body = typed_body(req, &t.res, t.sub.as_deref())?;
-    let old = shared.store.get(&t.res, t.ns(), &name)?;
+    let mut body = typed_body(req, &t.res, t.sub.as_deref())?;
+    let old = match shared.store.get(&t.res, t.ns(), &name) {
+        Ok(o) => o,
+        Err(e) if e.code == 404 && t.sub.is_none() && t.res.allows_create_on_update() => {
+            if let Some(m) = meta_mut(&mut body) {
+                m.entry("name").or_insert(json!(name));
+            }
+            return create_object(shared, req, t, body);
+        }
+        Err(e) => return Err(e),
+    };
+    let unconditional = body["metadata"]["resourceVersion"]
+        .as_str()
+        .is_none_or(str::is_empty);
+    if unconditional && t.sub.as_deref() != Some("scale") && !t.res.allows_unconditional_update() {
+        return Err(ApiError::invalid(
+            &t.res.plural,
+            &t.res.group,
+            &name,
+            &[FieldError {
+                field: "metadata.resourceVersion".into(),
+                reason: "FieldValueInvalid",
+                detail: "0x0: must be specified for an update".into(),
+                value: None,
+            }],
+        ));
+    }
     let new = if t.sub.as_deref() == Some("scale") {
         let mut n = output_value(&t.res, &old);
         if let Some(m) = n["metadata"].as_object_mut() {

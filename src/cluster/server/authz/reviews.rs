@@ -79,6 +79,92 @@ pub fn access_review(shared: &Shared, req: &Req) -> Result<Resp, ApiError> {
     ))
 }
 
+/// `POST .../subjectaccessreviews` (and the namespaced `localsubjectaccessreviews`, whose
+/// resource attributes must be in the URL's namespace): may the user the spec names do it?
+pub fn subject_access_review(
+    shared: &Shared,
+    req: &Req,
+    local: Option<&str>,
+) -> Result<Resp, ApiError> {
+    let body = auth::body(req)?;
+    let spec = body.get("spec").cloned().unwrap_or(Value::Null);
+    let kind = if local.is_some() {
+        "LocalSubjectAccessReview"
+    } else {
+        "SubjectAccessReview"
+    };
+    let user = spec["user"].as_str().unwrap_or("").to_owned();
+    let groups: Vec<String> = spec["groups"]
+        .as_array()
+        .map(|g| {
+            g.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if user.is_empty() && groups.is_empty() {
+        return Err(ApiError::invalid(
+            kind,
+            "authorization.k8s.io",
+            "",
+            &[crate::cluster::server::status::FieldError::invalid(
+                "spec.user",
+                &json!(""),
+                "at least one of user or group must be specified",
+            )],
+        ));
+    }
+    if let Some(ns) = local {
+        let want = spec["resourceAttributes"]["namespace"]
+            .as_str()
+            .unwrap_or("");
+        if want != ns {
+            return Err(ApiError::invalid(
+                kind,
+                "authorization.k8s.io",
+                "",
+                &[crate::cluster::server::status::FieldError::invalid(
+                    "spec.resourceAttributes.namespace",
+                    &json!(want),
+                    "must match metadata.namespace",
+                )],
+            ));
+        }
+    }
+    let attrs = spec_attributes(&spec)?;
+    let subject = crate::cluster::server::auth::UserInfo {
+        name: user,
+        uid: spec["uid"].as_str().unwrap_or("").to_owned(),
+        groups,
+    };
+    let decision = if subject.groups.iter().any(|g| g == super::resolver::MASTERS) {
+        super::resolver::Decision {
+            allowed: true,
+            reason: String::new(),
+        }
+    } else {
+        authorize(&shared.store, &subject, &attrs)
+    };
+    let mut status = json!({"allowed": decision.allowed});
+    if !decision.reason.is_empty() {
+        status["reason"] = json!(decision.reason);
+    }
+    let mut metadata = json!({"creationTimestamp": null});
+    if let Some(ns) = local {
+        metadata["namespace"] = json!(ns);
+    }
+    Ok(json_response(
+        201,
+        &json!({
+            "kind": kind,
+            "apiVersion": "authorization.k8s.io/v1",
+            "metadata": metadata,
+            "spec": spec,
+            "status": status,
+        }),
+    ))
+}
+
 /// `POST .../selfsubjectrulesreviews`: every rule that applies in `spec.namespace`.
 pub fn rules_review(shared: &Shared, req: &Req) -> Result<Resp, ApiError> {
     let body = auth::body(req)?;

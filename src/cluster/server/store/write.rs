@@ -75,12 +75,20 @@ impl Store {
         }
     }
 
-    /// Store a new object: assigns name (generateName), uid, creationTimestamp, generation and rv.
-    pub fn insert(&self, res: &ResourceInfo, ns: &str, mut v: Value) -> Result<Arc<Obj>, ApiError> {
+    /// A new object as the store would keep it, without storing it (what a dry-run create
+    /// answers, and what `insert` stores): its name resolved (generateName), namespace, uid,
+    /// creationTimestamp, generation where the kind keeps one, and type meta.
+    pub fn stamp_new(
+        res: &ResourceInfo,
+        ns: &str,
+        mut v: Value,
+    ) -> Result<(String, Value), ApiError> {
         let meta = meta_mut(&mut v)
             .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
-        let name = meta::resolve_name_for(&res.group, meta)
-            .map_err(|e| ApiError::invalid(&res.kind, &res.group, "", &e))?;
+        let name = meta::resolve_name_for(&res.group, meta).map_err(|e| {
+            let given = meta.get("name").and_then(Value::as_str).unwrap_or("");
+            ApiError::invalid(&res.kind, &res.group, given, &e)
+        })?;
         let nsk = Self::nskey(res, ns);
         meta.insert("name".into(), json!(name));
         if res.namespaced {
@@ -99,6 +107,7 @@ impl Store {
         meta.remove("deletionGracePeriodSeconds");
         meta.remove("managedFields");
         meta.remove("selfLink");
+        meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
             o.insert("apiVersion".into(), json!(res.api_version()));
             o.insert("kind".into(), json!(res.kind));
@@ -109,6 +118,13 @@ impl Store {
         if &*res.key == NS_KEY {
             meta::set_path(&mut v, ".status.phase", json!("Active"));
         }
+        Ok((name, v))
+    }
+
+    /// Store a new object: assigns name (generateName), uid, creationTimestamp, generation and rv.
+    pub fn insert(&self, res: &ResourceInfo, ns: &str, v: Value) -> Result<Arc<Obj>, ApiError> {
+        let (name, v) = Self::stamp_new(res, ns, v)?;
+        let nsk = Self::nskey(res, ns);
         let mut g = self.lock();
         if res.namespaced
             && !g
