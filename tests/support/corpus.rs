@@ -296,13 +296,15 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
                 v["name"] = json!("kube-api-access-<rand>");
             }
         };
-        if let Some(vols) = o["spec"]["volumes"].as_array_mut() {
+        // (`get_mut`, never `v[k]` on a `&mut Value`: that inserts a null.)
+        if let Some(vols) = o.pointer_mut("/spec/volumes").and_then(Value::as_array_mut) {
             vols.iter_mut().for_each(fix);
         }
         for list in ["containers", "initContainers"] {
-            if let Some(cs) = o["spec"][list].as_array_mut() {
+            let path = format!("/spec/{list}");
+            if let Some(cs) = o.pointer_mut(&path).and_then(Value::as_array_mut) {
                 for c in cs {
-                    if let Some(ms) = c["volumeMounts"].as_array_mut() {
+                    if let Some(ms) = c.get_mut("volumeMounts").and_then(Value::as_array_mut) {
                         ms.iter_mut().for_each(fix);
                     }
                 }
@@ -311,7 +313,7 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
     }
     if core
         && kind == "Service"
-        && let Some(spec) = o["spec"].as_object_mut()
+        && let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut)
     {
         if spec.contains_key("clusterIP") {
             spec.insert("clusterIP".into(), json!("<ip>"));

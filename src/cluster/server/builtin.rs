@@ -221,7 +221,8 @@ fn strings(v: &[&str]) -> Vec<String> {
 
 /// The review kinds a v1.33 server answers: created, never stored. The Self* ones are about the
 /// caller, the others about the user their spec names; (Local)SubjectAccessReview is namespaced.
-const REVIEWS: [(&str, &str, &str); 5] = [
+const REVIEWS: [(&str, &str, &str); 6] = [
+    ("", "Binding", "bindings"),
     (
         "authorization.k8s.io",
         "LocalSubjectAccessReview",
@@ -298,7 +299,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             kind: kind.into(),
             plural: plural.into(),
             singular: kind.to_lowercase(),
-            namespaced: kind == "LocalSubjectAccessReview",
+            namespaced: matches!(kind, "LocalSubjectAccessReview" | "Binding"),
             short_names: Vec::new(),
             categories: Vec::new(),
             verbs: vec!["create"],

@@ -54,7 +54,8 @@ pub fn scale_of(res: &ResourceInfo, obj: &Value) -> Value {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": meta,
-        "spec": {"replicas": spec},
+        // `replicas` is omitempty in autoscaling/v1's ScaleSpec.
+        "spec": if spec == json!(0) { json!({}) } else { json!({"replicas": spec}) },
         "status": status,
     })
 }
@@ -76,6 +77,7 @@ pub fn split_status(res: &ResourceInfo, sub: Option<&str>, old: &Value, new: Val
     if !res.status {
         return new;
     }
+    let core = |kind: &str| res.group.is_empty() && res.kind == kind;
     match sub {
         Some("status") => {
             let mut out = old.clone();
@@ -84,6 +86,13 @@ pub fn split_status(res: &ResourceInfo, sub: Option<&str>, old: &Value, new: Val
                     Some(s) => m.insert("status".into(), s.clone()),
                     None => m.remove("status"),
                 };
+            }
+            // A pod's QoS class is the server's, never the status writer's.
+            if core("Pod")
+                && let Some(qos) = old["status"].get("qosClass").cloned()
+                && let Some(st) = out.get_mut("status").and_then(Value::as_object_mut)
+            {
+                st.insert("qosClass".into(), qos);
             }
             match new["metadata"]["resourceVersion"].as_str() {
                 Some(rv) => set_path(&mut out, ".metadata.resourceVersion", json!(rv)),
@@ -102,6 +111,16 @@ pub fn split_status(res: &ResourceInfo, sub: Option<&str>, old: &Value, new: Val
                     Some(s) => m.insert("status".into(), s.clone()),
                     None => m.remove("status"),
                 };
+            }
+            // A namespace's spec.finalizers change only through /finalize.
+            if core("Namespace") && sub.is_none() {
+                let kept = old["spec"].get("finalizers").cloned();
+                if let (Some(f), Some(m)) = (kept, out.as_object_mut()) {
+                    let spec = m.entry("spec").or_insert(json!({}));
+                    if spec.is_object() {
+                        spec["finalizers"] = f;
+                    }
+                }
             }
             out
         }

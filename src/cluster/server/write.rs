@@ -150,14 +150,20 @@ fn decode_body(
         }
         ("", "Service") => defaults::service(obj),
         ("", "Namespace") => defaults::namespace(obj),
-        ("", "Event") => defaults::event(obj),
-        ("", "Pod") => {
-            podadmit::defaults(obj);
-            defaults::pod_conditions(obj);
-        }
+        ("", "Pod") => podadmit::defaults(obj),
         _ => {}
     }
     Ok(warnings)
+}
+
+/// The fields Go writes even when a client left them out (zero `Time`s as null, non-omitempty
+/// strings as ""), put back after validation dropped the nulls.
+fn go_zero_fields(res: &ResourceInfo, obj: &mut Value) {
+    match (res.group.as_str(), res.kind.as_str()) {
+        ("", "Event") => defaults::event(obj),
+        ("", "Pod") => defaults::pod_conditions(obj),
+        _ => {}
+    }
 }
 
 /// Schema validation (after mutating admission). Returns warnings for unknown fields.
@@ -305,6 +311,7 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         false,
         false,
     )?);
+    go_zero_fields(res, &mut obj);
     areq.object = Some(obj.clone());
     shared.admission.validate(&areq).map_err(denied)?;
     if res.group.is_empty() && res.kind == "Service" {
@@ -346,6 +353,23 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     match (t.res.group.as_str(), t.res.kind.as_str()) {
         ("authorization.k8s.io", "SelfSubjectAccessReview") => {
             return super::authz::reviews::access_review(shared, req);
+        }
+        // `POST namespaces/NS/bindings` binds the pod the Binding names (the old form of
+        // pods/NAME/binding).
+        ("", "Binding") => {
+            let body = body_json(req)?;
+            let pod = body["metadata"]["name"].as_str().unwrap_or("").to_string();
+            let reg = shared.store.registry();
+            let pods = reg
+                .lookup("", "v1", "pods")
+                .ok_or_else(|| ApiError::not_found("pods", "", &pod))?;
+            let target = Target {
+                res: pods,
+                namespace: t.namespace.clone(),
+                name: Some(pod),
+                sub: Some("binding".into()),
+            };
+            return bind(shared, req, &target);
         }
         ("authorization.k8s.io", "SubjectAccessReview") => {
             return super::authz::reviews::subject_access_review(shared, req, None);
@@ -446,6 +470,7 @@ fn commit_update(
         skip_status,
         t.sub.as_deref() == Some("status"),
     )?);
+    go_zero_fields(res, &mut new);
     if res.group.is_empty() && res.kind == "Pod" && t.sub.is_none() {
         let errors = super::podupdate::spec_errors(&output_value(res, old), &new);
         if !errors.is_empty() {
