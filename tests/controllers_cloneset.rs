@@ -5,8 +5,8 @@
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
-#[path = "support/workloads.rs"]
-mod workloads;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -16,16 +16,13 @@ use std::{
 
 use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::{api::CloneSet, cluster::demo::DemoCluster, kruise::plan};
+use kruise_tui::{api::CloneSet, kruise::plan};
 use kube::{
     Api, Client,
     runtime::{WatchStreamExt as _, watcher},
 };
 use kubectl::Kubectl;
-
-async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    workloads::empty_demo(true).await
-}
+use testbed::Testbed;
 
 /// Polls `f` every 100 ms until it holds, or panics after `secs` seconds.
 async fn wait_for<F, Fut>(what: &str, secs: u64, mut f: F)
@@ -67,7 +64,7 @@ fn restarts(p: &Pod) -> i32 {
 
 /// Active pods of the CloneSet, by name.
 async fn pods_of(client: &Client, app: &str) -> BTreeMap<String, Pod> {
-    let api: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let api: Api<Pod> = Api::default_namespaced(client.clone());
     api.list(&kube::api::ListParams::default().labels(&format!("app={app}")))
         .await
         .expect("list pods")
@@ -79,7 +76,7 @@ async fn pods_of(client: &Client, app: &str) -> BTreeMap<String, Pod> {
 }
 
 async fn cloneset(client: &Client, name: &str) -> CloneSet {
-    let api: Api<CloneSet> = Api::namespaced(client.clone(), "default");
+    let api: Api<CloneSet> = Api::default_namespaced(client.clone());
     api.get(name).await.expect("get cloneset")
 }
 
@@ -94,7 +91,7 @@ struct Sampler {
 
 fn sample(client: &Client, app: &str) -> Arc<Mutex<Sampler>> {
     let seen: Arc<Mutex<Sampler>> = Arc::default();
-    let api: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let api: Api<Pod> = Api::default_namespaced(client.clone());
     let config = watcher::Config::default().labels(&format!("app={app}"));
     let out = seen.clone();
     tokio::spawn(async move {
@@ -183,9 +180,9 @@ fn status(cs: &CloneSet) -> (i32, i32, i32, i32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_partition_rollout_walks_in_place_as_planned_and_rolls_back() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
 
     kubectl.apply(&[], WEB).await;
     wait_status(&client, "6 ready pods", |cs| status(cs) == (6, 6, 6, 6)).await;
@@ -327,14 +324,14 @@ async fn a_partition_rollout_walks_in_place_as_planned_and_rolls_back() {
     for reason in ["SuccessfulCreate", "SuccessfulUpdatePodInPlace"] {
         assert!(events.contains(reason), "{reason} in {events}");
     }
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scaling_deletes_the_named_pods_and_recreate_replaces_pods() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
     kubectl
         .apply(
             &[],
@@ -413,5 +410,5 @@ async fn scaling_deletes_the_named_pods_and_recreate_replaces_pods() {
     for reason in ["SuccessfulDelete", "SuccessfulUpdatePodReCreate"] {
         assert!(events.contains(reason), "{reason} in {events}");
     }
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

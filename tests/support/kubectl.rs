@@ -31,15 +31,31 @@ pub struct Out {
     pub stderr: String,
 }
 
-/// kubectl bound to one embedded cluster (namespace `default`), with its own cache directory.
+/// kubectl bound to one cluster (namespace `default` unless given), with its own cache
+/// directory.
 pub struct Kubectl {
     config: Kubeconfig,
+    namespace: Option<String>,
 }
 
 impl Kubectl {
     pub fn new(c: &EmbeddedCluster) -> Kubectl {
         Kubectl {
             config: Kubeconfig::write(c, "default"),
+            namespace: None,
+        }
+    }
+
+    /// kubectl with the kubeconfig at `path` (the embedded cluster's or an existing one's),
+    /// every command in `namespace`.
+    pub fn at(path: &std::path::Path, namespace: &str) -> Kubectl {
+        let dir = tempfile::tempdir().expect("tempdir");
+        Kubectl {
+            config: Kubeconfig {
+                dir,
+                path: path.to_path_buf(),
+            },
+            namespace: Some(namespace.to_string()),
         }
     }
 
@@ -50,6 +66,11 @@ impl Kubectl {
             .arg(&self.config.path)
             .arg("--cache-dir")
             .arg(self.config.dir.path().join("cache"))
+            .args(
+                self.namespace
+                    .iter()
+                    .flat_map(|n| ["--namespace".to_string(), n.clone()]),
+            )
             .args(args)
             .env_remove("KUBECONFIG")
             .stdin(Stdio::piped())

@@ -410,13 +410,15 @@ fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         ));
     }
     meta::set_path(&mut new, ".spec.nodeName", json!(node));
-    let main = Target {
+    // Admitted as the real server admits it: an update of pods/binding (not of the pod's spec,
+    // which no client may change this way).
+    let binding = Target {
         res: t.res.clone(),
         namespace: t.namespace.clone(),
         name: t.name.clone(),
-        sub: None,
+        sub: Some("binding".into()),
     };
-    commit_update(shared, req, &main, &old, new)?;
+    commit_update(shared, req, &binding, &old, new)?;
     Ok(json_response(
         201,
         &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
