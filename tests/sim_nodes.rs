@@ -40,6 +40,7 @@ async fn start() -> Harness {
         nodes: 3,
         timing,
         heartbeat: Duration::from_secs(2),
+        lease_renew: Duration::from_millis(500),
     };
     let sim = tokio::spawn(sim::run(client.clone(), opts, stop.clone()));
     // The nodes are registered before the loop starts; wait for them.
@@ -365,6 +366,83 @@ async fn a_deleted_pod_stops_its_containers_and_goes_when_its_finalizer_does() {
         .await
         .unwrap();
     wait_for(|| async { pods.get_opt("held").await.unwrap().is_none() }).await;
+    h.finish().await;
+}
+
+/// Like kubelets, the simulated nodes renew a Lease each in kube-node-lease (held by and owned
+/// by their Node) and keep the Ready heartbeat fresh, so a node lifecycle controller never
+/// finds them unreachable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_renew_their_leases_and_ready_heartbeats() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let h = start().await;
+    let leases: Api<Lease> = Api::namespaced(h.client.clone(), "kube-node-lease");
+    let nodes: Api<Node> = Api::all(h.client.clone());
+    let renewed = |l: &Lease| l.spec.as_ref().and_then(|s| s.renew_time.clone());
+    let ready_beat = |n: &Node| {
+        n.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .and_then(|c| c.last_heartbeat_time.clone())
+    };
+    wait_for(|| async {
+        leases
+            .list(&Default::default())
+            .await
+            .is_ok_and(|l| l.items.len() == 3)
+    })
+    .await;
+    let mut first = Vec::new();
+    for i in 0..3 {
+        let name = format!("sim-node-{i}");
+        let lease = leases.get(&name).await.unwrap();
+        let node = nodes.get(&name).await.unwrap();
+        let spec = lease.spec.clone().unwrap();
+        assert_eq!(spec.holder_identity.as_deref(), Some(name.as_str()));
+        assert_eq!(spec.lease_duration_seconds, Some(40));
+        let owner = &lease.metadata.owner_references.clone().unwrap()[0];
+        assert_eq!(
+            (owner.kind.as_str(), owner.name.as_str(), Some(&owner.uid)),
+            ("Node", name.as_str(), node.metadata.uid.as_ref())
+        );
+        first.push((renewed(&lease).unwrap(), ready_beat(&node).unwrap()));
+    }
+    for (i, (renew, beat)) in first.into_iter().enumerate() {
+        let name = format!("sim-node-{i}");
+        wait_for(|| async {
+            let lease = leases.get(&name).await.unwrap();
+            renewed(&lease).is_some_and(|t| t.0 > renew.0)
+        })
+        .await;
+        wait_for(|| async {
+            let node = nodes.get(&name).await.unwrap();
+            ready_beat(&node).is_some_and(|t| t.0 > beat.0)
+        })
+        .await;
+    }
+
+    // Someone (a node lifecycle controller) marks a node unreachable: it is Ready again at once,
+    // without waiting for the next heartbeat.
+    let unknown = json!({"status": {"conditions": [{
+        "type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+        "message": "Kubelet stopped posting node status.",
+    }]}});
+    nodes
+        .patch_status(
+            "sim-node-0",
+            &PatchParams::default(),
+            &Patch::Strategic(&unknown),
+        )
+        .await
+        .unwrap();
+    wait_for(|| async {
+        let node = nodes.get("sim-node-0").await.unwrap();
+        node.status
+            .and_then(|s| s.conditions)
+            .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    })
+    .await;
     h.finish().await;
 }
 

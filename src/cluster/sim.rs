@@ -49,8 +49,11 @@ pub fn run_sim_nodes(args: SimNodesArgs) -> Result<()> {
             ..SimOptions::default()
         };
         eprintln!(
-            "sim-nodes: simulating {} node(s) (sim-node-0..) against {}; Ctrl-C to stop",
-            opts.nodes, connection.cluster_url
+            "sim-nodes: simulating {} node(s) (sim-node-0..) against {}, their Leases in {}; \
+             Ctrl-C to stop",
+            opts.nodes,
+            connection.cluster_url,
+            nodes::NODE_LEASE_NAMESPACE
         );
         run(connection.client, opts, shutdown).await
     })
