@@ -446,6 +446,59 @@ async fn nodes_renew_their_leases_and_ready_heartbeats() {
     h.finish().await;
 }
 
+/// A pod deleted by someone else with the default grace period: the simulated kubelet stops its
+/// containers (the API shows them terminated, the phase terminal) and then deletes it with
+/// grace 0, as the server waits for it to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_bound_pod_goes_after_its_containers_stop() {
+    use futures::{StreamExt as _, TryStreamExt as _};
+    use kube::runtime::watcher;
+    let h = start().await;
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    pods.create(
+        &PostParams::default(),
+        &pod("doomed", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
+    wait_for(|| async { ready(&get(&pods, "doomed").await) }).await;
+
+    let config = watcher::Config::default().fields("metadata.name=doomed");
+    let mut events = watcher(pods.clone(), config).boxed();
+    while !matches!(
+        events.try_next().await.unwrap(),
+        Some(watcher::Event::InitDone)
+    ) {}
+    // Deleted by someone else, with the default grace period (30 s).
+    pods.delete("doomed", &Default::default()).await.unwrap();
+    let deleted = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(event) = events.try_next().await.unwrap() {
+            if let watcher::Event::Delete(p) = event {
+                return p;
+            }
+        }
+        panic!("the watch ended");
+    })
+    .await
+    .expect("the pod was deleted");
+    // Its last state: containers stopped, the phase terminal. (This server removes a
+    // terminating pod without finalizers on that status write already; a real one keeps it
+    // until the kubelet's grace-0 delete.)
+    let status = deleted.status.clone().unwrap_or_default();
+    assert!(deleted.metadata.deletion_timestamp.is_some());
+    assert!(!ready(&deleted));
+    assert_eq!(status.phase.as_deref(), Some("Succeeded"));
+    let containers = status.container_statuses.unwrap_or_default();
+    assert!(
+        !containers.is_empty()
+            && containers
+                .iter()
+                .all(|c| c.state.as_ref().is_some_and(|s| s.terminated.is_some())),
+        "{containers:?}"
+    );
+    h.finish().await;
+}
+
 /// With a real kube-scheduler leading (its Lease in kube-system renewed recently) the simulator
 /// leaves binding to it and only runs what lands on its nodes; once the Lease goes, it binds
 /// again.
