@@ -13,6 +13,7 @@ pub mod crr;
 pub mod daemonset;
 pub mod detect;
 pub mod expectations;
+pub mod failures;
 pub mod lease;
 pub mod node_probe;
 pub mod owned;
