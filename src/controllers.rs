@@ -13,6 +13,7 @@ pub mod crr;
 pub mod daemonset;
 pub mod detect;
 pub mod expectations;
+pub mod failures;
 pub mod lease;
 pub mod node_probe;
 pub mod owned;
@@ -151,20 +152,19 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     });
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
-    tasks.spawn(cloneset::controller(shared.clone(), stop.clone()));
-    tasks.spawn(statefulset::controller(shared.clone(), stop.clone()));
-    tasks.spawn(daemonset::controller(shared.clone(), stop.clone()));
-    tasks.spawn(sidecarset::controller(shared.clone(), stop.clone()));
-    tasks.spawn(pub_budget::controller(shared.clone(), stop.clone()));
-    // Upstream adds these only behind their gates (KruiseDaemon, PodProbeMarkerGate).
-    if shared.gates.enabled("KruiseDaemon") {
-        tasks.spawn(crr::controller(shared.clone(), stop.clone()));
-    }
-    if shared.gates.enabled("PodProbeMarkerGate") {
-        tasks.spawn(probe_marker::controller(shared.clone(), stop.clone()));
-        if shared.gates.enabled("KruiseDaemon") {
-            tasks.spawn(node_probe::controller(shared.clone(), stop.clone()));
-        }
+    for name in controller_names(&shared.gates) {
+        let (shared, stop) = (shared.clone(), stop.clone());
+        match name {
+            "cloneset" => tasks.spawn(cloneset::controller(shared, stop)),
+            "statefulset" => tasks.spawn(statefulset::controller(shared, stop)),
+            "daemonset" => tasks.spawn(daemonset::controller(shared, stop)),
+            "sidecarset" => tasks.spawn(sidecarset::controller(shared, stop)),
+            "podunavailablebudget" => tasks.spawn(pub_budget::controller(shared, stop)),
+            "containerrecreaterequest" => tasks.spawn(crr::controller(shared, stop)),
+            "podprobemarker" => tasks.spawn(probe_marker::controller(shared, stop)),
+            "nodepodprobe" => tasks.spawn(node_probe::controller(shared, stop)),
+            _ => continue,
+        };
     }
     cache.start(&client, &versions);
     stop.cancelled().await;
@@ -177,6 +177,50 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
         anyhow::bail!("lost the controllers' leader lease; stopped reconciling");
     }
     Ok(())
+}
+
+/// The controllers that run with `gates`, by the name their log lines carry. Upstream adds
+/// the last three only behind their gates (KruiseDaemon, PodProbeMarkerGate).
+pub fn controller_names(gates: &FeatureGates) -> Vec<&'static str> {
+    let mut names = vec![
+        "cloneset",
+        "statefulset",
+        "daemonset",
+        "sidecarset",
+        "podunavailablebudget",
+    ];
+    let daemon = gates.enabled("KruiseDaemon");
+    let probes = gates.enabled("PodProbeMarkerGate");
+    if daemon {
+        names.push("containerrecreaterequest");
+    }
+    if probes {
+        names.push("podprobemarker");
+    }
+    if probes && daemon {
+        names.push("nodepodprobe");
+    }
+    names
+}
+
+/// What `kruise-tui controllers` says before it starts: which controllers run, the feature
+/// gates they decide with, and (from [`detect::webhook_notice`]) what no webhook enforces here.
+pub fn banner(gates: &FeatureGates, webhooks: Vec<String>) -> Vec<String> {
+    let values = gates
+        .effective()
+        .iter()
+        .map(|(name, on)| format!("{name}={on}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut lines = vec![
+        format!(
+            "controllers: running {}",
+            controller_names(gates).join(", ")
+        ),
+        format!("controllers: feature gates {values}"),
+    ];
+    lines.extend(webhooks);
+    lines
 }
 
 /// Refuses (with how it was detected) when a kruise-manager appears to run in the cluster.
@@ -214,6 +258,10 @@ pub fn run_headless(args: crate::cli::ControllersArgs) -> Result<()> {
             "controllers: reconciling Kruise objects on {} as {}; Ctrl-C to stop",
             connection.cluster_url, opts.identity
         );
+        let webhooks = detect::kruise_webhooks(&connection.client).await;
+        for line in banner(&opts.gates, detect::webhook_notice(&webhooks)) {
+            eprintln!("{line}");
+        }
         run(connection.client, opts, shutdown).await
     })
 }

@@ -189,6 +189,51 @@ async fn controllers_reconcile_and_a_second_instance_takes_over_the_lease() {
     demo.shutdown().await;
 }
 
+/// At start the command says which controllers run, with which gates, and that without
+/// Kruise's webhook configurations nothing enforces protection, budgets or injection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_say_what_runs_with_which_gates_and_what_no_webhook_enforces() {
+    let (demo, _dir, kubeconfig) = bare_cluster().await;
+    let proc = controllers(
+        &kubeconfig,
+        &[
+            "--feature-gates",
+            "KruiseDaemon=false,ResourcesDeletionProtection=true",
+        ],
+    );
+    proc.wait_line("reconciling Kruise objects", 30);
+    let running = proc.wait_line("controllers: running ", 30);
+    assert!(
+        running.ends_with(
+            "controllers: running cloneset, statefulset, daemonset, sidecarset, \
+             podunavailablebudget, podprobemarker"
+        ),
+        "KruiseDaemon=false leaves out the daemon's controllers: {running}"
+    );
+    let gates = proc.wait_line("controllers: feature gates ", 30);
+    for gate in [
+        "KruiseDaemon=false",
+        "ResourcesDeletionProtection=true",
+        "PodWebhook=true",
+        "CloneSetPartitionRollback=false",
+    ] {
+        assert!(gates.contains(gate), "{gate} missing: {gates}");
+    }
+    proc.wait_line(
+        "controllers: no Kruise webhook is registered (no kruise-* \
+         Mutating/ValidatingWebhookConfiguration)",
+        30,
+    );
+    proc.wait_line(
+        "controllers: deletion protection, PodUnavailableBudget and SidecarSet injection are \
+         advice only here: nothing enforces them at admission",
+        30,
+    );
+    let exit = proc.terminate();
+    assert!(exit.success(), "{exit:?}");
+    demo.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn controllers_refuse_a_cluster_with_a_kruise_manager_unless_forced() {
     let (demo, _dir, kubeconfig) = bare_cluster().await;

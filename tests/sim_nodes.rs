@@ -40,6 +40,7 @@ async fn start() -> Harness {
         nodes: 3,
         timing,
         heartbeat: Duration::from_secs(2),
+        lease_renew: Duration::from_millis(500),
     };
     let sim = tokio::spawn(sim::run(client.clone(), opts, stop.clone()));
     // The nodes are registered before the loop starts; wait for them.
@@ -365,6 +366,136 @@ async fn a_deleted_pod_stops_its_containers_and_goes_when_its_finalizer_does() {
         .await
         .unwrap();
     wait_for(|| async { pods.get_opt("held").await.unwrap().is_none() }).await;
+    h.finish().await;
+}
+
+/// Like kubelets, the simulated nodes renew a Lease each in kube-node-lease (held by and owned
+/// by their Node) and keep the Ready heartbeat fresh, so a node lifecycle controller never
+/// finds them unreachable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_renew_their_leases_and_ready_heartbeats() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let h = start().await;
+    let leases: Api<Lease> = Api::namespaced(h.client.clone(), "kube-node-lease");
+    let nodes: Api<Node> = Api::all(h.client.clone());
+    let renewed = |l: &Lease| l.spec.as_ref().and_then(|s| s.renew_time.clone());
+    let ready_beat = |n: &Node| {
+        n.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .and_then(|c| c.last_heartbeat_time.clone())
+    };
+    wait_for(|| async {
+        leases
+            .list(&Default::default())
+            .await
+            .is_ok_and(|l| l.items.len() == 3)
+    })
+    .await;
+    let mut first = Vec::new();
+    for i in 0..3 {
+        let name = format!("sim-node-{i}");
+        let lease = leases.get(&name).await.unwrap();
+        let node = nodes.get(&name).await.unwrap();
+        let spec = lease.spec.clone().unwrap();
+        assert_eq!(spec.holder_identity.as_deref(), Some(name.as_str()));
+        assert_eq!(spec.lease_duration_seconds, Some(40));
+        let owner = &lease.metadata.owner_references.clone().unwrap()[0];
+        assert_eq!(
+            (owner.kind.as_str(), owner.name.as_str(), Some(&owner.uid)),
+            ("Node", name.as_str(), node.metadata.uid.as_ref())
+        );
+        first.push((renewed(&lease).unwrap(), ready_beat(&node).unwrap()));
+    }
+    for (i, (renew, beat)) in first.into_iter().enumerate() {
+        let name = format!("sim-node-{i}");
+        wait_for(|| async {
+            let lease = leases.get(&name).await.unwrap();
+            renewed(&lease).is_some_and(|t| t.0 > renew.0)
+        })
+        .await;
+        wait_for(|| async {
+            let node = nodes.get(&name).await.unwrap();
+            ready_beat(&node).is_some_and(|t| t.0 > beat.0)
+        })
+        .await;
+    }
+
+    // Someone (a node lifecycle controller) marks a node unreachable: it is Ready again at once,
+    // without waiting for the next heartbeat.
+    let unknown = json!({"status": {"conditions": [{
+        "type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+        "message": "Kubelet stopped posting node status.",
+    }]}});
+    nodes
+        .patch_status(
+            "sim-node-0",
+            &PatchParams::default(),
+            &Patch::Strategic(&unknown),
+        )
+        .await
+        .unwrap();
+    wait_for(|| async {
+        let node = nodes.get("sim-node-0").await.unwrap();
+        node.status
+            .and_then(|s| s.conditions)
+            .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    })
+    .await;
+    h.finish().await;
+}
+
+/// A pod deleted by someone else with the default grace period: the simulated kubelet stops its
+/// containers (the API shows them terminated, the phase terminal) and then deletes it with
+/// grace 0, as the server waits for it to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_bound_pod_goes_after_its_containers_stop() {
+    use futures::{StreamExt as _, TryStreamExt as _};
+    use kube::runtime::watcher;
+    let h = start().await;
+    let pods: Api<Pod> = Api::namespaced(h.client.clone(), "default");
+    pods.create(
+        &PostParams::default(),
+        &pod("doomed", &[("app", "nginx:1.25")], PodSpec::default()),
+    )
+    .await
+    .unwrap();
+    wait_for(|| async { ready(&get(&pods, "doomed").await) }).await;
+
+    let config = watcher::Config::default().fields("metadata.name=doomed");
+    let mut events = watcher(pods.clone(), config).boxed();
+    while !matches!(
+        events.try_next().await.unwrap(),
+        Some(watcher::Event::InitDone)
+    ) {}
+    // Deleted by someone else, with the default grace period (30 s).
+    pods.delete("doomed", &Default::default()).await.unwrap();
+    let deleted = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(event) = events.try_next().await.unwrap() {
+            if let watcher::Event::Delete(p) = event {
+                return p;
+            }
+        }
+        panic!("the watch ended");
+    })
+    .await
+    .expect("the pod was deleted");
+    // Its last state: containers stopped, the phase terminal. (This server removes a
+    // terminating pod without finalizers on that status write already; a real one keeps it
+    // until the kubelet's grace-0 delete.)
+    let status = deleted.status.clone().unwrap_or_default();
+    assert!(deleted.metadata.deletion_timestamp.is_some());
+    assert!(!ready(&deleted));
+    assert_eq!(status.phase.as_deref(), Some("Succeeded"));
+    let containers = status.container_statuses.unwrap_or_default();
+    assert!(
+        !containers.is_empty()
+            && containers
+                .iter()
+                .all(|c| c.state.as_ref().is_some_and(|s| s.terminated.is_some())),
+        "{containers:?}"
+    );
     h.finish().await;
 }
 

@@ -49,8 +49,11 @@ pub fn run_sim_nodes(args: SimNodesArgs) -> Result<()> {
             ..SimOptions::default()
         };
         eprintln!(
-            "sim-nodes: simulating {} node(s) (sim-node-0..) against {}; Ctrl-C to stop",
-            opts.nodes, connection.cluster_url
+            "sim-nodes: simulating {} node(s) (sim-node-0..) against {}, their Leases in {}; \
+             Ctrl-C to stop",
+            opts.nodes,
+            connection.cluster_url,
+            nodes::NODE_LEASE_NAMESPACE
         );
         run(connection.client, opts, shutdown).await
     })
@@ -79,12 +82,16 @@ pub async fn cancel_on_signal(token: CancellationToken) {
     token.cancel();
 }
 
-/// Warnings from the headless commands go to stderr (`RUST_LOG` filters them).
+/// Warnings from the headless commands go to stderr (`RUST_LOG` filters them), and the
+/// controllers' word that a failing object reconciles again.
 pub fn init_stderr_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("warn,kruise_tui::controllers::runner=info")
+    });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only for a person at a terminal, not in a log file or a pipe.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }

@@ -1,10 +1,10 @@
 //! The work queue and reconcile loop of one controller, on kube-rs runtime's `applier`: keys are
 //! queued by the trigger mappers (deduplicated while waiting, never reconciled twice at once),
 //! each reconcile returns when to look again, and a failed one is retried with a per-key
-//! exponential back-off.
+//! exponential back-off. A failure is logged once, short, until its error changes or the object
+//! recovers ([`failures`](super::failures)).
 
 use std::{
-    collections::HashMap,
     convert::Infallible,
     fmt::Debug,
     future::Future,
@@ -22,6 +22,8 @@ use kube::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::failures::{Failed, Failures};
+
 /// Why a reconcile failed, and when to try again.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
@@ -29,6 +31,8 @@ pub struct ReconcileError {
     pub message: String,
     /// A conflict (409) or stale cache: retry soon, without growing the back-off.
     pub transient: bool,
+    /// The API's reason (`BadRequest`, `Invalid`, ...) when the server refused a request.
+    pub reason: Option<String>,
 }
 
 impl ReconcileError {
@@ -36,6 +40,7 @@ impl ReconcileError {
         Self {
             message: message.into(),
             transient: false,
+            reason: None,
         }
     }
 
@@ -43,16 +48,26 @@ impl ReconcileError {
         Self {
             message: message.into(),
             transient: true,
+            reason: None,
         }
+    }
+
+    /// The error as the log says it: one short line.
+    pub fn line(&self) -> String {
+        super::failures::short(self.reason.as_deref(), &self.message)
     }
 }
 
 impl From<kube::Error> for ReconcileError {
     fn from(err: kube::Error) -> Self {
-        let transient = matches!(&err, kube::Error::Api(s) if s.code == 409);
+        let (transient, reason) = match &err {
+            kube::Error::Api(s) => (s.code == 409, Some(s.reason.clone())),
+            _ => (false, None),
+        };
         Self {
             message: super::write::describe(&err),
             transient,
+            reason: reason.filter(|r| !r.is_empty()),
         }
     }
 }
@@ -123,7 +138,7 @@ pub async fn run<K, Ctx, F, Fut>(
     F: Fn(Arc<K>, Arc<Ctx>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, ReconcileError>> + Send + 'static,
 {
-    let failures: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
+    let failures: Arc<Mutex<Failures>> = Arc::default();
     let on_success = failures.clone();
     let reconcile = Arc::new(reconcile);
     let reconciler = move |obj: Arc<K>, ctx: Arc<Ctx>| {
@@ -133,9 +148,9 @@ pub async fn run<K, Ctx, F, Fut>(
             let key = key_of(&*obj);
             let result = reconcile(obj, ctx).await;
             if result.is_ok()
-                && let Ok(mut f) = failures.lock()
+                && let Some(attempts) = failures.lock().ok().and_then(|mut f| f.succeeded(&key))
             {
-                f.remove(&key);
+                tracing::info!(controller = name, %key, "reconciled again after {attempts} failed attempt(s)");
             }
             result
         }
@@ -147,18 +162,29 @@ pub async fn run<K, Ctx, F, Fut>(
             tracing::debug!(controller = name, %key, "retrying: {err}");
             return Action::requeue(TRANSIENT_RETRY);
         }
-        let attempts = failures
+        let line = err.line();
+        let failed = failures
             .lock()
-            .map(|mut f| {
-                let n = f.entry(key.clone()).or_insert(0);
-                *n = n.saturating_add(1);
-                *n
-            })
-            .unwrap_or(1);
+            .map(|mut f| f.failed(&key, &line))
+            .unwrap_or(Failed {
+                attempts: 1,
+                say: Some(line),
+            });
         let delay = BACKOFF_BASE
-            .saturating_mul(1u32 << attempts.min(8))
+            .saturating_mul(1u32 << failed.attempts.min(8))
             .min(BACKOFF_MAX);
-        tracing::warn!(controller = name, %key, attempts, "reconcile failed, retrying in {delay:?}: {err}");
+        match failed.say {
+            Some(line) => tracing::warn!(
+                controller = name,
+                %key,
+                "reconcile failed (retrying with back-off up to {}s; said again only if the error \
+                 changes): {line}",
+                BACKOFF_MAX.as_secs()
+            ),
+            None => {
+                tracing::debug!(controller = name, %key, attempts = failed.attempts, "still failing, retrying in {delay:?}")
+            }
+        }
         Action::requeue(delay)
     };
     let queue = inbox.rx.map(Ok::<_, Infallible>);

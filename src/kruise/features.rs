@@ -85,6 +85,17 @@ impl FeatureGates {
             .join(",")
     }
 
+    /// Every gate the port reads with its effective value, sorted by name (what the
+    /// controllers decide with).
+    pub fn effective(&self) -> Vec<(&'static str, bool)> {
+        let mut gates: Vec<(&'static str, bool)> = DEFAULTS
+            .iter()
+            .map(|(name, _)| (*name, self.enabled(name)))
+            .collect();
+        gates.sort_unstable();
+        gates
+    }
+
     /// Whether upstream has a gate of this name that the port reads.
     pub fn is_known(name: &str) -> bool {
         DEFAULTS.iter().any(|(n, _)| *n == name)
@@ -124,5 +135,16 @@ mod tests {
         assert!(!gates.enabled("PodWebhook"));
         assert!(FeatureGates::parse("A=yes").is_err());
         assert!(FeatureGates::all_on().enabled("PodUnavailableBudgetUpdateGate"));
+    }
+
+    #[test]
+    fn effective_lists_every_known_gate_with_overrides_applied() {
+        let gates = FeatureGates::new().with("ResourcesDeletionProtection", true);
+        let effective = gates.effective();
+        assert_eq!(effective.len(), DEFAULTS.len());
+        assert!(effective.is_sorted());
+        assert!(effective.contains(&("ResourcesDeletionProtection", true)));
+        assert!(effective.contains(&("PodWebhook", true)));
+        assert!(effective.contains(&("CloneSetPartitionRollback", false)));
     }
 }

@@ -7,8 +7,12 @@
 //! `MAX_IN_FLIGHT` requests run at once, and a key with a request in flight is looked at again
 //! when it completes. 10,000 pods cost one cache entry and at most one deadline each, a node's
 //! probes one deadline per node, never a task or a poll.
+//!
+//! Beside it, one task keeps the nodes alive as kubelets do ([`liveness`]): node Leases renewed,
+//! the Ready heartbeat posted.
 
 mod daemon;
+mod liveness;
 mod pods;
 
 use std::{
@@ -27,7 +31,7 @@ use kube::{
     Api, Client,
     runtime::{WatchStreamExt as _, watcher},
 };
-use tokio::task::JoinSet;
+use tokio::{sync::mpsc::UnboundedSender, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -47,8 +51,11 @@ pub struct SimOptions {
     /// Simulated nodes to register: `sim-node-0` .. `sim-node-{n-1}`.
     pub nodes: usize,
     pub timing: Timing,
-    /// How often nodes post their Ready heartbeat.
+    /// How old the Ready heartbeat in a node's status may get before it is posted again (a
+    /// changed condition is posted at once).
     pub heartbeat: Duration,
+    /// How often each node's Lease in kube-node-lease is renewed (the kubelet's 10 s).
+    pub lease_renew: Duration,
 }
 
 impl Default for SimOptions {
@@ -56,7 +63,8 @@ impl Default for SimOptions {
         Self {
             nodes: 3,
             timing: Timing::default(),
-            heartbeat: Duration::from_secs(20),
+            heartbeat: Duration::from_secs(40),
+            lease_renew: Duration::from_secs(10),
         }
     }
 }
@@ -85,10 +93,22 @@ fn key_of(pod: &Pod) -> PodKey {
 
 /// Registers the nodes, then simulates until `shutdown` is cancelled.
 pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) -> Result<()> {
+    let mut registered = Vec::with_capacity(opts.nodes);
     for index in 0..opts.nodes {
-        io::register_node(&client, index).await?;
+        registered.push(io::register_node(&client, index).await?);
     }
-    let mut sim = Sim::new(client.clone(), opts.timing.clone());
+    let (seen_tx, seen_rx) = tokio::sync::mpsc::unbounded_channel();
+    let beats = tokio::spawn(liveness::run(
+        client.clone(),
+        registered,
+        liveness::Every {
+            lease: opts.lease_renew,
+            status: opts.heartbeat,
+        },
+        seen_rx,
+        shutdown.clone(),
+    ));
+    let mut sim = Sim::new(client.clone(), opts.timing.clone(), seen_tx);
     let mut sources: Vec<BoxStream<'static, StreamItem>> = vec![
         watch::<Pod>(&client, None).map(StreamItem::Pod).boxed(),
         watch::<Node>(&client, None).map(StreamItem::Node).boxed(),
@@ -124,12 +144,6 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
             .boxed(),
     );
     let mut streams = futures::stream::select_all(sources);
-    let beats = tokio::spawn(heartbeats(
-        client.clone(),
-        opts.nodes,
-        opts.heartbeat,
-        shutdown.clone(),
-    ));
     loop {
         sim.pump();
         let sleep = sim.sleep_for();
@@ -193,35 +207,6 @@ fn scheduler_lease_watch(client: &Client) -> BoxStream<'static, Event<Lease>> {
     .boxed()
 }
 
-/// Posts every node's Ready heartbeat each `every`, re-registering a node someone deleted.
-async fn heartbeats(client: Client, count: usize, every: Duration, shutdown: CancellationToken) {
-    let mut last: Vec<Option<Node>> = vec![None; count];
-    let mut tick = tokio::time::interval(every);
-    tick.tick().await;
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        for (index, node) in last.iter_mut().enumerate() {
-            let result = match io::heartbeat(&client, index, node.as_ref()).await {
-                Err(err) if err.downcast_ref::<kube::Error>().is_some_and(is_not_found) => {
-                    io::register_node(&client, index).await
-                }
-                other => other,
-            };
-            match result {
-                Ok(fresh) => *node = Some(fresh),
-                Err(err) => tracing::warn!("sim-nodes: {err:#}"),
-            }
-        }
-    }
-}
-
-fn is_not_found(err: &kube::Error) -> bool {
-    matches!(err, kube::Error::Api(status) if status.code == 404)
-}
-
 type Event<K> = Box<Result<watcher::Event<K>, watcher::Error>>;
 
 enum StreamItem {
@@ -262,10 +247,13 @@ struct Sim {
     scheduler_lease: Option<Lease>,
     /// Whether the last look found a real scheduler binding pods (for saying so once).
     deferring: bool,
+    /// Where the simulated Nodes the watch brings go: the liveness task answers a condition
+    /// someone else changed.
+    liveness: UnboundedSender<Node>,
 }
 
 impl Sim {
-    fn new(client: Client, timing: Timing) -> Self {
+    fn new(client: Client, timing: Timing, liveness: UnboundedSender<Node>) -> Self {
         Self {
             client,
             timing,
@@ -290,6 +278,7 @@ impl Sim {
             use_binding: true,
             scheduler_lease: None,
             deferring: false,
+            liveness,
         }
     }
 

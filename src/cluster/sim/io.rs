@@ -1,11 +1,14 @@
-//! The simulator's API calls: register nodes, heartbeats, bind, write pod status, delete, and
-//! the daemon's CRR and NodePodProbe status writes.
+//! The simulator's API calls: register nodes, heartbeats, node Leases, bind, write pod status,
+//! delete, and the daemon's CRR and NodePodProbe status writes.
 //! Each is one request (or a small fallback chain) against any API server through kube-rs.
 
 use anyhow::{Context as _, Result};
 use jiff::Timestamp;
 use k8s_openapi::{
-    api::core::v1::{Binding, Event, Node, ObjectReference, Pod, PodStatus},
+    api::{
+        coordination::v1::Lease,
+        core::v1::{Binding, Event, Namespace, Node, ObjectReference, Pod, PodStatus},
+    },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
 use kube::{
@@ -70,11 +73,18 @@ pub async fn register_node(client: &Client, index: usize) -> Result<Node> {
                 .with_context(|| format!("cannot register node {name}"));
         }
     }
-    heartbeat(client, index, None).await
+    heartbeat(client, index, None)
+        .await?
+        .with_context(|| format!("node {name} went right after it was registered"))
 }
 
-/// Posts a node heartbeat: the Ready condition with a fresh lastHeartbeatTime.
-pub async fn heartbeat(client: &Client, index: usize, existing: Option<&Node>) -> Result<Node> {
+/// Posts a node heartbeat: the Ready condition with a fresh lastHeartbeatTime. `None`: the
+/// node is gone (someone deleted it).
+pub async fn heartbeat(
+    client: &Client,
+    index: usize,
+    existing: Option<&Node>,
+) -> Result<Option<Node>> {
     let api: Api<Node> = Api::all(client.clone());
     let name = nodes::node_name(index);
     let status = nodes::heartbeat(
@@ -83,10 +93,69 @@ pub async fn heartbeat(client: &Client, index: usize, existing: Option<&Node>) -
         Timestamp::now(),
     );
     let patch = serde_json::json!({ "status": status });
-    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+    match api
+        .patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
-        .plain()
-        .with_context(|| format!("cannot post the heartbeat of node {name}"))
+    {
+        Ok(node) => Ok(Some(node)),
+        Err(err) if status_code(&err) == Some(404) => Ok(None),
+        Err(err) => Err(err)
+            .plain()
+            .with_context(|| format!("cannot post the heartbeat of node {name}")),
+    }
+}
+
+/// Renews `node`'s Lease in kube-node-lease from `last` (the Lease as last stored, if known), as
+/// the kubelet does: an update carrying its resourceVersion; re-read on a conflict, created
+/// when absent (with the namespace, should the server lack it). Returns the stored Lease.
+pub async fn renew_lease(client: &Client, node: &Node, last: Option<Lease>) -> Result<Lease> {
+    let api: Api<Lease> = Api::namespaced(client.clone(), nodes::NODE_LEASE_NAMESPACE);
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let context = || format!("cannot renew the Lease of node {name}");
+    let mut last = last;
+    for _ in 0..3 {
+        let current = match last.take() {
+            Some(lease) => Some(lease),
+            None => api.get_opt(&name).await.plain().with_context(context)?,
+        };
+        let lease = nodes::node_lease(current.as_ref(), node, Timestamp::now());
+        let result = match current {
+            Some(_) => api.replace(&name, &PostParams::default(), &lease).await,
+            None => match api.create(&PostParams::default(), &lease).await {
+                Err(err) if status_code(&err) == Some(404) => {
+                    ensure_namespace(client, nodes::NODE_LEASE_NAMESPACE).await?;
+                    api.create(&PostParams::default(), &lease).await
+                }
+                other => other,
+            },
+        };
+        match result {
+            Ok(stored) => return Ok(stored),
+            // Changed or gone under us, or created meanwhile: read it again and retry.
+            Err(err) if matches!(status_code(&err), Some(404 | 409)) => {}
+            Err(err) => return Err(err).plain().with_context(context),
+        }
+    }
+    anyhow::bail!("{}: it kept changing under us", context())
+}
+
+/// Creates namespace `name` unless it exists (a real cluster always has kube-node-lease).
+async fn ensure_namespace(client: &Client, name: &str) -> Result<()> {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns = Namespace {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    match api.create(&PostParams::default(), &ns).await {
+        Ok(_) => Ok(()),
+        Err(err) if status_code(&err) == Some(409) => Ok(()),
+        Err(err) => Err(err)
+            .plain()
+            .with_context(|| format!("cannot create namespace {name}")),
+    }
 }
 
 /// Binds `pod` to `node` through pods/binding, falling back to setting spec.nodeName when the

@@ -8,7 +8,8 @@
 //! one containing `slow` takes `slow_ready` to become ready; any other image is ready after
 //! `ready`. A container whose spec image changed is restarted alone (restartCount + 1, new
 //! imageID and containerID, readiness re-established). A pod with a deletionTimestamp has its
-//! containers stopped at once and is deleted (grace 0) when the deletionTimestamp is reached.
+//! containers stopped at once (phase Succeeded or Failed) and is then deleted with grace 0, as
+//! a kubelet finishes a graceful deletion; one that finalizers hold after that stays as it is.
 //!
 //! Every timestamp written is an event time (start time + delay, crash time + back-off), never
 //! a sampling time, so re-evaluating later gives the same answer and the seeder can run a pod
@@ -71,7 +72,8 @@ pub enum PodAction {
     Nothing,
     /// Write this status (PUT pods/status).
     WriteStatus(Box<PodStatus>),
-    /// Its grace period is over: delete it with grace 0 (finalizers are the server's business).
+    /// Its containers are stopped: delete it with grace 0 (finalizers are the server's
+    /// business: they keep it, and nothing here removes them).
     Delete,
 }
 
@@ -91,16 +93,22 @@ pub fn decide(pod: &Pod, host_ip: &str, now: Timestamp, timing: &Timing) -> Deci
     let now = whole_seconds(now);
     let current = pod.status.clone().unwrap_or_default();
     let (next, wake_at) = match pod.metadata.deletion_timestamp.as_ref() {
-        Some(deadline) => {
-            // Containers stop first (the status says so), then the pod goes at its deadline.
+        Some(_) => {
+            // Containers stop first (the status says so, with a terminal phase), then the pod
+            // is deleted with grace 0, as the kubelet's status manager does once the API shows
+            // it finished: whoever deleted it, the server waits for this.
             let stopped = terminating(&current, now);
-            if stopped == current && now >= deadline.0 {
+            if stopped == current {
                 return Decision {
-                    action: PodAction::Delete,
+                    action: if held_by_finalizers(pod) {
+                        PodAction::Nothing
+                    } else {
+                        PodAction::Delete
+                    },
                     wake_at: None,
                 };
             }
-            (stopped, Some(deadline.0))
+            (stopped, None)
         }
         None if matches!(current.phase.as_deref(), Some("Succeeded" | "Failed")) => {
             (current.clone(), None)
@@ -398,7 +406,20 @@ fn init_statuses(pod: &Pod, uid: &str, start: Timestamp) -> Option<Vec<Container
     )
 }
 
-/// The status of a pod whose deletion started: every container stopped, not ready.
+/// Whether the kubelet's grace-0 delete already happened and finalizers alone keep the pod:
+/// deleting again would change nothing (a real server sets deletionGracePeriodSeconds to 0).
+fn held_by_finalizers(pod: &Pod) -> bool {
+    pod.metadata.deletion_grace_period_seconds == Some(0)
+        && pod
+            .metadata
+            .finalizers
+            .as_ref()
+            .is_some_and(|f| !f.is_empty())
+}
+
+/// The status of a pod whose deletion started: every container stopped, not ready, and the
+/// phase terminal (Succeeded when every container exited 0, else Failed), as the kubelet
+/// reports before it deletes the pod.
 fn terminating(current: &PodStatus, now: Timestamp) -> PodStatus {
     let mut next = current.clone();
     for status in next.container_statuses.iter_mut().flatten() {
@@ -413,6 +434,13 @@ fn terminating(current: &PodStatus, now: Timestamp) -> PodStatus {
         status.ready = false;
         status.started = Some(false);
     }
+    let failed = next.container_statuses.iter().flatten().any(|s| {
+        s.state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .is_some_and(|t| t.exit_code != 0)
+    });
+    next.phase = Some(if failed { "Failed" } else { "Succeeded" }.to_owned());
     let mut conditions = next.conditions.take().unwrap_or_default();
     for type_ in ["ContainersReady", "Ready"] {
         set_condition(

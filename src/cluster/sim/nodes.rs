@@ -1,16 +1,22 @@
-//! Simulated Node objects, pure: names, labels (hostname, zone), capacity, addresses, and the
-//! Ready condition with its heartbeat.
+//! Simulated Node objects, pure: names, labels (hostname, zone), capacity, addresses, the
+//! Ready condition with its heartbeat, and the node Lease a kubelet renews.
 
 use std::collections::BTreeMap;
 
-use jiff::Timestamp;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::{
-    api::core::v1::{
-        Node, NodeAddress, NodeCondition, NodeDaemonEndpoints, NodeSpec, NodeStatus, NodeSystemInfo,
+    api::{
+        coordination::v1::{Lease, LeaseSpec},
+        core::v1::{
+            Node, NodeAddress, NodeCondition, NodeDaemonEndpoints, NodeSpec, NodeStatus,
+            NodeSystemInfo,
+        },
     },
     apimachinery::pkg::{
         api::resource::Quantity,
-        apis::meta::v1::{ObjectMeta, Time},
+        apis::meta::v1::{MicroTime, ObjectMeta, OwnerReference, Time},
     },
 };
 
@@ -158,6 +164,76 @@ pub fn heartbeat(existing: Option<&NodeStatus>, index: usize, now: Timestamp) ->
     fresh
 }
 
+/// Whether a node's status needs posting at `now`: a condition we report is missing or has
+/// another status (someone, e.g. the node lifecycle controller, set Ready to Unknown), or the
+/// Ready heartbeat is `every` old. Otherwise the Lease alone tells the cluster the node lives.
+pub fn status_due(
+    existing: Option<&NodeStatus>,
+    index: usize,
+    now: Timestamp,
+    every: Duration,
+) -> bool {
+    let Some(existing) = existing else {
+        return true;
+    };
+    let have = existing.conditions.as_deref().unwrap_or_default();
+    let want = node_status(index, now).conditions.unwrap_or_default();
+    let differs = want.iter().any(|w| {
+        !have
+            .iter()
+            .any(|h| h.type_ == w.type_ && h.status == w.status)
+    });
+    let beat = have
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .and_then(|c| c.last_heartbeat_time.as_ref())
+        .map(|t| t.0);
+    let every = SignedDuration::try_from(every).unwrap_or(SignedDuration::MAX);
+    differs || beat.is_none_or(|beat| now.duration_since(beat) >= every)
+}
+
+/// The namespace of node Leases (every cluster has it).
+pub const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
+
+/// The kubelet's node lease duration (`nodeLeaseDurationSeconds`).
+pub const NODE_LEASE_SECONDS: i32 = 40;
+
+/// The node Lease the kubelet of `node` renews at `now`, built on `existing` (its metadata, the
+/// resourceVersion included, is kept): holder and name are the node's, owned by the Node (so it
+/// goes with it), renewTime in microseconds.
+pub fn node_lease(existing: Option<&Lease>, node: &Node, now: Timestamp) -> Lease {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let mut metadata = existing.map(|l| l.metadata.clone()).unwrap_or_default();
+    metadata.name = Some(name.clone());
+    metadata.namespace = Some(NODE_LEASE_NAMESPACE.to_owned());
+    metadata.managed_fields = None;
+    if let Some(uid) = node.metadata.uid.clone() {
+        metadata.owner_references = Some(vec![OwnerReference {
+            api_version: "v1".to_owned(),
+            kind: "Node".to_owned(),
+            name: name.clone(),
+            uid,
+            ..Default::default()
+        }]);
+    }
+    let spec = existing.and_then(|l| l.spec.clone()).unwrap_or_default();
+    Lease {
+        metadata,
+        spec: Some(LeaseSpec {
+            holder_identity: Some(name),
+            lease_duration_seconds: Some(NODE_LEASE_SECONDS),
+            renew_time: Some(micro_time(now)),
+            ..spec
+        }),
+    }
+}
+
+/// `now` as a MicroTime (truncated to the microsecond, as the API stores it).
+pub fn micro_time(now: Timestamp) -> MicroTime {
+    let micros = now.as_microsecond();
+    MicroTime(Timestamp::from_microsecond(micros).unwrap_or(now))
+}
+
 /// The index of a simulated node from its name (`sim-node-<i>`).
 pub fn node_index(name: &str) -> Option<usize> {
     name.strip_prefix("sim-node-")?.parse().ok()
@@ -206,6 +282,72 @@ mod tests {
         };
         assert_eq!(ready(&beat).last_heartbeat_time, Some(Time(later)));
         assert_eq!(ready(&beat).last_transition_time, Some(Time(now())));
+    }
+
+    #[test]
+    fn the_status_is_due_when_a_condition_changed_or_the_heartbeat_is_old() {
+        let every = Duration::from_secs(40);
+        let posted = node_status(0, now());
+        assert!(status_due(None, 0, now(), every));
+        assert!(!status_due(
+            Some(&posted),
+            0,
+            now() + SignedDuration::from_secs(39),
+            every
+        ));
+        assert!(status_due(
+            Some(&posted),
+            0,
+            now() + SignedDuration::from_secs(40),
+            every
+        ));
+        // The node lifecycle controller marked it unreachable: post at once.
+        let mut unknown = posted.clone();
+        for c in unknown.conditions.iter_mut().flatten() {
+            if c.type_ == "Ready" {
+                c.status = "Unknown".into();
+                c.reason = Some("NodeStatusUnknown".into());
+            }
+        }
+        assert!(status_due(Some(&unknown), 0, now(), every));
+    }
+
+    #[test]
+    fn a_node_lease_is_held_by_and_owned_by_its_node() {
+        let mut node = node_object(2, now());
+        node.metadata.uid = Some("uid-2".into());
+        let at = now() + SignedDuration::from_micros(1_234_567_891);
+        let lease = node_lease(None, &node, at);
+        assert_eq!(lease.metadata.name.as_deref(), Some("sim-node-2"));
+        assert_eq!(
+            lease.metadata.namespace.as_deref(),
+            Some(NODE_LEASE_NAMESPACE)
+        );
+        let owner = &lease.metadata.owner_references.as_ref().unwrap()[0];
+        assert_eq!(
+            (
+                owner.api_version.as_str(),
+                owner.kind.as_str(),
+                owner.name.as_str(),
+                owner.uid.as_str()
+            ),
+            ("v1", "Node", "sim-node-2", "uid-2")
+        );
+        let json = serde_json::to_value(&lease).unwrap();
+        assert_eq!(json["apiVersion"], "coordination.k8s.io/v1");
+        assert_eq!(json["kind"], "Lease");
+        assert_eq!(json["spec"]["holderIdentity"], "sim-node-2");
+        assert_eq!(json["spec"]["leaseDurationSeconds"], 40);
+        let renew = json["spec"]["renewTime"].as_str().unwrap();
+        assert!(renew.ends_with(":34.567891Z"), "{renew}");
+
+        // A renewal keeps what the server stored (resourceVersion) and moves renewTime.
+        let mut stored = lease.clone();
+        stored.metadata.resource_version = Some("42".into());
+        let later = at + SignedDuration::from_secs(10);
+        let renewed = node_lease(Some(&stored), &node, later);
+        assert_eq!(renewed.metadata.resource_version.as_deref(), Some("42"));
+        assert_eq!(renewed.spec.unwrap().renew_time, Some(micro_time(later)));
     }
 
     #[test]

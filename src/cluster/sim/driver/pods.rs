@@ -135,6 +135,8 @@ impl Sim {
             };
         }
         self.foreign_nodes.remove(&name);
+        // The liveness task ends only with the loop; a send cannot fail before.
+        let _ = self.liveness.send(node.clone());
         let change = match self.sim_nodes.get(&name) {
             None => NodeChange::New(name.clone()),
             Some(old) if old.metadata.labels != node.metadata.labels || old.spec != node.spec => {

@@ -243,29 +243,57 @@ fn readiness_gates_hold_ready_until_their_condition_is_true() {
 }
 
 #[test]
-fn a_deleted_pod_stops_its_containers_then_is_deleted_after_its_grace_period() {
+fn a_deleted_pod_stops_its_containers_then_is_deleted_without_waiting_for_its_deadline() {
     let timing = Timing::default();
     let mut p = pod(&[("app", "nginx")]);
     run_until(&mut p, t(10), &timing);
+    // Deleted by someone else with the default grace period: its deadline is 30 s away.
     p.metadata.deletion_timestamp = Some(Time(t(40)));
+    p.metadata.deletion_grace_period_seconds = Some(30);
 
     let decision = decide(&p, "10.0.0.10", t(10), &timing);
-    assert_eq!(decision.wake_at, Some(t(40)));
     let PodAction::WriteStatus(status) = decision.action else {
         panic!("expected containers to stop");
     };
     p.status = Some(*status);
     assert!(!is_ready(&p));
     let app = container(&p, "app");
-    assert!(app.state.as_ref().unwrap().terminated.is_some());
-
-    let decision = decide(&p, "10.0.0.10", t(39), &timing);
-    assert_eq!(decision.action, PodAction::Nothing);
-    assert_eq!(decision.wake_at, Some(t(40)));
+    let stopped = app.state.as_ref().unwrap().terminated.as_ref().unwrap();
+    assert_eq!(stopped.exit_code, 0);
     assert_eq!(
-        decide(&p, "10.0.0.10", t(40), &timing).action,
+        p.status.as_ref().unwrap().phase.as_deref(),
+        Some("Succeeded"),
+        "the phase is terminal before the kubelet deletes the pod"
+    );
+
+    // The stopped status is what the API shows now: the kubelet deletes it at once.
+    let decision = decide(&p, "10.0.0.10", t(11), &timing);
+    assert_eq!(decision.action, PodAction::Delete);
+    assert_eq!(decision.wake_at, None);
+}
+
+#[test]
+fn a_pod_held_by_finalizers_after_the_kubelets_delete_is_left_alone() {
+    let timing = Timing::default();
+    let mut p = pod(&[("app", "nginx")]);
+    run_until(&mut p, t(10), &timing);
+    p.metadata.deletion_timestamp = Some(Time(t(40)));
+    p.metadata.deletion_grace_period_seconds = Some(30);
+    p.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    let PodAction::WriteStatus(status) = decide(&p, "10.0.0.10", t(10), &timing).action else {
+        panic!("expected containers to stop, finalizers or not");
+    };
+    p.status = Some(*status);
+    // The kubelet's grace-0 delete: the server keeps the pod for its finalizers.
+    assert_eq!(
+        decide(&p, "10.0.0.10", t(11), &timing).action,
         PodAction::Delete
     );
+    p.metadata.deletion_grace_period_seconds = Some(0);
+    p.metadata.deletion_timestamp = Some(Time(t(11)));
+    let decision = decide(&p, "10.0.0.10", t(12), &timing);
+    assert_eq!(decision.action, PodAction::Nothing, "nothing to force");
+    assert_eq!(decision.wake_at, None);
 }
 
 #[test]
@@ -310,7 +338,10 @@ fn a_pod_past_its_deadline_shows_stopped_containers_before_it_is_deleted() {
     let PodAction::WriteStatus(status) = decision.action else {
         panic!("expected the containers to stop first");
     };
-    assert_eq!(decision.wake_at, Some(t(10)), "due at once");
+    assert_eq!(
+        decision.wake_at, None,
+        "the watch brings the written status back"
+    );
     p.status = Some(*status);
     assert!(!is_ready(&p));
     assert_eq!(
