@@ -142,7 +142,7 @@ fn decode_body(
     if res.schema.is_some() || res.definition.is_none() {
         return Ok(Vec::new());
     }
-    let warnings = check(res, obj, "", mode, skip_status, false, false)?;
+    let warnings = check(res, obj, "", mode, skip_status, None, false)?;
     match (res.group.as_str(), res.kind.as_str()) {
         ("", "Secret") => {
             convert::merge_string_data(obj);
@@ -174,17 +174,27 @@ fn validate(
     mode: &str,
     skip_status: bool,
     status_write: bool,
+    leading: Vec<FieldError>,
 ) -> Result<Vec<String>, ApiError> {
-    check(res, obj, name, mode, skip_status, true, status_write)
+    check(
+        res,
+        obj,
+        name,
+        mode,
+        skip_status,
+        Some(leading),
+        status_write,
+    )
 }
 
+/// Decode-time checks (`field_errors` None) or validation (`Some(errors found before it)`).
 fn check(
     res: &ResourceInfo,
     obj: &mut Value,
     name: &str,
     mode: &str,
     skip_status: bool,
-    field_errors: bool,
+    field_errors: Option<Vec<FieldError>>,
     status_write: bool,
 ) -> Result<Vec<String>, ApiError> {
     let held_status = if skip_status {
@@ -226,9 +236,9 @@ fn check(
             v = res.version
         )));
     }
-    if field_errors {
+    if let Some(mut errors) = field_errors {
         // The strategy's order: object meta, the schema, then what the scale subresource reads.
-        let mut errors = objectmeta::meta_errors(&obj["metadata"]);
+        errors.extend(objectmeta::meta_errors(&obj["metadata"]));
         errors.extend(outcome.errors);
         errors.extend(objectmeta::scale_errors(res, obj, status_write));
         if !errors.is_empty() {
@@ -303,6 +313,17 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     let mut areq = admission_request(t, Operation::Create, &name, dry, Some(obj), None);
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut obj = areq.object.take().unwrap_or(Value::Null);
+    // `BeforeCreate`: the name generated from generateName, then checked with the rest of the
+    // object meta (so an invalid name is the server's 422, before any validating webhook).
+    let mut name_errors = Vec::new();
+    if let Some(m) = meta_mut(&mut obj) {
+        match meta::resolve_name_for(&res.group, m) {
+            Ok(n) => {
+                m.insert("name".into(), json!(n));
+            }
+            Err(e) => name_errors = e,
+        }
+    }
     warnings.extend(validate(
         res,
         &mut obj,
@@ -310,6 +331,7 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
         field_validation(req),
         false,
         false,
+        name_errors,
     )?);
     go_zero_fields(res, &mut obj);
     areq.object = Some(obj.clone());
@@ -471,6 +493,7 @@ fn commit_update(
         field_validation(req),
         skip_status,
         t.sub.as_deref() == Some("status"),
+        Vec::new(),
     )?);
     go_zero_fields(res, &mut new);
     if res.group.is_empty() && res.kind == "Pod" && t.sub.is_none() {
