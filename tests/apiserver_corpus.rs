@@ -7,6 +7,10 @@
 //! failed`; every failed step is printed with both answers.
 //!
 //! `cargo test --test apiserver_corpus -- NAME...` runs the cases whose name contains a NAME.
+//!
+//! `tests/apiserver-corpus/DIVERGENCES` lists, one `category/case  reason` a line, the cases the
+//! embedded server is known not to answer yet. The test fails when any other case fails, and
+//! when a listed case passes (take it off the list): the list only shrinks.
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -56,6 +60,18 @@ fn filters() -> Vec<String> {
         }
     }
     out
+}
+
+/// The listed known divergences (`category/case` at the start of each non-comment line).
+fn divergences() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apiserver-corpus/DIVERGENCES");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -140,16 +156,30 @@ fn main() -> ExitCode {
                 println!("FAILED {name}\n{e}\n");
             }
         }
+        let known = divergences();
+        let mut unexpected = 0;
         for (name, _) in &failed {
-            println!("failed: {name}");
+            let listed = known.iter().any(|k| k == name);
+            println!("failed: {name}{}", if listed { " (known divergence)" } else { "" });
+            unexpected += usize::from(!listed);
         }
+        for (name, r) in &results {
+            if r.is_ok() && known.iter().any(|k| k == name) {
+                println!("passes now, take it off tests/apiserver-corpus/DIVERGENCES: {name}");
+                unexpected += 1;
+            }
+        }
+        println!(
+            "apiserver-corpus: {} known divergences, {unexpected} unexpected results",
+            failed.iter().filter(|(n, _)| known.contains(n)).count()
+        );
         println!(
             "apiserver-corpus: {} passed, {} failed",
             total - failed.len(),
             failed.len()
         );
         demo.shutdown().await;
-        failed.len()
+        unexpected
     });
     if failed == 0 {
         ExitCode::SUCCESS

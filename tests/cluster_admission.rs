@@ -88,7 +88,12 @@ async fn new_crds_are_served() {
     );
     eventually("custom resources purged", || {
         let store = c.store();
-        async move { store.in_namespace("default").is_empty() }
+        async move {
+            store
+                .in_namespace("default")
+                .iter()
+                .all(|(_, o)| o.head["kind"] != "Widget")
+        }
     })
     .await;
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, PodTemplate};
 use kube::{
     Api, Error,
     api::{DeleteParams, DynamicObject, EvictParams, ListParams, Patch, PatchParams, PostParams},
@@ -215,32 +215,34 @@ async fn patches_of_every_type() {
         "apply creates a missing object"
     );
 
-    // Strategic merge on a built-in kind merges containers by name.
-    let pods: Api<Pod> = Api::default_namespaced(client.clone());
-    pods.create(
-        &PostParams::default(),
-        &serde_json::from_value(json!({
-            "metadata": {"name": "p"},
-            "spec": {"containers": [
-                {"name": "a", "image": "a:1", "env": [{"name": "X", "value": "1"}]},
-                {"name": "b", "image": "b:1"}
-            ]}
-        }))
-        .unwrap(),
-    )
-    .await
-    .unwrap();
-    let p = pods
-        .patch(
-            "p",
-            &pp,
-            &Patch::Strategic(json!({"spec": {"containers": [
-                {"name": "a", "image": "a:2", "env": [{"name": "Y", "value": "2"}]}
-            ]}})),
+    // Strategic merge on a built-in kind merges containers by name (and their env by name).
+    // A PodTemplate, not a Pod: a real server refuses any pod spec change but an image.
+    let templates: Api<PodTemplate> = Api::default_namespaced(client.clone());
+    templates
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "p"},
+                "template": {"spec": {"containers": [
+                    {"name": "a", "image": "a:1", "env": [{"name": "X", "value": "1"}]},
+                    {"name": "b", "image": "b:1"}
+                ]}}
+            }))
+            .unwrap(),
         )
         .await
         .unwrap();
-    let cs = p.spec.unwrap().containers;
+    let p = templates
+        .patch(
+            "p",
+            &pp,
+            &Patch::Strategic(json!({"template": {"spec": {"containers": [
+                {"name": "a", "image": "a:2", "env": [{"name": "Y", "value": "2"}]}
+            ]}}})),
+        )
+        .await
+        .unwrap();
+    let cs = p.template.unwrap().spec.unwrap().containers;
     assert_eq!(cs.len(), 2);
     assert_eq!(cs[0].image.as_deref(), Some("a:2"));
     assert_eq!(cs[0].env.as_ref().unwrap().len(), 2);

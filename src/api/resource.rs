@@ -173,6 +173,37 @@ mod tests {
 
     use crate::api::{CloneSet, PodUnavailableBudget, SlimPod};
 
+    /// A default `K` serializes with `K`'s apiVersion and kind.
+    fn typed<K: Resource + Default + serde::Serialize>() {
+        let v = serde_json::to_value(K::default()).expect("serializes");
+        assert_eq!(v["apiVersion"], K::API_VERSION, "{}", K::KIND);
+        assert_eq!(v["kind"], K::KIND);
+    }
+
+    #[test]
+    fn every_resource_type_writes_its_type_meta() {
+        use crate::api::*;
+        typed::<AdvancedCronJob>();
+        typed::<BroadcastJob>();
+        typed::<CloneSet>();
+        typed::<ContainerRecreateRequest>();
+        typed::<DaemonSet>();
+        typed::<ImageListPullJob>();
+        typed::<ImagePullJob>();
+        typed::<NodeImage>();
+        typed::<NodePodProbe>();
+        typed::<PersistentPodState>();
+        typed::<SlimPod>();
+        typed::<PodProbeMarker>();
+        typed::<PodUnavailableBudget>();
+        typed::<ResourceDistribution>();
+        typed::<SidecarSet>();
+        typed::<StatefulSet>();
+        typed::<UnitedDeployment>();
+        typed::<WorkloadSpread>();
+        typed::<crate::kruise::sidecarset::types::SidecarSet>();
+    }
+
     #[test]
     fn every_kruise_object_serializes_with_its_type_meta() {
         let v = serde_json::to_value(CloneSet::default()).expect("serializes");

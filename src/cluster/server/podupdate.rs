@@ -18,6 +18,10 @@ fn list_len(spec: &Value, k: &str) -> usize {
 
 /// The spec errors of updating a pod from `old` to `new` (empty when allowed).
 pub fn spec_errors(old: &Value, new: &Value) -> Vec<FieldError> {
+    // The old pod as a real server would hold it: defaulted (a pod seeded into the store
+    // in-process skipped the defaults, which the new one has been given).
+    let mut old = old.clone();
+    super::podadmit::defaults(&mut old);
     let (old_spec, new_spec) = (&old["spec"], &new["spec"]);
     for list in ["containers", "initContainers"] {
         if list_len(old_spec, list) != list_len(new_spec, list) {
