@@ -46,7 +46,7 @@ impl Vars {
                         || k.starts_with("GEN"))
             })
             .collect();
-        pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        pairs.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
         let mut out = s.to_string();
         for (k, v) in pairs {
             out = out.replace(v.as_str(), &format!("${k}"));
@@ -152,12 +152,14 @@ impl Masks {
             .iter()
             .filter_map(|(p, r)| Regex::new(p).ok().map(|re| (re, (*r).to_string())))
             .collect();
+        // The corpus's masks are Python's: `\1` is `${1}` here.
+        let backref = Regex::new(r"\\(\d)").ok();
         for (p, r) in extra {
             if let Ok(re) = Regex::new(p) {
-                // The corpus's masks are Python's: `\1` is `${1}` here.
-                let r = Regex::new(r"\\(\d)")
+                let r = backref
+                    .as_ref()
                     .map(|b| b.replace_all(r, "$${$1}").into_owned())
-                    .unwrap_or_else(|_| r.clone());
+                    .unwrap_or_else(|| r.clone());
                 rules.push((re, r));
             }
         }
@@ -276,10 +278,16 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
     if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         meta_placeholders(m, rules.managed_fields);
     }
-    let kind = o.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = o
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let core = o.get("apiVersion").and_then(Value::as_str) == Some("v1");
     if core && kind == "Pod" {
-        if !rules.keep_status && let Some(m) = o.as_object_mut() {
+        if !rules.keep_status
+            && let Some(m) = o.as_object_mut()
+        {
             m.remove("status");
         }
         let re = Regex::new(r"^kube-api-access-[a-z0-9]{5}$").ok();
@@ -303,7 +311,10 @@ pub fn object(v: &Value, rules: &ObjectRules) -> Value {
             }
         }
     }
-    if core && kind == "Service" && let Some(spec) = o["spec"].as_object_mut() {
+    if core
+        && kind == "Service"
+        && let Some(spec) = o["spec"].as_object_mut()
+    {
         if spec.contains_key("clusterIP") {
             spec.insert("clusterIP".into(), json!("<ip>"));
         }
@@ -341,7 +352,10 @@ pub fn list(v: &Value) -> Value {
                 .iter()
                 .map(|i| {
                     let name = i["metadata"]["name"].as_str().unwrap_or("");
-                    match i["metadata"]["namespace"].as_str().filter(|n| !n.is_empty()) {
+                    match i["metadata"]["namespace"]
+                        .as_str()
+                        .filter(|n| !n.is_empty())
+                    {
                         Some(ns) => format!("{ns}/{name}"),
                         None => name.to_string(),
                     }
@@ -364,7 +378,10 @@ pub fn list(v: &Value) -> Value {
 
 /// A Table answer: columns as `[name, type, format, priority]`, rows as cells (ages masked).
 pub fn table(v: &Value) -> Value {
-    let defs = v["columnDefinitions"].as_array().cloned().unwrap_or_default();
+    let defs = v["columnDefinitions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let columns: Vec<Value> = defs
         .iter()
         .map(|c| json!([c["name"], c["type"], c["format"], c["priority"]]))
@@ -372,7 +389,10 @@ pub fn table(v: &Value) -> Value {
     let age: Vec<bool> = defs
         .iter()
         .map(|c| {
-            c["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case("age")) || c["type"] == "date"
+            c["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("age"))
+                || c["type"] == "date"
         })
         .collect();
     let rows: Vec<Value> = v["rows"]

@@ -153,6 +153,12 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        // An error the real server has no reason for (StatusReasonUnknown) omits the field.
+        if self.reason.is_empty()
+            && let Some(m) = v.as_object_mut()
+        {
+            m.remove("reason");
+        }
         if let (Some(d), Some(map)) = (&self.details, v.as_object_mut()) {
             map.insert("details".into(), d.clone());
         }
@@ -202,6 +208,7 @@ impl FieldError {
         match self.reason {
             "FieldValueRequired" => "Required value",
             "FieldValueNotSupported" => "Unsupported value",
+            "FieldValueForbidden" => "Forbidden",
             _ => "Invalid value",
         }
     }
