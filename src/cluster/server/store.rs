@@ -7,9 +7,11 @@
 //! validation, admission) live in the HTTP layer; in-process callers can use [`Store`] directly to
 //! seed objects fast (no admission, no schema validation).
 
-mod grace;
+mod delete;
 mod snapshot;
 mod write;
+
+pub use delete::{DeleteRequest, Deleted};
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet, VecDeque},
