@@ -47,6 +47,7 @@ pub mod exec;
 pub mod gc;
 pub mod http;
 pub mod jsonpath;
+pub mod listopts;
 pub mod meta;
 pub mod nsinit;
 pub mod objectmeta;

@@ -46,7 +46,7 @@ impl Vars {
                         || k.starts_with("GEN"))
             })
             .collect();
-        pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        pairs.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
         let mut out = s.to_string();
         for (k, v) in pairs {
             out = out.replace(v.as_str(), &format!("${k}"));
@@ -152,12 +152,14 @@ impl Masks {
             .iter()
             .filter_map(|(p, r)| Regex::new(p).ok().map(|re| (re, (*r).to_string())))
             .collect();
+        // The corpus's masks are Python's: `\1` is `${1}` here.
+        let backref = Regex::new(r"\\(\d)").ok();
         for (p, r) in extra {
             if let Ok(re) = Regex::new(p) {
-                // The corpus's masks are Python's: `\1` is `${1}` here.
-                let r = Regex::new(r"\\(\d)")
+                let r = backref
+                    .as_ref()
                     .map(|b| b.replace_all(r, "$${$1}").into_owned())
-                    .unwrap_or_else(|_| r.clone());
+                    .unwrap_or_else(|| r.clone());
                 rules.push((re, r));
             }
         }

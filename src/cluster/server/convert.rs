@@ -187,16 +187,6 @@ pub fn merge_string_data(secret: &mut Value) {
     }
 }
 
-/// Field selector paths of the served form, rewritten for the storage form.
-pub fn field_selector(res: &ResourceInfo, fs: &str) -> String {
-    if res.group == NEW_EVENTS && res.plural == "events" {
-        return fs
-            .replace("regarding.", "involvedObject.")
-            .replace("reportingController", "reportingComponent");
-    }
-    fs.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,7 +41,21 @@ fn ns_name(v: &Value) -> (String, String) {
     )
 }
 
+/// Delete a dependent as the collector does: not again once it is being deleted (a one-way
+/// trip), and in the background unless its own orphan/foregroundDeletion finalizer asks for
+/// another policy (which the delete then keeps).
 fn delete(store: &Store, v: &Value, propagation: Propagation) {
+    if v["metadata"]["deletionTimestamp"].is_string() {
+        return;
+    }
+    let fins = meta::finalizers(v);
+    let propagation = match propagation {
+        Propagation::Background if fins.iter().any(|f| f == "foregroundDeletion") => {
+            Propagation::Foreground
+        }
+        Propagation::Background if fins.iter().any(|f| f == "orphan") => Propagation::Orphan,
+        p => p,
+    };
     if let Some(res) = res_of(store, v) {
         let (ns, name) = ns_name(v);
         let _ = store.delete(&res, &ns, &name, None, None, propagation);

@@ -14,13 +14,17 @@ use tokio_util::sync::CancellationToken;
 use super::{
     convert,
     http::{Req, Resp, Shared, bytes_response, json_response},
+    listopts::{self, EXACT, ListOptions},
     resources::ResourceInfo,
     routes::Target,
     selector::{FieldSelector, LabelSelector},
     status::ApiError,
-    store::{EventType, Obj, StoreEvent, WatchFrom},
+    store::{EventType, ListResult, Obj, StoreEvent, WatchFrom},
     subresource, table,
 };
+
+/// What the real server says when an `Exact` list asks for a version etcd has compacted.
+const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
 
 /// An object's JSON as served at the requested version.
 pub fn output(res: &ResourceInfo, o: &Obj) -> Bytes {
@@ -54,6 +58,9 @@ fn metadata_of(o: &Obj) -> Bytes {
 
 pub fn get(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.as_deref().unwrap_or("");
+    if let Some(rv) = req.q("resourceVersion") {
+        listopts::parse_rv(rv)?;
+    }
     let o = shared.store.get(&t.res, t.ns(), name)?;
     if t.sub.as_deref() == Some("scale") {
         return Ok(json_response(
@@ -122,48 +129,78 @@ fn decode_token(tok: &str) -> Result<(u64, String, String), ApiError> {
     Ok((rv, ns.to_string(), name.to_string()))
 }
 
-fn selectors(req: &Req, t: &Target) -> Result<(LabelSelector, FieldSelector), ApiError> {
-    let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
-    let mut fs = convert::field_selector(&t.res, req.q("fieldSelector").unwrap_or(""));
-    if let Some(n) = &t.name {
-        if !fs.is_empty() {
-            fs.push(',');
+/// The page a list asks for: after a continue token (at its version), at an exact earlier
+/// version (`resourceVersionMatch=Exact`, rebuilt from the watch window), or the latest.
+fn list_page(
+    shared: &Shared,
+    t: &Target,
+    opts: &ListOptions,
+    filter: &dyn Fn(&Obj) -> bool,
+) -> Result<ListResult, ApiError> {
+    let ns = t.namespace.as_deref();
+    let store = &shared.store;
+    if let Some(tok) = &opts.continue_token {
+        if opts.resource_version.as_deref().is_some_and(|rv| rv != "0") {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
         }
-        fs.push_str(&format!("metadata.name={n}"));
+        let (rv, a_ns, a_name) = decode_token(tok)?;
+        return store.list_at(&t.res, ns, filter, opts.limit, (a_ns, a_name), rv);
     }
-    Ok((label, FieldSelector::parse(&fs)?))
+    let Some(rv) = opts.resource_version.as_deref() else {
+        return Ok(store.list(&t.res, ns, filter, opts.limit, None));
+    };
+    let wanted = listopts::parse_rv(rv)?;
+    let current = store.current_rv();
+    if wanted > current {
+        return Err(listopts::too_large_rv(wanted, current));
+    }
+    if opts.rv_match.as_deref() == Some(EXACT) && wanted < current {
+        return store
+            .list_at(
+                &t.res,
+                ns,
+                filter,
+                opts.limit,
+                (String::new(), String::new()),
+                wanted,
+            )
+            .map_err(|e| {
+                if e.code == 410 {
+                    ApiError::gone(LIST_EXPIRED)
+                } else {
+                    e
+                }
+            });
+    }
+    Ok(store.list(&t.res, ns, filter, opts.limit, None))
 }
 
 pub fn list(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
-    let (label, field) = selectors(req, t)?;
-    let limit = req
-        .q("limit")
-        .and_then(|l| l.parse::<usize>().ok())
-        .filter(|l| *l > 0);
-    let after = req.q("continue").map(decode_token).transpose()?;
-    let filter = |o: &Obj| matches_obj(&label, &field, o);
-    let ns = t.namespace.as_deref();
-    let r = match after {
-        Some((rv, a_ns, a_name)) => {
-            shared
-                .store
-                .list_at(&t.res, ns, &filter, limit, (a_ns, a_name), rv)?
-        }
-        None => shared.store.list(&t.res, ns, &filter, limit, None),
-    };
+    let opts = ListOptions::from_request(req, t, false)?;
+    let filter = |o: &Obj| matches_obj(&opts.label, &opts.field, o);
+    let r = list_page(shared, t, &opts, &filter)?;
     let token = r
         .continue_after
         .as_ref()
         .map(|(ns, n)| encode_token(r.rv, ns, n));
+    // etcd counts what is left only when nothing filters the range.
+    let remaining =
+        (token.is_some() && opts.label.is_empty() && opts.field.is_empty()).then_some(r.remaining);
     if table::wants_table(req) {
-        return Ok(json_response(
-            200,
-            &table::table(&t.res, &r.items, token, r.rv),
-        ));
+        let mut tbl = table::table(&t.res, &r.items, token, r.rv);
+        if let Some(n) = remaining {
+            tbl["metadata"]["remainingItemCount"] = json!(n);
+        }
+        return Ok(json_response(200, &tbl));
     }
     let mut meta = json!({"resourceVersion": r.rv.to_string()});
     if let Some(tok) = token {
         meta["continue"] = json!(tok);
+    }
+    if let Some(n) = remaining {
+        meta["remainingItemCount"] = json!(n);
     }
     let metadata_only = wants_metadata(req);
     let head = if metadata_only {
@@ -245,15 +282,20 @@ pub async fn watch(
     req: &Req,
     t: &Target,
 ) -> Result<Resp, ApiError> {
-    let (label, field) = selectors(req, t)?;
-    let send_initial = req.flag("sendInitialEvents");
-    let from = match req.q("resourceVersion") {
-        None | Some("0") => WatchFrom::InitialState,
-        Some(_) if send_initial => WatchFrom::InitialState,
-        Some(s) => WatchFrom::Version(
-            s.parse()
-                .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion: {s}")))?,
-        ),
+    let opts = ListOptions::from_request(req, t, true)?;
+    let (label, field) = (opts.label, opts.field);
+    let send_initial = opts.send_initial_events == Some(true);
+    let rv = opts
+        .resource_version
+        .as_deref()
+        .map(listopts::parse_rv)
+        .transpose()?;
+    let from = match (rv, opts.send_initial_events) {
+        // sendInitialEvents=false: only what happens from now (or from that version).
+        (None | Some(0), Some(false)) => WatchFrom::Version(shared.store.current_rv()),
+        (None | Some(0), _) => WatchFrom::InitialState,
+        (Some(_), Some(true)) => WatchFrom::InitialState,
+        (Some(v), _) => WatchFrom::Version(v),
     };
     let bookmarks = req.flag("allowWatchBookmarks");
     let timeout = req.q("timeoutSeconds").and_then(|s| s.parse::<u64>().ok());

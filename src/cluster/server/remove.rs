@@ -1,77 +1,150 @@
-//! Deletes: single objects (DeleteOptions: propagationPolicy, preconditions, dryRun), whole
-//! collections (with label/field selectors) and pod eviction, each through validating admission.
-//! A pod bound to a node is deleted gracefully (see `store/grace.rs`) unless the grace is 0.
+//! Deletes: single objects and whole collections, as the real server's delete handlers run them
+//! (DeleteOptions read from the body, else the query, and validated; then the registry's delete,
+//! see `store/delete.rs`), each through validating admission; and pod eviction.
+//!
+//! What a delete answers: the object when it stays (finalizers, a Foreground/Orphan cascade, a
+//! pending graceful deletion, a terminating namespace; 202 instead of 200 when
+//! `orphanDependents: false` asked for a cascade), and, when it is gone, the deleted object for
+//! the kinds whose registry returns it (pods, services, ...) or a `Success` Status naming it.
 
 use serde_json::{Value, json};
 
 use super::{
     admission::Operation,
     http::{Req, Resp, Shared, bytes_response, json_response},
+    listopts::ListOptions,
     patch,
-    read::output,
+    read::{matches_obj, output},
+    resources::ResourceInfo,
     routes::Target,
-    selector::{FieldSelector, LabelSelector},
-    status::ApiError,
-    store::Propagation,
-    write::{admission_request, denied, dry_run},
+    status::{ApiError, FieldError},
+    store::{DeleteRequest, Deleted, Obj, Propagation},
+    write::{admission_request, denied},
 };
 
-struct DeleteOpts {
-    propagation: Propagation,
-    uid: Option<String>,
-    rv: Option<String>,
-    dry_run: bool,
-    /// `gracePeriodSeconds` from the DeleteOptions body or the query.
-    grace: Option<i64>,
+const POLICIES: [&str; 3] = ["Foreground", "Background", "Orphan"];
+
+/// Go's `%#v` of a `[]string` (how validation errors print a dryRun list).
+fn go_strings(vs: &[String]) -> String {
+    let inner: Vec<String> = vs.iter().map(|v| format!("{v:?}")).collect();
+    format!("[]string{{{}}}", inner.join(", "))
 }
 
-fn options(req: &Req, body: &Value) -> Result<DeleteOpts, ApiError> {
-    let policy = body["propagationPolicy"]
-        .as_str()
-        .or(req.q("propagationPolicy"));
-    let propagation = match policy {
-        Some("Foreground") => Propagation::Foreground,
-        Some("Orphan") => Propagation::Orphan,
-        Some("Background") | None => {
-            if body["orphanDependents"].as_bool() == Some(true)
-                || req.q("orphanDependents") == Some("true")
-            {
-                Propagation::Orphan
-            } else {
-                Propagation::Background
-            }
-        }
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "unknown propagationPolicy {other:?}"
-            )));
-        }
+/// `ValidateDeleteOptions`, with the options as decoded: a 422 `DeleteOptions.meta.k8s.io`.
+fn validate(
+    policy: Option<&str>,
+    orphan: Option<bool>,
+    dry_run: &[String],
+) -> Result<(), ApiError> {
+    let mut errs = Vec::new();
+    if let (Some(p), Some(_)) = (policy, orphan) {
+        errs.push(FieldError::invalid(
+            "propagationPolicy",
+            &json!(p),
+            "orphanDependents and deletionPropagation cannot be both set",
+        ));
+    }
+    if let Some(p) = policy.filter(|p| !POLICIES.contains(p)) {
+        let mut allowed: Vec<Value> = POLICIES.iter().map(|p| json!(p)).collect();
+        allowed.push(json!("nil"));
+        errs.push(FieldError::unsupported(
+            "propagationPolicy",
+            &json!(p),
+            &allowed,
+        ));
+    }
+    if dry_run.iter().any(|d| d != "All") {
+        errs.push(FieldError {
+            field: "dryRun".into(),
+            reason: "FieldValueNotSupported",
+            detail: format!("{}: supported values: \"All\"", go_strings(dry_run)),
+            value: None,
+        });
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid("DeleteOptions", "meta.k8s.io", "", &errs))
+    }
+}
+
+/// DeleteOptions from a JSON body (or an Eviction's `deleteOptions`), else from the query.
+fn options(req: &Req, body: Option<&Value>) -> Result<DeleteRequest, ApiError> {
+    let (policy, orphan, dry_run, grace, uid, rv) = match body {
+        Some(b) => (
+            b["propagationPolicy"].as_str().map(str::to_string),
+            b["orphanDependents"].as_bool(),
+            b["dryRun"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|d| d.as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>(),
+            b["gracePeriodSeconds"].as_i64(),
+            b["preconditions"]["uid"].as_str().map(str::to_string),
+            b["preconditions"]["resourceVersion"]
+                .as_str()
+                .map(str::to_string),
+        ),
+        None => (
+            req.q("propagationPolicy").map(str::to_string),
+            req.query
+                .get("orphanDependents")
+                .map(|v| !(v == "0" || v.eq_ignore_ascii_case("false"))),
+            req.q("dryRun").map(str::to_string).into_iter().collect(),
+            req.q("gracePeriodSeconds").and_then(|g| g.parse().ok()),
+            None,
+            None,
+        ),
     };
-    let dry = dry_run(req)
-        || body["dryRun"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|x| x == "All"));
-    Ok(DeleteOpts {
-        propagation,
-        uid: body["preconditions"]["uid"].as_str().map(str::to_string),
-        rv: body["preconditions"]["resourceVersion"]
-            .as_str()
-            .map(str::to_string),
-        dry_run: dry,
-        grace: body["gracePeriodSeconds"]
-            .as_i64()
-            .or_else(|| req.q("gracePeriodSeconds").and_then(|g| g.parse().ok())),
+    validate(policy.as_deref(), orphan, &dry_run)?;
+    Ok(DeleteRequest {
+        precondition_uid: uid,
+        precondition_rv: rv,
+        propagation: policy.as_deref().and_then(|p| match p {
+            "Foreground" => Some(Propagation::Foreground),
+            "Orphan" => Some(Propagation::Orphan),
+            "Background" => Some(Propagation::Background),
+            _ => None,
+        }),
+        orphan_dependents: orphan,
+        grace,
+        dry_run: !dry_run.is_empty(),
     })
 }
 
-fn body_of(req: &Req) -> Result<Value, ApiError> {
+/// The request body as JSON, or None when there is none.
+fn body_of(req: &Req) -> Result<Option<Value>, ApiError> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
-        Ok(json!({}))
+        Ok(None)
     } else if req.body.starts_with(b"k8s\0") {
         // A protobuf Eviction or DeleteOptions (kubectl drain).
-        super::protobuf::decode(&req.body).map_err(super::write::protobuf_error)
+        super::protobuf::decode(&req.body)
+            .map(Some)
+            .map_err(super::write::protobuf_error)
     } else {
-        patch::parse_body(&req.body)
+        patch::parse_body(&req.body).map(Some)
+    }
+}
+
+/// The DeleteOptions of a delete or deletecollection: the body when there is one, else the query.
+fn request_options(req: &Req) -> Result<DeleteRequest, ApiError> {
+    let body = body_of(req)?;
+    options(req, body.as_ref())
+}
+
+/// Whether the kind's registry answers a finished delete with the deleted object
+/// (`ReturnDeletedObject`) rather than a Status.
+fn returns_deleted_object(res: &ResourceInfo) -> bool {
+    match res.group.as_str() {
+        "" => matches!(
+            res.plural.as_str(),
+            "pods" | "services" | "serviceaccounts" | "namespaces"
+        ),
+        "storage.k8s.io" => res.plural == "storageclasses",
+        // The CRD registry answers with the CRD it marks as terminating.
+        "apiextensions.k8s.io" => res.plural == "customresourcedefinitions",
+        _ => false,
     }
 }
 
@@ -79,9 +152,9 @@ fn delete_one(
     shared: &Shared,
     t: &Target,
     name: &str,
-    opts: &DeleteOpts,
-) -> Result<bytes::Bytes, ApiError> {
-    let old = shared.store.get(&t.res, t.ns(), name)?;
+    opts: &DeleteRequest,
+) -> Result<Deleted, ApiError> {
+    let old = shared.store.get_for_delete(&t.res, t.ns(), name, opts)?;
     let areq = admission_request(
         t,
         Operation::Delete,
@@ -91,54 +164,32 @@ fn delete_one(
         Some(old.value()),
     );
     shared.admission.validate(&areq).map_err(denied)?;
-    if opts.dry_run {
-        return Ok(output(&t.res, &old));
-    }
-    if let Some(grace) = pod_grace(t, &old.value(), opts.grace) {
-        let obj = shared.store.delete_gracefully(
-            &t.res,
-            t.ns(),
-            name,
-            opts.uid.as_deref(),
-            opts.rv.as_deref(),
-            grace,
-        )?;
-        return Ok(output(&t.res, &obj));
-    }
-    let (obj, _gone) = shared.store.delete(
-        &t.res,
-        t.ns(),
-        name,
-        opts.uid.as_deref(),
-        opts.rv.as_deref(),
-        opts.propagation,
-    )?;
-    Ok(output(&t.res, &obj))
+    shared.store.delete_with(&t.res, t.ns(), name, opts)
 }
 
-/// The grace period of a graceful pod deletion: only for a pod bound to a node and not finished, from the
-/// request, else `spec.terminationGracePeriodSeconds`, else 30; None when the pod goes at once.
-fn pod_grace(t: &Target, pod: &Value, requested: Option<i64>) -> Option<i64> {
-    if !t.res.group.is_empty() || t.res.plural != "pods" {
-        return None;
-    }
-    // As the pod strategy's CheckGracefulDelete: unscheduled or terminal pods go at once, and
-    // a negative grace period means 1.
-    if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty)
-        || matches!(
-            pod["status"]["phase"].as_str(),
-            Some("Succeeded" | "Failed")
-        )
-    {
-        return None;
-    }
-    let grace = requested
-        .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
-        .unwrap_or(30);
-    match grace {
-        0 => None,
-        g if g < 0 => Some(1),
-        g => Some(g),
+/// The answer to a single delete.
+fn answer(res: &ResourceInfo, opts: &DeleteRequest, done: &Deleted) -> Resp {
+    match done {
+        Deleted::Kept(o) => {
+            let code = if opts.orphan_dependents == Some(false) {
+                202
+            } else {
+                200
+            };
+            bytes_response(code, output(res, o))
+        }
+        Deleted::Gone(o) if returns_deleted_object(res) => bytes_response(200, output(res, o)),
+        Deleted::Gone(o) => {
+            let meta = &o.head["metadata"];
+            let mut details = json!({"name": meta["name"], "kind": res.plural, "uid": meta["uid"]});
+            if !res.group.is_empty() {
+                details["group"] = json!(res.group);
+            }
+            json_response(
+                200,
+                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
+            )
+        }
     }
 }
 
@@ -148,16 +199,17 @@ pub fn delete(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
             "delete is not supported on subresources",
         ));
     }
-    let opts = options(req, &body_of(req)?)?;
+    let opts = request_options(req)?;
     let name = t.name.clone().unwrap_or_default();
-    Ok(bytes_response(200, delete_one(shared, t, &name, &opts)?))
+    let done = delete_one(shared, t, &name, &opts)?;
+    Ok(answer(&t.res, &opts, &done))
 }
 
+/// Delete every object the list options select; the answer is the list of them as they were.
 pub fn delete_collection(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
-    let opts = options(req, &body_of(req)?)?;
-    let label = LabelSelector::parse(req.q("labelSelector").unwrap_or(""))?;
-    let field = FieldSelector::parse(req.q("fieldSelector").unwrap_or(""))?;
-    let filter = |o: &super::store::Obj| super::read::matches_obj(&label, &field, o);
+    let list = ListOptions::from_request(req, t, false)?;
+    let opts = request_options(req)?;
+    let filter = |o: &Obj| matches_obj(&list.label, &list.field, o);
     let listed = shared
         .store
         .list(&t.res, t.namespace.as_deref(), &filter, None, None);
@@ -175,7 +227,8 @@ pub fn delete_collection(shared: &Shared, req: &Req, t: &Target) -> Result<Resp,
             sub: None,
         };
         match delete_one(shared, &item_target, &name, &opts) {
-            Ok(b) => items.push(serde_json::from_slice::<Value>(&b).unwrap_or(Value::Null)),
+            Ok(_) => items
+                .push(serde_json::from_slice::<Value>(&output(&t.res, o)).unwrap_or(Value::Null)),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
@@ -185,7 +238,7 @@ pub fn delete_collection(shared: &Shared, req: &Req, t: &Target) -> Result<Resp,
         &json!({
             "kind": format!("{}List", t.res.kind),
             "apiVersion": t.res.api_version(),
-            "metadata": {"resourceVersion": shared.store.current_rv().to_string()},
+            "metadata": {"resourceVersion": listed.rv.to_string()},
             "items": items,
         }),
     ))
@@ -195,9 +248,10 @@ pub fn delete_collection(shared: &Shared, req: &Req, t: &Target) -> Result<Resp,
 /// denies here with 429), then the pod is deleted.
 pub fn evict(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
     let name = t.name.clone().unwrap_or_default();
-    let body = body_of(req)?;
+    let body = body_of(req)?.unwrap_or_else(|| json!({}));
     let pod = shared.store.get(&t.res, t.ns(), &name)?;
-    let opts = options(req, &body["deleteOptions"])?;
+    let mut opts = options(req, Some(&body["deleteOptions"]))?;
+    opts.dry_run |= super::write::dry_run(req);
     let areq = admission_request(
         t,
         Operation::Create,

@@ -1,7 +1,13 @@
-//! Label selectors (`=`, `==`, `!=`, `in`, `notin`, `key`, `!key`) and field selectors (`=`, `==`,
-//! `!=` on dotted paths such as `metadata.name`, `spec.nodeName`, `involvedObject.uid`).
+//! Label selectors, parsed by the same lexer and recursive-descent parser as apimachinery's
+//! `labels.Parse` (`selector/parse.rs`: a bad selector fails with the real server's message),
+//! and field selectors (`selector/field.rs`).
+
+mod field;
+mod parse;
 
 use serde_json::Value;
+
+pub use field::FieldSelector;
 
 use super::status::ApiError;
 
@@ -13,72 +19,20 @@ enum LabelReq {
     NotIn(String, Vec<String>),
     Exists(String),
     NotExists(String),
+    Gt(String, i64),
+    Lt(String, i64),
 }
 
 /// A parsed label selector; the empty selector matches everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabelSelector(Vec<LabelReq>);
 
-/// Split on commas outside parentheses.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out.into_iter()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
-fn set_values(rest: &str, raw: &str) -> Result<Vec<String>, ApiError> {
-    let inner = rest
-        .trim()
-        .strip_prefix('(')
-        .and_then(|r| r.strip_suffix(')'))
-        .ok_or_else(|| ApiError::bad_request(format!("unable to parse requirement: {raw}")))?;
-    Ok(inner
-        .split(',')
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .collect())
-}
-
 impl LabelSelector {
+    /// Parse a selector string as `labels.Parse` does; a bad one is a 400 with its message.
     pub fn parse(s: &str) -> Result<Self, ApiError> {
-        let mut reqs = Vec::new();
-        for part in split_top(s) {
-            if let Some(key) = part.strip_prefix('!') {
-                reqs.push(LabelReq::NotExists(key.trim().to_string()));
-            } else if let Some((k, v)) = part.split_once("!=") {
-                reqs.push(LabelReq::NotEq(k.trim().into(), v.trim().into()));
-            } else if let Some((k, v)) = part.split_once("==") {
-                reqs.push(LabelReq::Eq(k.trim().into(), v.trim().into()));
-            } else if let Some((k, v)) = part.split_once('=') {
-                reqs.push(LabelReq::Eq(k.trim().into(), v.trim().into()));
-            } else if let Some((k, rest)) = part.split_once(" notin ") {
-                reqs.push(LabelReq::NotIn(k.trim().into(), set_values(rest, part)?));
-            } else if let Some((k, rest)) = part.split_once(" in ") {
-                reqs.push(LabelReq::In(k.trim().into(), set_values(rest, part)?));
-            } else if part.contains(' ') || part.contains('(') {
-                return Err(ApiError::bad_request(format!(
-                    "unable to parse requirement: {part}"
-                )));
-            } else {
-                reqs.push(LabelReq::Exists(part.to_string()));
-            }
-        }
-        Ok(LabelSelector(reqs))
+        parse::parse(s)
+            .map(LabelSelector)
+            .map_err(ApiError::bad_request)
     }
 
     /// From a `metav1.LabelSelector` object (matchLabels + matchExpressions).
@@ -125,6 +79,8 @@ impl LabelSelector {
                 LabelReq::NotIn(k, vs) => format!("{k} notin ({})", vs.join(",")),
                 LabelReq::Exists(k) => k.clone(),
                 LabelReq::NotExists(k) => format!("!{k}"),
+                LabelReq::Gt(k, n) => format!("{k}>{n}"),
+                LabelReq::Lt(k, n) => format!("{k}<{n}"),
             })
             .collect::<Vec<_>>()
             .join(",")
@@ -135,6 +91,7 @@ impl LabelSelector {
         let labels = &obj["metadata"]["labels"];
         self.0.iter().all(|r| {
             let get = |k: &str| labels.get(k).and_then(Value::as_str);
+            let int = |k: &str| get(k).and_then(|v| v.parse::<i64>().ok());
             match r {
                 LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
                 LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),
@@ -142,67 +99,9 @@ impl LabelSelector {
                 LabelReq::NotIn(k, vs) => get(k).is_none_or(|x| vs.iter().all(|v| v != x)),
                 LabelReq::Exists(k) => get(k).is_some(),
                 LabelReq::NotExists(k) => get(k).is_none(),
+                LabelReq::Gt(k, n) => int(k).is_some_and(|x| x > *n),
+                LabelReq::Lt(k, n) => int(k).is_some_and(|x| x < *n),
             }
-        })
-    }
-}
-
-/// A parsed field selector.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FieldSelector(Vec<(Vec<String>, bool, String)>);
-
-impl FieldSelector {
-    pub fn parse(s: &str) -> Result<Self, ApiError> {
-        let mut reqs = Vec::new();
-        for part in split_top(s) {
-            let (k, eq, v) = if let Some((k, v)) = part.split_once("!=") {
-                (k, false, v)
-            } else if let Some((k, v)) = part.split_once("==") {
-                (k, true, v)
-            } else if let Some((k, v)) = part.split_once('=') {
-                (k, true, v)
-            } else {
-                return Err(ApiError::bad_request(format!(
-                    "invalid selector: '{s}'; can't understand '{part}'"
-                )));
-            };
-            let path = k.trim().split('.').map(str::to_string).collect();
-            reqs.push((path, eq, v.trim().to_string()));
-        }
-        Ok(FieldSelector(reqs))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The `metadata.name=X` value, when the selector pins a name (an index lookup).
-    pub fn pinned_name(&self) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(p, eq, _)| *eq && p.len() == 2 && p[0] == "metadata" && p[1] == "name")
-            .map(|(_, _, v)| v.as_str())
-    }
-
-    /// Whether every path is under `metadata` (answerable from an object's head).
-    pub fn metadata_only(&self) -> bool {
-        self.0
-            .iter()
-            .all(|(p, _, _)| p.first().is_some_and(|s| s == "metadata"))
-    }
-
-    pub fn matches(&self, obj: &Value) -> bool {
-        self.0.iter().all(|(path, eq, want)| {
-            let mut cur = obj;
-            for seg in path {
-                cur = &cur[seg.as_str()];
-            }
-            let have = match cur {
-                Value::String(s) => s.clone(),
-                Value::Null => String::new(),
-                other => other.to_string(),
-            };
-            (have == *want) == *eq
         })
     }
 }
@@ -216,9 +115,13 @@ mod tests {
         json!({"metadata": {"name": "p", "labels": labels}, "spec": {"nodeName": "n1"}})
     }
 
+    fn err(s: &str) -> String {
+        LabelSelector::parse(s).unwrap_err().message
+    }
+
     #[test]
     fn label_operators() {
-        let p = pod(json!({"app": "web", "tier": "fe"}));
+        let p = pod(json!({"app": "web", "tier": "fe", "n": "5"}));
         let m = |s: &str| LabelSelector::parse(s).unwrap().matches(&p);
         assert!(m("app=web"));
         assert!(m("app==web,tier"));
@@ -229,17 +132,39 @@ mod tests {
         assert!(!m("!app"));
         assert!(m("env notin (prod)"));
         assert!(!m("env in (prod)"));
+        assert!(m("tier in (fe),app!=db"));
+        assert!(m("n>3,n<6"));
+        assert!(!m("n>5"));
         assert!(m(""));
-        assert!(LabelSelector::parse("a b c").is_err());
+        assert!(!m("in in (in),app"));
     }
 
     #[test]
-    fn field_selectors() {
-        let p = pod(json!({}));
-        let m = |s: &str| FieldSelector::parse(s).unwrap().matches(&p);
-        assert!(m("metadata.name=p,spec.nodeName=n1"));
-        assert!(!m("spec.nodeName!=n1"));
-        assert!(m("status.phase!=Running"));
-        assert!(FieldSelector::parse("bogus").is_err());
+    fn parse_errors_say_what_apimachinery_says() {
+        assert_eq!(
+            err("grp in (a"),
+            "unable to parse requirement: found '', expected: ',' or ')'"
+        );
+        assert_eq!(
+            err("grp=not valid!"),
+            "found 'valid', expected: ',' or 'end of string'"
+        );
+        assert_eq!(
+            err("a b c"),
+            "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"
+        );
+        assert_eq!(err("a,"), "found '', expected: identifier after ','");
+        assert_eq!(err("a=b=c"), "found '=', expected: ',' or 'end of string'");
+        assert_eq!(
+            err("x>a"),
+            "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer"
+        );
+        assert!(err("a=b c!").starts_with("found 'c'"));
+        assert!(err("-a").starts_with(
+            "unable to parse requirement: : Invalid value: \"-a\": name part must consist of"
+        ));
+        assert!(err("a=-b").starts_with(
+            "unable to parse requirement: values[0][a]: Invalid value: \"-b\": a valid label must be"
+        ));
     }
 }

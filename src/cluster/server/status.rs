@@ -89,6 +89,29 @@ impl ApiError {
         }
     }
 
+    /// 409 Conflict for a stated cause, e.g. a delete precondition that does not hold:
+    /// `Operation cannot be fulfilled on {resource}.{group} "{name}": {cause}`. `details_kind` is
+    /// what the real server puts in `details.kind` (the kind or the resource).
+    pub fn conflict_because(
+        resource: &str,
+        group: &str,
+        details_kind: &str,
+        name: &str,
+        cause: &str,
+    ) -> Self {
+        ApiError {
+            details: Some(details(name, group, details_kind)),
+            ..Self::new(
+                409,
+                "Conflict",
+                format!(
+                    "Operation cannot be fulfilled on {} \"{name}\": {cause}",
+                    qualified(resource, group)
+                ),
+            )
+        }
+    }
+
     /// 422 Invalid with field causes, e.g. `("spec.replicas", "Invalid value: ...")`.
     pub fn invalid(kind: &str, group: &str, name: &str, causes: &[FieldError]) -> Self {
         let qkind = if group.is_empty() {
@@ -163,6 +186,12 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        // An error the real server has no reason for (StatusReasonUnknown) omits the field.
+        if self.reason.is_empty()
+            && let Some(m) = v.as_object_mut()
+        {
+            m.remove("reason");
+        }
         if let (Some(d), Some(map)) = (&self.details, v.as_object_mut()) {
             map.insert("details".into(), d.clone());
         }

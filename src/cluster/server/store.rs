@@ -7,9 +7,11 @@
 //! validation, admission) live in the HTTP layer; in-process callers can use [`Store`] directly to
 //! seed objects fast (no admission, no schema validation).
 
-mod grace;
+mod delete;
 mod snapshot;
 mod write;
+
+pub use delete::{DeleteRequest, Deleted};
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet, VecDeque},
@@ -140,6 +142,9 @@ pub struct ListResult {
     pub items: Vec<Arc<Obj>>,
     pub rv: u64,
     pub continue_after: Option<(String, String)>,
+    /// With a continue token: how many objects (matching or not) the listed range holds after
+    /// this page (what etcd counts for `remainingItemCount`).
+    pub remaining: usize,
 }
 
 const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
@@ -179,6 +184,9 @@ impl Store {
         for crd in builtin::kruise_crds()? {
             store.create(crd)?;
         }
+        // A real server's watch cache starts from a list at start-up: nothing older can be
+        // watched from (a watch from resourceVersion 1 is "too old"), as here.
+        store.compact();
         Ok(store)
     }
 
@@ -342,6 +350,7 @@ impl Store {
         let g = self.lock();
         let mut items = Vec::new();
         let mut continue_after = None;
+        let mut remaining = 0;
         if let Some(t) = g.tables.get(&res.key) {
             let ns_key = ns.filter(|_| res.namespaced).map(str::to_string);
             let start = match (&after, &ns_key) {
@@ -349,10 +358,10 @@ impl Store {
                 (None, Some(n)) => std::ops::Bound::Included((n.clone(), String::new())),
                 (None, None) => std::ops::Bound::Unbounded,
             };
-            for ((ons, oname), o) in t.range((start, std::ops::Bound::Unbounded)) {
-                if let Some(n) = &ns_key
-                    && ons != n
-                {
+            let in_range = |ons: &String| ns_key.as_ref().is_none_or(|n| n == ons);
+            let mut range = t.range((start, std::ops::Bound::Unbounded));
+            for ((ons, oname), o) in range.by_ref() {
+                if !in_range(ons) {
                     break;
                 }
                 if !filter(o) {
@@ -365,6 +374,9 @@ impl Store {
                     break;
                 }
                 items.push(o.clone());
+            }
+            if continue_after.is_some() {
+                remaining = 1 + range.take_while(|((ons, _), _)| in_range(ons)).count();
             }
             if continue_after.is_some() {
                 // The token names the last returned item, not the first unreturned one.
@@ -383,6 +395,7 @@ impl Store {
             items,
             rv: g.rv,
             continue_after,
+            remaining,
         }
     }
 

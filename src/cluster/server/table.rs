@@ -89,17 +89,9 @@ pub fn table(
     let (cols, cells): (Vec<Value>, CellsFn) = if !res.printer_columns.is_empty() {
         let pcs = res.printer_columns.clone();
         let mut cols = vec![col("Name", "string", 0)];
-        cols.extend(pcs.iter().map(|c| {
-            col(
-                &c.name,
-                if c.type_ == "date" {
-                    "string"
-                } else {
-                    &c.type_
-                },
-                c.priority,
-            )
-        }));
+        // The CRD's column types as declared (`integer`, `date`, `string`, ...), as the real
+        // server's CRD table convertor lists them.
+        cols.extend(pcs.iter().map(|c| col(&c.name, &c.type_, c.priority)));
         let f = move |o: &Value| {
             let mut c = vec![name_of(o)];
             c.extend(pcs.iter().map(|p| cell(o, p)));

@@ -62,16 +62,18 @@ impl Store {
         keys.dedup();
         let mut items = Vec::new();
         let mut continue_after = None;
-        for key in keys {
-            let obj = match then.get(key) {
-                Some(state) => state.clone(),
-                None => current.and_then(|t| t.get(key)).cloned(),
-            };
-            let Some(obj) = obj.filter(|o| filter(o)) else {
+        let mut remaining = 0;
+        let state_of = |key: &(String, String)| match then.get(key) {
+            Some(state) => state.clone(),
+            None => current.and_then(|t| t.get(key)).cloned(),
+        };
+        for (i, key) in keys.iter().enumerate() {
+            let Some(obj) = state_of(key).filter(|o| filter(o)) else {
                 continue;
             };
             if limit.is_some_and(|l| items.len() >= l) {
                 continue_after = items.last().map(|_: &Arc<Obj>| ());
+                remaining = keys[i..].iter().filter(|k| state_of(k).is_some()).count();
                 break;
             }
             items.push(obj);
@@ -86,6 +88,7 @@ impl Store {
             items,
             rv: at,
             continue_after,
+            remaining,
         })
     }
 }

@@ -1,11 +1,11 @@
-//! The store's writes: insert, replace, delete (finalizers, cascades, namespaces), and the events
+//! The store's writes: insert, replace, removal (see `delete.rs` for deletes), and the events
 //! and indexes each write maintains.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{CRD_KEY, EventType, Inner, NS_KEY, Obj, ObjKey, Propagation, Store, StoreEvent};
+use super::{CRD_KEY, EventType, Inner, NS_KEY, Obj, ObjKey, Store, StoreEvent};
 use crate::cluster::server::{
     meta::{self, meta_mut},
     resources::ResourceInfo,
@@ -257,11 +257,39 @@ impl Store {
             .and_then(|t| t.get(&(nsk.to_string(), name.to_string())))
             .cloned()
             .ok_or_else(|| ApiError::not_found(&res.plural, &res.group, name))?;
-        if precondition_uid.is_some_and(|u| Some(u) != old.head["metadata"]["uid"].as_str()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        let uid = old.head["metadata"]["uid"].as_str().unwrap_or("");
+        let rv = old.rv.to_string();
+        // The namespace REST checks its own preconditions (and words them its own way);
+        // every other kind's are checked by `rest.BeforeDelete`, which names the kind.
+        let namespace = &*res.key == NS_KEY;
+        let conflict = |cause: String| {
+            if namespace {
+                ApiError::conflict_because(&res.plural, &res.group, &res.plural, name, &cause)
+            } else {
+                ApiError::conflict_because(&res.kind, &res.group, &res.kind, name, &cause)
+            }
+        };
+        if let Some(u) = precondition_uid.filter(|u| *u != uid) {
+            return Err(conflict(if namespace {
+                format!("Precondition failed: UID in precondition: {u}, UID in object meta: {uid}")
+            } else {
+                format!(
+                    "the UID in the precondition ({u}) does not match the UID in record ({uid}). \
+                     The object might have been deleted and then recreated"
+                )
+            }));
         }
-        if precondition_rv.is_some_and(|r| r != old.rv.to_string()) {
-            return Err(ApiError::conflict(&res.plural, &res.group, name));
+        if let Some(r) = precondition_rv.filter(|r| *r != rv) {
+            return Err(conflict(if namespace {
+                format!(
+                    "Precondition failed: ResourceVersion in precondition: {r}, ResourceVersion in object meta: {rv}"
+                )
+            } else {
+                format!(
+                    "the ResourceVersion in the precondition ({r}) does not match the ResourceVersion \
+                     in record ({rv}). The object might have been modified"
+                )
+            }));
         }
         Ok(old)
     }
@@ -308,7 +336,7 @@ impl Store {
         obj
     }
 
-    fn remove_locked(
+    pub(super) fn remove_locked(
         &self,
         g: &mut Inner,
         res: &ResourceInfo,
@@ -339,60 +367,6 @@ impl Store {
         );
         self.after_write(g, &res.key);
         obj
-    }
-
-    /// Delete: objects with finalizers (or a Foreground/Orphan cascade, or namespaces) get a
-    /// deletionTimestamp and stay; others go now. Returns the object and whether it is gone.
-    pub fn delete(
-        &self,
-        res: &ResourceInfo,
-        ns: &str,
-        name: &str,
-        precondition_uid: Option<&str>,
-        precondition_rv: Option<&str>,
-        propagation: Propagation,
-    ) -> Result<(Arc<Obj>, bool), ApiError> {
-        let nsk = Self::nskey(res, ns);
-        let mut g = self.lock();
-        let old = Self::existing(&g, res, &nsk, name, precondition_uid, precondition_rv)?;
-        let mut fins = meta::finalizers(&old.head);
-        let has_dependents = old.head["metadata"]["uid"]
-            .as_str()
-            .is_some_and(|u| g.dependents.contains_key(u));
-        match propagation {
-            Propagation::Foreground if has_dependents => fins.push("foregroundDeletion".into()),
-            Propagation::Orphan if has_dependents => fins.push("orphan".into()),
-            _ => {}
-        }
-        if &*res.key == NS_KEY {
-            fins.push("kubernetes".into());
-        }
-        fins.dedup();
-        if fins.is_empty() {
-            let obj = self.remove_locked(&mut g, res, &nsk, name, &old, None);
-            return Ok((obj, true));
-        }
-        if old.head["metadata"]["deletionTimestamp"].is_string()
-            && fins == meta::finalizers(&old.head)
-        {
-            return Ok((old, false));
-        }
-        let mut v = old.value();
-        if let Some(m) = meta_mut(&mut v) {
-            m.entry("deletionTimestamp")
-                .or_insert_with(|| json!(meta::now()));
-            m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
-            if &*res.key == NS_KEY {
-                fins.retain(|f| f != "kubernetes");
-            }
-            if !fins.is_empty() {
-                m.insert("finalizers".into(), json!(fins));
-            }
-        }
-        if &*res.key == NS_KEY {
-            meta::set_path(&mut v, ".status.phase", json!("Terminating"));
-        }
-        Ok((self.commit(&mut g, res, nsk, name, Some(old), v), false))
     }
 
     /// Remove every object stored under `key` (a deleted CRD's custom resources).

@@ -240,14 +240,14 @@ pub(super) fn columns(res: &ResourceInfo) -> Option<(Vec<Value>, CellsFn)> {
             }),
         ),
         ("", "ConfigMap") => (
-            vec![s("Name"), i("Data"), s("Age")],
+            vec![s("Name"), s("Data"), s("Age")],
             Box::new(|o: &Value| {
                 let n = count(&o["data"]) + count(&o["binaryData"]);
                 vec![name_of(o), json!(n), age_of(o)]
             }),
         ),
         ("", "Secret") => (
-            vec![s("Name"), s("Type"), i("Data"), s("Age")],
+            vec![s("Name"), s("Type"), s("Data"), s("Age")],
             Box::new(|o: &Value| {
                 vec![
                     name_of(o),
@@ -258,7 +258,7 @@ pub(super) fn columns(res: &ResourceInfo) -> Option<(Vec<Value>, CellsFn)> {
             }),
         ),
         ("", "ServiceAccount") => (
-            vec![s("Name"), i("Secrets"), s("Age")],
+            vec![s("Name"), s("Secrets"), s("Age")],
             Box::new(|o: &Value| vec![name_of(o), json!(count(&o["secrets"])), age_of(o)]),
         ),
         ("batch", "Job") => (
