@@ -160,7 +160,10 @@ fn main() -> ExitCode {
         let mut unexpected = 0;
         for (name, _) in &failed {
             let listed = known.iter().any(|k| k == name);
-            println!("failed: {name}{}", if listed { " (known divergence)" } else { "" });
+            println!(
+                "failed: {name}{}",
+                if listed { " (known divergence)" } else { "" }
+            );
             unexpected += usize::from(!listed);
         }
         for (name, r) in &results {

@@ -406,7 +406,10 @@ async fn replace_conflict_finalizers_delete_all_and_watch() {
     // `--all` takes the namespace's kube-root-ca.crt too, as on a real cluster.
     let out = k.ok(&["delete", "configmaps", "--all"]).await;
     assert_eq!(out.lines().count(), 4, "{out}");
-    assert!(out.contains("configmap \"kube-root-ca.crt\" deleted"), "{out}");
+    assert!(
+        out.contains("configmap \"kube-root-ca.crt\" deleted"),
+        "{out}"
+    );
     let o = k.run(&["get", "configmaps"]).await;
     assert!(o.stderr.contains("No resources found"), "{}", o.stderr);
 

@@ -246,8 +246,12 @@ impl Store {
     }
 
     /// Create an object from its full JSON (apiVersion/kind pick the resource). For seeding.
-    pub fn create(&self, v: Value) -> Result<Value, ApiError> {
+    pub fn create(&self, mut v: Value) -> Result<Value, ApiError> {
         let res = self.resource_for(&v)?;
+        // Defaults are not admission: a seeded pod is held as a real server would hold it.
+        if res.group.is_empty() && res.kind == "Pod" {
+            super::podadmit::defaults(&mut v);
+        }
         let ns = v["metadata"]["namespace"]
             .as_str()
             .unwrap_or("default")
