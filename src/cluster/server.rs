@@ -48,6 +48,7 @@ pub mod gc;
 pub mod http;
 pub mod jsonpath;
 pub mod listopts;
+pub mod managed;
 pub mod meta;
 pub mod nsinit;
 pub mod objectmeta;

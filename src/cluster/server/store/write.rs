@@ -105,7 +105,7 @@ impl Store {
         }
         meta.remove("deletionTimestamp");
         meta.remove("deletionGracePeriodSeconds");
-        meta.remove("managedFields");
+        keep_managed_fields(meta, None);
         meta.remove("selfLink");
         meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
@@ -203,7 +203,7 @@ impl Store {
                 None => meta.remove(k),
             };
         }
-        meta.remove("managedFields");
+        keep_managed_fields(meta, om.get("managedFields"));
         meta.remove("resourceVersion");
         if let Some(o) = v.as_object_mut() {
             // Stored at the version written through (the HTTP layer passes the storage version).
@@ -441,4 +441,21 @@ fn crd_status(v: &mut Value) {
             ],
         }),
     );
+}
+
+/// The managedFields a write stores: the ones it carries (the API layer computes them: an empty
+/// list means none), else the stored object's (an in-process write that leaves them out keeps
+/// them, as a client that does not know managedFields does on a real server).
+fn keep_managed_fields(meta: &mut serde_json::Map<String, Value>, old: Option<&Value>) {
+    match meta.get("managedFields") {
+        Some(Value::Array(a)) if !a.is_empty() => {}
+        Some(_) => {
+            meta.remove("managedFields");
+        }
+        None => {
+            if let Some(o) = old.filter(|o| o.as_array().is_some_and(|a| !a.is_empty())) {
+                meta.insert("managedFields".into(), o.clone());
+            }
+        }
+    }
 }
