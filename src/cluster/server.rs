@@ -136,7 +136,6 @@ impl EmbeddedCluster {
             auth: auth::Authenticator::new(token.clone())?,
             token,
             addr,
-            applied: Default::default(),
             requests: Default::default(),
             ca_pem,
         });

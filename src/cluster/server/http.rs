@@ -33,9 +33,6 @@ pub struct Shared {
     pub auth: Authenticator,
     pub token: String,
     pub addr: SocketAddr,
-    /// The last configuration each field manager applied to each object (uid, manager), so a
-    /// re-apply removes the fields the manager dropped (server-side apply's core rule).
-    pub applied: std::sync::Mutex<HashMap<(String, String), serde_json::Value>>,
     /// Every mutating request received (tests count what a client sent).
     pub requests: super::requests::RequestLog,
     /// The serving certificate (PEM), the CA every namespace's `kube-root-ca.crt` holds.

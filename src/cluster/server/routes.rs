@@ -184,7 +184,7 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         "get" => read::get(shared, &req, &target),
         "create" => write::create(shared, &req, &target),
         "update" => write::update(shared, &req, &target),
-        "patch" => write::patch(shared, &req, &target),
+        "patch" => super::patch::verb::patch(shared, &req, &target),
         "delete" => write::delete(shared, &req, &target),
         _ => write::delete_collection(shared, &req, &target),
     };

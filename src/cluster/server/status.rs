@@ -153,12 +153,14 @@ impl ApiError {
         Self::new(405, "MethodNotAllowed", message)
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// 415 for a body in a media type the endpoint does not take, listing the ones it does.
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
             format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml; got {content_type}"
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
             ),
         )
     }

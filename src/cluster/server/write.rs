@@ -1,8 +1,8 @@
 //! Writes: create (generateName, dryRun, fieldValidation), update (PUT, 409 on a stale
-//! resourceVersion), patch (merge, JSON, strategic, server-side apply; retried internally on
-//! concurrent changes), the status and scale subresources; the auth kinds are answered by `auth`
-//! and `authz`. Each write runs mutating admission, schema validation, then validating admission,
-//! like the real server.
+//! resourceVersion), the status and scale subresources (PATCH is [`super::patch::verb`], which
+//! ends in the same update); the auth kinds are answered by `auth` and `authz`. Each write runs
+//! mutating admission, schema validation, then validating admission, like the real server, and
+//! records its manager in managedFields ([`super::managed`]).
 
 use std::sync::Arc;
 
@@ -13,10 +13,10 @@ use super::{
     builtin::catalog,
     convert, decode, defaults,
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
+    managed,
     meta::{self, meta_mut},
     objectmeta,
-    patch::{self, PatchKind},
-    podadmit, protobuf,
+    patch, podadmit, protobuf,
     read::{output, output_value},
     resources::ResourceInfo,
     routes::Target,
@@ -252,7 +252,7 @@ fn check(
     })
 }
 
-fn field_validation(req: &Req) -> &str {
+pub(super) fn field_validation(req: &Req) -> &str {
     req.q("fieldValidation").unwrap_or("Warn")
 }
 
@@ -279,7 +279,12 @@ fn check_identity(res: &ResourceInfo, t: &Target, obj: &mut Value) -> Result<(),
 }
 
 /// Create `obj` in the target (shared by POST and server-side apply of a missing object).
-fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Result<Resp, ApiError> {
+pub(super) fn create_object(
+    shared: &Shared,
+    req: &Req,
+    t: &Target,
+    mut obj: Value,
+) -> Result<Resp, ApiError> {
     let res = &t.res;
     if res.namespaced && t.namespace.is_none() {
         return Err(ApiError::method_not_allowed(
@@ -295,6 +300,10 @@ fn create_object(shared: &Shared, req: &Req, t: &Target, mut obj: Value) -> Resu
     }
     let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
     let mut warnings = decode_body(res, &mut obj, field_validation(req), false)?;
+    if req.method != http::Method::PATCH {
+        // A create through PATCH is an apply, whose managedFields are the apply's.
+        managed::update(res, None, None, &mut obj, &managed::manager_of(req));
+    }
     // What the built-in strategies and admission plugins do to a new object, before the
     // admission webhooks see it.
     if res.group.is_empty() {
@@ -448,10 +457,10 @@ fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
 }
 
 /// A written object (None when dry-run) with its value and warnings.
-type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
+pub(super) type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
 
 /// Admit, validate and store an update of `old` to `new`.
-fn commit_update(
+pub(super) fn commit_update(
     shared: &Shared,
     req: &Req,
     t: &Target,
@@ -516,7 +525,7 @@ fn commit_update(
     Ok((o.value(), Some(o), warnings))
 }
 
-fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
+pub(super) fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
     let (value, obj, warnings) = committed;
     let resp = if t.sub.as_deref() == Some("scale") {
         json_response(code, &scale_of(&t.res, &value))
@@ -569,95 +578,14 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     } else {
         split_status(&t.res, t.sub.as_deref(), &output_value(&t.res, &old), body)
     };
+    let mut new = new;
+    managed::update(
+        &t.res,
+        t.sub.as_deref(),
+        Some(&output_value(&t.res, &old)),
+        &mut new,
+        &managed::manager_of(req),
+    );
     let committed = commit_update(shared, req, t, &old, new)?;
     Ok(respond(t, 200, committed))
-}
-
-fn applied_key(req: &Req, obj: &Value) -> (String, String) {
-    (
-        obj["metadata"]["uid"].as_str().unwrap_or("").to_string(),
-        req.q("fieldManager").unwrap_or("").to_string(),
-    )
-}
-
-fn applied_before(shared: &Shared, req: &Req, obj: &Value) -> Option<Value> {
-    let map = shared.applied.lock().ok()?;
-    map.get(&applied_key(req, obj)).cloned()
-}
-
-fn remember_applied(shared: &Shared, req: &Req, obj: &Value, body: &Value) {
-    if let Ok(mut map) = shared.applied.lock() {
-        // Forget objects that are gone, so the map stays as small as the store.
-        if map.len() > 4096 {
-            map.retain(|(uid, _), _| shared.store.get_by_uid(uid).is_some());
-        }
-        map.insert(applied_key(req, obj), body.clone());
-    }
-}
-
-pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
-    let ct = req.header(http::header::CONTENT_TYPE).to_string();
-    let kind =
-        PatchKind::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
-    if kind == PatchKind::Strategic && !t.res.strategic_merge() {
-        return Err(ApiError::unsupported_media_type(&ct));
-    }
-    let body = patch::parse_body(&req.body)?;
-    let name = t.name.clone().unwrap_or_default();
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let old = match shared.store.get(&t.res, t.ns(), &name) {
-            Ok(o) => o,
-            Err(e) if e.code == 404 && kind == PatchKind::Apply && t.sub.is_none() => {
-                let mut obj = body.clone();
-                if let Some(m) = meta_mut(&mut obj) {
-                    m.insert("name".into(), json!(name));
-                }
-                let resp = create_object(shared, req, t, obj)?;
-                if let Ok(o) = shared.store.get(&t.res, t.ns(), &name) {
-                    remember_applied(shared, req, &o.head, &body);
-                }
-                return Ok(resp);
-            }
-            Err(e) => return Err(e),
-        };
-        let scale = t.sub.as_deref() == Some("scale");
-        let served = output_value(&t.res, &old);
-        let mut doc = if scale {
-            scale_of(&t.res, &served)
-        } else {
-            served.clone()
-        };
-        match kind {
-            PatchKind::Merge => patch::merge_patch(&mut doc, &body),
-            PatchKind::Json => patch::json_patch(&mut doc, &body)?,
-            PatchKind::Strategic => patch::strategic_merge(&mut doc, &body),
-            PatchKind::Apply => {
-                patch::apply(&mut doc, &body, t.res.strategic_merge());
-                if let Some(prev) = applied_before(shared, req, &old.head) {
-                    patch::remove_unapplied(&mut doc, &prev, &body, t.res.strategic_merge());
-                }
-            }
-        }
-        let user_rv =
-            doc["metadata"]["resourceVersion"].as_str() != Some(old.rv.to_string().as_str());
-        let new = if scale {
-            let mut n = served;
-            apply_scale(&t.res, &mut n, &doc);
-            n
-        } else {
-            split_status(&t.res, t.sub.as_deref(), &served, doc)
-        };
-        match commit_update(shared, req, t, &old, new) {
-            Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
-            Err(e) => return Err(e),
-            Ok(c) => {
-                if kind == PatchKind::Apply && !dry_run(req) {
-                    remember_applied(shared, req, &old.head, &body);
-                }
-                return Ok(respond(t, 200, c));
-            }
-        }
-    }
 }
