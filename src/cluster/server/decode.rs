@@ -62,6 +62,8 @@ fn json_kind(v: &Value) -> String {
 
 struct Walker<'c> {
     catalog: &'c Catalog,
+    /// The definition of the object walked (its schema is not reached through a `$ref`).
+    root: Option<&'c str>,
     out: Outcome,
 }
 
@@ -102,6 +104,20 @@ impl<'c> Walker<'c> {
             json_kind(v),
             self.go_type(schema)
         ));
+    }
+
+    /// Whether `v` is an empty slice or map (a Go struct, even empty, is always written).
+    fn empty_collection(&self, schema: &Value, v: Option<&Value>) -> bool {
+        let (s, _) = self.catalog.resolve(schema);
+        match v {
+            Some(Value::Array(a)) => a.is_empty(),
+            Some(Value::Object(m)) => {
+                m.is_empty()
+                    && s.get("properties").is_none()
+                    && s.get("additionalProperties").is_some_and(Value::is_object)
+            }
+            _ => false,
+        }
     }
 
     fn walk(&mut self, schema: &'c Value, v: &mut Value, at: &At) {
@@ -156,6 +172,7 @@ impl<'c> Walker<'c> {
             }
             Value::Object(m) => {
                 let go_struct = name.map(|n| tail(n, 1)).unwrap_or(at.go_struct);
+                let name = name.or(self.root.filter(|_| at.field.is_empty()));
                 let props = s["properties"].as_object();
                 let additional = s.get("additionalProperties").filter(|a| a.is_object());
                 if props.is_none() && additional.is_none() {
@@ -190,6 +207,10 @@ impl<'c> Walker<'c> {
                     if let Some(x) = m.get_mut(&k) {
                         self.walk(sub, x, &inner);
                     }
+                    if is_field && self.empty_collection(sub, m.get(&k)) && !keeps_empty(name, &k) {
+                        // Go's encoder omits an empty omitempty slice or map.
+                        m.remove(&k);
+                    }
                 }
                 for r in s["required"].as_array().into_iter().flatten() {
                     if let Some(r) = r.as_str()
@@ -207,6 +228,76 @@ impl<'c> Walker<'c> {
     }
 }
 
+/// The slice and map fields of the built-in kinds that have no `omitempty` (k8s.io/api's
+/// types.go): an empty one stays in the stored object; every other empty slice or map field is
+/// left out, as Go's encoder leaves it out.
+const KEEP_EMPTY: &[(&str, &str)] = &[
+    (
+        "io.k8s.api.admissionregistration.v1.MutatingWebhook",
+        "admissionReviewVersions",
+    ),
+    (
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhook",
+        "admissionReviewVersions",
+    ),
+    (
+        "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus",
+        "currentMetrics",
+    ),
+    ("io.k8s.api.batch.v1.PodFailurePolicy", "rules"),
+    (
+        "io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement",
+        "values",
+    ),
+    ("io.k8s.api.batch.v1.SuccessPolicy", "rules"),
+    (
+        "io.k8s.api.core.v1.CephFSPersistentVolumeSource",
+        "monitors",
+    ),
+    ("io.k8s.api.core.v1.CephFSVolumeSource", "monitors"),
+    ("io.k8s.api.core.v1.ContainerImage", "names"),
+    ("io.k8s.api.core.v1.LimitRangeSpec", "limits"),
+    ("io.k8s.api.core.v1.NodeSelector", "nodeSelectorTerms"),
+    (
+        "io.k8s.api.core.v1.PodExtendedResourceClaimStatus",
+        "requestMappings",
+    ),
+    ("io.k8s.api.core.v1.PodSpec", "containers"),
+    ("io.k8s.api.core.v1.ProjectedVolumeSource", "sources"),
+    ("io.k8s.api.core.v1.RBDPersistentVolumeSource", "monitors"),
+    ("io.k8s.api.core.v1.RBDVolumeSource", "monitors"),
+    (
+        "io.k8s.api.core.v1.TopologySelectorLabelRequirement",
+        "values",
+    ),
+    ("io.k8s.api.discovery.v1.Endpoint", "addresses"),
+    ("io.k8s.api.discovery.v1.EndpointSlice", "endpoints"),
+    ("io.k8s.api.discovery.v1.EndpointSlice", "ports"),
+    (
+        "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule",
+        "nonResourceURLs",
+    ),
+    ("io.k8s.api.flowcontrol.v1.NonResourcePolicyRule", "verbs"),
+    (
+        "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects",
+        "subjects",
+    ),
+    ("io.k8s.api.flowcontrol.v1.ResourcePolicyRule", "apiGroups"),
+    ("io.k8s.api.flowcontrol.v1.ResourcePolicyRule", "namespaces"),
+    ("io.k8s.api.flowcontrol.v1.ResourcePolicyRule", "resources"),
+    ("io.k8s.api.flowcontrol.v1.ResourcePolicyRule", "verbs"),
+    ("io.k8s.api.networking.v1.HTTPIngressRuleValue", "paths"),
+    ("io.k8s.api.rbac.v1.ClusterRole", "rules"),
+    ("io.k8s.api.rbac.v1.PolicyRule", "verbs"),
+    ("io.k8s.api.rbac.v1.Role", "rules"),
+    ("io.k8s.api.storage.v1.CSINodeDriver", "topologyKeys"),
+    ("io.k8s.api.storage.v1.CSINodeSpec", "drivers"),
+];
+
+fn keeps_empty(definition: Option<&str>, field: &str) -> bool {
+    definition.is_some_and(|d| KEEP_EMPTY.iter().any(|(k, f)| *k == d && *f == field))
+}
+
 /// Check (and prune) a whole object against its kind's definition.
 pub fn check(catalog: &Catalog, definition: &str, obj: &mut Value) -> Outcome {
     let Some(schema) = catalog.definition(definition) else {
@@ -214,6 +305,10 @@ pub fn check(catalog: &Catalog, definition: &str, obj: &mut Value) -> Outcome {
     };
     let mut w = Walker {
         catalog,
+        root: catalog
+            .definitions
+            .get_key_value(definition)
+            .map(|(k, _)| k.as_str()),
         out: Outcome::default(),
     };
     let root = At {
@@ -230,6 +325,25 @@ mod tests {
     use super::*;
     use crate::cluster::server::builtin::catalog::catalog;
     use serde_json::json;
+
+    #[test]
+    fn empty_omitempty_slices_and_maps_are_left_out() {
+        let c = catalog();
+        let mut cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
+            "labels": {}}, "data": {}});
+        check(c, "io.k8s.api.core.v1.ConfigMap", &mut cm);
+        assert_eq!(
+            cm,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+        );
+        let mut p = pod(json!({"containers": [], "volumes": [], "securityContext": {}}));
+        check(c, "io.k8s.api.core.v1.Pod", &mut p);
+        assert_eq!(p["spec"], json!({"containers": [], "securityContext": {}}));
+        let mut role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "r"}, "rules": []});
+        check(c, "io.k8s.api.rbac.v1.Role", &mut role);
+        assert_eq!(role["rules"], json!([]));
+    }
 
     fn pod(spec: Value) -> Value {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}, "spec": spec})
