@@ -135,8 +135,8 @@ impl<'a> Ty<'a> {
                 }
                 match s.get("type").and_then(Value::as_str) {
                     Some("array") => {
-                        let rel = match owner.and_then(|o| tables().lists.get(&o)) {
-                            Some(keys) if keys.is_empty() => ListRel::Set,
+                        let rel = match owner.and_then(|o| tables().lists.get(&o).copied()) {
+                            Some([]) => ListRel::Set,
                             Some(keys) => ListRel::Keys(keys.to_vec()),
                             None => ListRel::Atomic,
                         };
