@@ -193,11 +193,41 @@ async fn patches_of_every_type() {
     let ssa = PatchParams::apply("tester");
     let mut applied = cloneset_json("web", 6);
     applied["metadata"] = json!({"name": "web"});
-    let o = api
+    // The creator (kube-rs sends no User-Agent: manager "unknown") owns spec.replicas; another
+    // value is a conflict unless forced.
+    let err = api
         .patch("web", &ssa, &Patch::Apply(&applied))
+        .await
+        .unwrap_err();
+    let Error::Api(s) = err else {
+        panic!("API error expected")
+    };
+    assert_eq!(s.code, 409);
+    assert!(
+        s.message
+            .contains(r#"conflict with "unknown" using apps.kruise.io/v1alpha1"#),
+        "{}",
+        s.message
+    );
+    let o = api
+        .patch("web", &ssa.clone().force(), &Patch::Apply(&applied))
         .await
         .unwrap();
     assert_eq!(o.data["spec"]["replicas"], 6);
+    let owners: Vec<String> = o
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .map(|e| {
+            format!(
+                "{}/{}",
+                e.manager.as_deref().unwrap_or(""),
+                e.operation.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(owners.contains(&"tester/Apply".to_string()), "{owners:?}");
     assert_eq!(
         o.metadata.labels.as_ref().unwrap()["x"],
         "y",
@@ -507,28 +537,30 @@ async fn schema_validation_refuses_bad_objects() {
     assert_eq!((s.code, s.reason.as_str()), (422, "Invalid"));
     assert!(s.message.contains("spec.replicas"), "{}", s.message);
 
+    // An applied configuration is checked against the schema whatever fieldValidation says: a
+    // field it does not declare is upstream's (unclassified) 500.
     let mut unknown = cloneset_json("unk", 1);
     unknown["spec"]["bogus"] = json!(1);
-    let strict = PatchParams::apply("t").validation_strict();
-    let err = api
-        .patch("unk", &strict, &Patch::Apply(&unknown))
-        .await
-        .unwrap_err();
-    let Error::Api(s) = err else {
-        panic!("API error expected")
-    };
-    assert_eq!(s.code, 400);
-    assert!(
-        s.message.contains("unknown field \"spec.bogus\""),
-        "{}",
-        s.message
-    );
-    // Without Strict, unknown fields are pruned.
-    let o = api
-        .patch("unk", &PatchParams::apply("t"), &Patch::Apply(&unknown))
-        .await
-        .unwrap();
-    assert!(o.data["spec"].get("bogus").is_none());
+    for pp in [
+        PatchParams::apply("t").validation_strict(),
+        PatchParams::apply("t"),
+    ] {
+        let err = api
+            .patch("unk", &pp, &Patch::Apply(&unknown))
+            .await
+            .unwrap_err();
+        let Error::Api(s) = err else {
+            panic!("API error expected")
+        };
+        assert_eq!(s.code, 500);
+        assert!(
+            s.message
+                .ends_with(".spec.bogus: field not declared in schema"),
+            "{}",
+            s.message
+        );
+    }
+    assert!(api.get_opt("unk").await.unwrap().is_none());
 }
 
 #[tokio::test]
