@@ -13,6 +13,8 @@ pub mod fieldpath;
 pub mod types;
 pub mod walk;
 
+use std::{collections::HashMap, sync::OnceLock};
+
 use serde_json::{Map, Value, json};
 
 pub use apply::apply;
@@ -190,6 +192,24 @@ pub fn root_type(res: &ResourceInfo) -> Ty<'_> {
         (None, Some(d)) => types::builtin_root(d),
         (None, None) => Ty::Deduced,
     }
+}
+
+/// The object a create is compared with: a built-in kind's zero Go struct (its value structs
+/// present, so a create owns `spec.replicas` but not `spec`), an empty object for a custom
+/// resource.
+pub fn zero_object(res: &ResourceInfo) -> Value {
+    static ZEROS: OnceLock<HashMap<&'static str, Value>> = OnceLock::new();
+    let zeros = ZEROS.get_or_init(|| {
+        builtin_types::ZERO_OBJECTS
+            .iter()
+            .filter_map(|(d, z)| Some((*d, serde_json::from_str(z).ok()?)))
+            .collect()
+    });
+    res.definition
+        .as_deref()
+        .filter(|_| res.schema.is_none())
+        .and_then(|d| zeros.get(d).cloned())
+        .unwrap_or_else(|| json!({}))
 }
 
 /// The fields a write through `sub` does not own (upstream's reset fields): the status through
@@ -382,8 +402,7 @@ pub fn update(
         encode(new, Vec::new());
         return;
     }
-    let empty = json!({});
-    let live_bare = live.map(bare).unwrap_or(empty);
+    let live_bare = live.map(bare).unwrap_or_else(|| zero_object(res));
     match record_update(res, sub, &live_bare, &bare(new), &mut managed, manager) {
         Ok(()) => encode(new, managed),
         Err(_) => encode(new, live_managed),

@@ -12,6 +12,7 @@ use super::{
     root_type, strip_set,
     types::Ty,
     walk::{self, Comparison},
+    zero_object,
 };
 use crate::{
     cluster::server::{resources::ResourceInfo, status::ApiError},
@@ -78,7 +79,7 @@ pub fn apply(
         let _ = record_update(
             res,
             sub,
-            &json!({}),
+            &zero_object(res),
             &live_bare,
             &mut managed,
             BEFORE_FIRST_APPLY,

@@ -210,3 +210,26 @@ fn pods_key_containers_by_name() {
     assert!(c["f:ports"][r#"k:{"containerPort":80,"protocol":"TCP"}"#].is_object());
     assert!(c["f:image"].is_object());
 }
+
+#[test]
+fn a_builtin_create_is_compared_with_the_zero_struct() {
+    let reg = registry();
+    let deps = res(&reg, "apps", "v1", "deployments");
+    let mut dep = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "labels": {"app": "web"}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "strategy": {},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27", "resources": {}}]}}}});
+    update(&deps, None, None, &mut dep, "kubectl-create");
+    // What a real server records for `kubectl create deployment` before defaulting: the value
+    // structs (spec, template, strategy) exist in the zero Deployment, so only what differs is
+    // owned (an empty strategy is the zero one), and they carry no "." of their own.
+    assert_eq!(
+        entries(&dep)[0]["fieldsV1"],
+        json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:replicas": {}, "f:selector": {},
+                "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                    "f:spec": {"f:containers": {r#"k:{"name":"nginx"}"#: {".": {},
+                        "f:image": {}, "f:name": {}, "f:resources": {}}}}}}})
+    );
+}
