@@ -141,7 +141,17 @@ fn main() -> ExitCode {
             .map(|(name, case)| {
                 let server = &server;
                 async move {
-                    let r = server.run_case(&case).await;
+                    // Some recorded answers depend on timing the real server had too (the
+                    // order of managedFields entries written in the same second): a case that
+                    // fails is replayed once, in a fresh namespace, and says so.
+                    let mut r = server.run_case(&case).await;
+                    if let Err(first) = &r {
+                        let again = server.run_case(&case).await;
+                        if again.is_ok() {
+                            println!("passed when replayed: {name}; the first run:\n{first}");
+                        }
+                        r = again;
+                    }
                     (name, r)
                 }
             })

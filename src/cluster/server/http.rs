@@ -129,7 +129,7 @@ pub fn json_response(code: u16, v: &Value) -> Resp {
 }
 
 pub fn error_response(e: &ApiError) -> Resp {
-    with_warnings(json_response(e.code, &e.to_status()), &e.warnings)
+    with_warnings(json_response(e.code, &e.to_status()), e.warnings())
 }
 
 /// Add `Warning: 299 - "..."` headers.

@@ -177,10 +177,10 @@ pub fn too_large_rv(wanted: u64, current: u64) -> ApiError {
         "Timeout",
         format!("Too large resource version: {wanted}, current: {current}"),
     );
-    e.details = Some(serde_json::json!({
+    e.details = Some(Box::new(serde_json::json!({
         "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
         "retryAfterSeconds": 1,
-    }));
+    })));
     e
 }
 

@@ -130,18 +130,21 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A pod as the server holds it (defaulted).
     fn pod(image: &str) -> Value {
-        json!({"spec": {"containers": [{"name": "c", "image": image}],
+        let mut p = json!({"spec": {"containers": [{"name": "c", "image": image}],
                         "tolerations": [{"key": "a", "operator": "Exists"}],
-                        "restartPolicy": "Always"}})
+                        "restartPolicy": "Always"}});
+        crate::cluster::server::podadmit::defaults(&mut p);
+        p
     }
 
     #[test]
     fn images_and_added_tolerations_may_change() {
         let mut new = pod("nginx:2");
-        new["spec"]["tolerations"]
-            .as_array_mut()
-            .map(|t| t.push(json!({"key": "b", "operator": "Exists"})));
+        if let Some(t) = new["spec"]["tolerations"].as_array_mut() {
+            t.push(json!({"key": "b", "operator": "Exists"}));
+        }
         assert!(spec_errors(&pod("nginx:1"), &new).is_empty());
     }
 

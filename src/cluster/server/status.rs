@@ -8,10 +8,11 @@ pub struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    pub details: Option<Value>,
+    /// Boxed, as `warnings`: an error travels in every `Result` of the server.
+    pub details: Option<Box<Value>>,
     /// `Warning` headers the answer carries (a real server warns of unknown fields even when it
-    /// then refuses the body).
-    pub warnings: Vec<String>,
+    /// then refuses the body). Boxed: an error travels in every `Result` of the server.
+    pub warnings: Option<Box<Vec<String>>>,
 }
 
 impl std::fmt::Display for ApiError {
@@ -42,19 +43,31 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
-            warnings: Vec::new(),
+            warnings: None,
         }
     }
 
     /// The same error, answered with these `Warning` headers too.
     pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
-        self.warnings.extend(warnings);
+        if !warnings.is_empty() {
+            self.warnings
+                .get_or_insert_with(Default::default)
+                .extend(warnings);
+        }
         self
+    }
+
+    /// The `Warning` headers to answer with.
+    pub fn warnings(&self) -> &[String] {
+        self.warnings
+            .as_deref()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 
     pub fn not_found(plural: &str, group: &str, name: &str) -> Self {
         ApiError {
-            details: Some(details(name, group, plural)),
+            details: Some(Box::new(details(name, group, plural))),
             ..Self::new(
                 404,
                 "NotFound",
@@ -65,7 +78,7 @@ impl ApiError {
 
     pub fn already_exists(plural: &str, group: &str, name: &str) -> Self {
         ApiError {
-            details: Some(details(name, group, plural)),
+            details: Some(Box::new(details(name, group, plural))),
             ..Self::new(
                 409,
                 "AlreadyExists",
@@ -76,7 +89,7 @@ impl ApiError {
 
     pub fn conflict(plural: &str, group: &str, name: &str) -> Self {
         ApiError {
-            details: Some(details(name, group, plural)),
+            details: Some(Box::new(details(name, group, plural))),
             ..Self::new(
                 409,
                 "Conflict",
@@ -100,7 +113,7 @@ impl ApiError {
         cause: &str,
     ) -> Self {
         ApiError {
-            details: Some(details(name, group, details_kind)),
+            details: Some(Box::new(details(name, group, details_kind))),
             ..Self::new(
                 409,
                 "Conflict",
@@ -130,9 +143,9 @@ impl ApiError {
             .map(|c| json!({"reason": c.reason, "message": c.detail_message(), "field": c.field}))
             .collect();
         ApiError {
-            details: Some(
+            details: Some(Box::new(
                 json!({"name": name, "group": group, "kind": kind, "causes": causes_json}),
-            ),
+            )),
             ..Self::new(
                 422,
                 "Invalid",
@@ -195,7 +208,7 @@ impl ApiError {
             m.remove("reason");
         }
         if let (Some(d), Some(map)) = (&self.details, v.as_object_mut()) {
-            map.insert("details".into(), d.clone());
+            map.insert("details".into(), (**d).clone());
         }
         v
     }

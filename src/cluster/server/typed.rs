@@ -217,14 +217,10 @@ mod tests {
     #[test]
     fn go_wording_for_a_cut_body() {
         let body = b"{\"apiVersion\": \"v1\", \"kind\": ";
-        let e = serde_json::from_slice::<Value>(body)
-            .err()
-            .expect("an error");
+        let e = serde_json::from_slice::<Value>(body).expect_err("an error");
         assert_eq!(go_json_error(&e, body), "unexpected end of JSON input");
         let body = b"{x}";
-        let e = serde_json::from_slice::<Value>(body)
-            .err()
-            .expect("an error");
+        let e = serde_json::from_slice::<Value>(body).expect_err("an error");
         assert!(go_json_error(&e, body).starts_with("invalid character 'x'"));
     }
 }

@@ -354,10 +354,11 @@ pub(super) fn create_object(
     let o = shared
         .store
         .insert(&storage(shared, res), t.ns(), stored_form(shared, res, obj))?;
-    if res.group.is_empty() && res.kind == "Namespace" {
-        if let Some(ns) = o.head["metadata"]["name"].as_str() {
-            super::nsinit::populate(&shared.store, ns, &shared.ca_pem);
-        }
+    if res.group.is_empty()
+        && res.kind == "Namespace"
+        && let Some(ns) = o.head["metadata"]["name"].as_str()
+    {
+        super::nsinit::populate(&shared.store, ns, &shared.ca_pem);
     }
     Ok(with_warnings(
         bytes_response(201, output(res, &o)),

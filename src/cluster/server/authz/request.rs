@@ -149,9 +149,9 @@ pub fn forbidden(user: &UserInfo, attrs: &Attributes, reason: &str) -> ApiError 
         format!("{qualified} \"{}\" is forbidden: {what}", attrs.name)
     };
     ApiError {
-        details: Some(serde_json::json!({
+        details: Some(Box::new(serde_json::json!({
             "name": attrs.name, "group": attrs.api_group, "kind": attrs.resource
-        })),
+        }))),
         ..ApiError::forbidden(message)
     }
 }

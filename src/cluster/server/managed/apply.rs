@@ -211,7 +211,7 @@ fn conflict_error(mut conflicts: Vec<Conflict>) -> ApiError {
         }
     };
     let mut e = ApiError::new(409, "Conflict", message);
-    e.details = Some(json!({"causes": causes}));
+    e.details = Some(Box::new(json!({"causes": causes})));
     e
 }
 
