@@ -1,5 +1,5 @@
-//! Scripted key sessions of the console against the embedded cluster with its controllers and
-//! simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
+//! Scripted key sessions of the console against the test bed (the embedded cluster, or an
+//! existing one under KRUISE_TUI_TEST_KUBECONFIG) with its controllers and simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
 //! pods exactly the pods that then update, and `[` once on the way, the pod predicted to roll
 //! back (with the cluster's feature gates) exactly the one that does; a concurrent `kubectl patch` between the preview and
 //! the confirm is not clobbered; `p` refuses "150%" and keeps it; the journal holds every
@@ -12,6 +12,8 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::collections::BTreeSet;
 
@@ -62,8 +64,13 @@ async fn open_rollout(live: &mut Live, name: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
+    if testbed::skip_on_existing_cluster(
+        "counts the console's requests in the embedded server's request log",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 6, "nginx:1.25")).await;
     open_rollout(&mut live, "web").await;
     live.until("6 pods ready", 60, settled).await;
@@ -324,7 +331,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
         live.app.overlay(),
         None | Some(Overlay::Busy { .. })
     ));
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 fn crashing(app: &App) -> bool {
@@ -334,7 +341,7 @@ fn crashing(app: &App) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl
         .apply(&[], &cloneset("checkout", 3, "example/checkout:1.0"))
         .await;
@@ -437,13 +444,13 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
             .await,
         "example/checkout:1.0"
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pause_holds_an_advanced_daemonset_rollout_and_resume_lets_it_go() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     let agent = |image: &str| {
         format!(
             r#"
@@ -456,6 +463,7 @@ spec:
     metadata: {{labels: {{app: agent}}}}
     spec:
       terminationGracePeriodSeconds: 1
+      nodeSelector: {{kruise-tui.io/simulated-node: "true"}}
       containers: [{{name: agent, image: "{image}"}}]
   updateStrategy: {{type: RollingUpdate, rollingUpdate: {{partition: 0}}}}
 "#
@@ -510,13 +518,18 @@ spec:
         settled(app) && updated(app).len() == nodes
     })
     .await;
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readonly_sends_no_mutating_request() {
+    if testbed::skip_on_existing_cluster(
+        "counts the console's requests in the embedded server's request log",
+    ) {
+        return;
+    }
     let mut live = Live::start(true).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 3, "nginx:1.25")).await;
     open_rollout(&mut live, "web").await;
     live.until("3 pods ready", 60, settled).await;
@@ -546,10 +559,11 @@ async fn readonly_sends_no_mutating_request() {
         "no mutating request from a --readonly console"
     );
     assert!(live.journal.read().expect("journal").0.is_empty());
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
-/// `viewer` may read workloads, pods, events and revisions in `default`, but not patch.
+/// `viewer` may read workloads, pods, events and revisions in the test's namespace, but not
+/// patch.
 const VIEWER: &str = r#"
 apiVersion: v1
 kind: ServiceAccount
@@ -579,8 +593,13 @@ subjects:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
+    if testbed::skip_on_existing_cluster(
+        "counts the console's requests in the embedded server's request log",
+    ) {
+        return;
+    }
     let mut live = Live::start_with(false, Some(VIEWER)).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 2, "nginx:1.25")).await;
     open_rollout(&mut live, "web").await;
     live.until("2 pods ready", 60, settled).await;
@@ -589,7 +608,10 @@ async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
         .await;
     let status = live.status();
     assert!(
-        status.starts_with("forbidden: you may not patch clonesets in default"),
+        status.starts_with(&format!(
+            "forbidden: you may not patch clonesets in {}",
+            live.ns()
+        )),
         "{status}"
     );
     // The access review was asked; nothing was patched.
@@ -606,13 +628,13 @@ async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
             .await,
         ""
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_advanced_statefulset_rollout_walked_to_100_percent_high_ordinals_first() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     let set = |image: &str, partition: i32| {
         format!(
             r#"
@@ -692,13 +714,13 @@ spec:
         updated(&live.app).into_iter().collect::<Vec<_>>(),
         ["db-0", "db-1", "db-2", "db-3"]
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scaling_down_with_marked_pods_deletes_exactly_those() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 5, "nginx:1.25")).await;
     open_rollout(&mut live, "web").await;
     live.until("5 pods ready", 60, settled).await;
@@ -732,5 +754,5 @@ async fn scaling_down_with_marked_pods_deletes_exactly_those() {
         .cloned()
         .collect();
     assert_eq!(left, expected, "exactly the marked pods went");
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
