@@ -82,9 +82,7 @@ async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
     kubectl
         .apply(
             &[],
-            &format!(
-                "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - {{name: app, image: 'nginx:1.25'}}\n      - {{name: sidecar, image: 'busybox:1.36'}}\n"
-            ),
+            "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - {name: app, image: 'nginx:1.25'}\n      - {name: sidecar, image: 'busybox:1.36'}\n",
         )
         .await;
     let pods = c.pods();
