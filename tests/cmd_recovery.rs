@@ -1,21 +1,24 @@
 //! `kruise-tui restart` and `kruise-tui protect` as a user runs them against the embedded
 //! cluster with its controllers and simulated nodes, checked with kubectl: exit codes (0 ok, 1
 //! refused or failed, 2 usage), the ContainerRecreateRequest and the restart count, the label,
-//! the budget refusing a restart without --wait, and the journal.
+//! the budget refusing a restart without --wait, and the journal. Not on an existing cluster:
+//! both lean on the embedded Kruise webhooks (the CRR's labels, deletion protection).
 
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use cli::Cli;
-use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
 use kubectl::Kubectl;
+use testbed::Testbed;
 
 const WEB: &str = r#"
 apiVersion: apps.kruise.io/v1alpha1
 kind: CloneSet
-metadata: {name: web, namespace: demo}
+metadata: {name: web}
 spec:
   replicas: 2
   selector: {matchLabels: {app: web}}
@@ -29,34 +32,17 @@ spec:
 const BUDGET: &str = r#"
 apiVersion: policy.kruise.io/v1alpha1
 kind: PodUnavailableBudget
-metadata: {name: web-pub, namespace: demo}
+metadata: {name: web-pub}
 spec:
   selector: {matchLabels: {app: web}}
   maxUnavailable: 0
 "#;
 
-async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        kruise_webhooks: true,
-        remove_kubeconfig: false,
-    })
-    .await
-    .expect("demo cluster starts");
-    (demo, dir)
-}
-
 async fn ready_pods(kubectl: &Kubectl) -> Vec<String> {
     for _ in 0..240 {
         let out = kubectl
             .jsonpath(
-                &["-n", "demo", "pods", "-l", "app=web"],
+                &["pods", "-l", "app=web"],
                 "{range .items[*]}{.metadata.name}={.status.conditions[?(@.type==\"Ready\")].status} {end}",
             )
             .await;
@@ -76,7 +62,7 @@ async fn ready_pods(kubectl: &Kubectl) -> Vec<String> {
 async fn restarts(kubectl: &Kubectl, pod: &str, container: &str) -> i64 {
     kubectl
         .jsonpath(
-            &["-n", "demo", "pod", pod],
+            &["pod", pod],
             &format!("{{.status.containerStatuses[?(@.name==\"{container}\")].restartCount}}"),
         )
         .await
@@ -87,9 +73,15 @@ async fn restarts(kubectl: &Kubectl, pod: &str, container: &str) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
-    let (demo, _dir) = cluster().await;
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    if testbed::skip_on_existing_cluster(
+        "the restart's CRR needs the embedded Kruise CRR webhook (its pod-uid and node-name labels)",
+    ) {
+        return;
+    }
+    let tb = Testbed::start().await;
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
+    let ns = tb.ns();
     kubectl.apply(&[], WEB).await;
     let pods = ready_pods(&kubectl).await;
     let pod = pods[0].as_str();
@@ -105,7 +97,7 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
             "--timeout",
             "2m",
             "-n",
-            "demo",
+            ns,
         ])
         .await;
     assert!(out.contains(": Completed (main=Succeeded)"), "{out}");
@@ -116,15 +108,15 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
     );
     assert_eq!(restarts(&kubectl, pod, "main").await, before + 1);
     let crr = kubectl
-        .jsonpath(&["-n", "demo", "crr"], "{.items[0].metadata.name}")
+        .jsonpath(&["crr"], "{.items[0].metadata.name}")
         .await;
     assert!(crr.starts_with(&format!("{pod}-restart-")), "{crr}");
     kubectl
-        .assert_jsonpath(&["-n", "demo", "crr", &crr], "{.status.phase}", "Completed")
+        .assert_jsonpath(&["crr", &crr], "{.status.phase}", "Completed")
         .await;
     kubectl
         .assert_jsonpath(
-            &["-n", "demo", "crr", &crr],
+            &["crr", &crr],
             "{.spec.strategy.failurePolicy} {.spec.activeDeadlineSeconds} {.spec.ttlSecondsAfterFinished}",
             "Fail 300 1800",
         )
@@ -137,25 +129,21 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
     // Usage errors: 2. Bad input: 1, nothing sent.
     cli.fails(&["restart"], 2, "POD").await;
     cli.fails(
-        &["restart", pod, "--timeout", "soon", "-n", "demo"],
+        &["restart", pod, "--timeout", "soon", "-n", ns],
         2,
         "not a duration",
     )
     .await;
     cli.fails(
-        &["restart", pod, "-c", "nope", "-n", "demo"],
+        &["restart", pod, "-c", "nope", "-n", ns],
         1,
         "has no container \"nope\"",
     )
     .await;
-    cli.fails(&["restart", "ghost", "-n", "demo"], 1, "does not exist")
+    cli.fails(&["restart", "ghost", "-n", ns], 1, "does not exist")
         .await;
-    cli.fails(
-        &["restart", pod, "-n", "demo", "--readonly"],
-        1,
-        "read-only",
-    )
-    .await;
+    cli.fails(&["restart", pod, "-n", ns, "--readonly"], 1, "read-only")
+        .await;
     assert_eq!(cli.journal().len(), 1, "nothing more was sent");
 
     // A budget with nothing to give: refused without --wait, nothing created.
@@ -164,10 +152,7 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
     // The budget's status settles (desired 2, unavailable allowed 0).
     for _ in 0..120 {
         let s = kubectl
-            .jsonpath(
-                &["-n", "demo", "pub", "web-pub"],
-                "{.status.desiredAvailable}",
-            )
+            .jsonpath(&["pub", "web-pub"], "{.status.desiredAvailable}")
             .await;
         if s == "2" {
             break;
@@ -175,27 +160,33 @@ async fn restart_waits_for_completion_and_a_budget_refuses_without_wait() {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
     cli.fails(
-        &["restart", &annotated, "-n", "demo"],
+        &["restart", &annotated, "-n", ns],
         1,
         "PodUnavailableBudget web-pub has 0 unavailable allowed",
     )
     .await;
     assert_eq!(cli.journal().len(), 1, "a refused restart sends nothing");
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protect_sets_cycles_and_removes_the_label() {
-    let (demo, _dir) = cluster().await;
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    if testbed::skip_on_existing_cluster(
+        "the delete refused is the embedded deletion-protection webhook's, and it says enforced",
+    ) {
+        return;
+    }
+    let tb = Testbed::start().await;
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
+    let ns = tb.ns();
     kubectl.apply(&[], WEB).await;
     let label = || async {
         kubectl
-            .jsonpath(&["-n", "demo", "cloneset", "web"], "{.metadata.labels}")
+            .jsonpath(&["cloneset", "web"], "{.metadata.labels}")
             .await
     };
-    let out = cli.ok(&["protect", "cs/web", "always", "-n", "demo"]).await;
+    let out = cli.ok(&["protect", "cs/web", "always", "-n", ns]).await;
     assert!(
         out.starts_with("cloneset.apps.kruise.io/web delete-protection off → Always\n"),
         "{out}"
@@ -210,35 +201,33 @@ async fn protect_sets_cycles_and_removes_the_label() {
             .await
             .contains(r#""policy.kruise.io/delete-protection":"Always""#)
     );
-    let (code, _, err) =
-        kubectl::kubectl(demo.cluster(), &["-n", "demo", "delete", "cloneset", "web"]).await;
+    let deleted = kubectl.run(&["delete", "cloneset", "web"]).await;
+    let (code, err) = (deleted.code, deleted.stderr);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("forbidden by ResourcesProtectionDeletion"),
         "{err}"
     );
 
-    let out = cli
-        .ok(&["protect", "cs/web", "Cascading", "-n", "demo"])
-        .await;
+    let out = cli.ok(&["protect", "cs/web", "Cascading", "-n", ns]).await;
     assert!(
         out.contains("a delete now: would be denied: 2 active replicas"),
         "{out}"
     );
     // Same value again: nothing to do, exit 1.
     cli.fails(
-        &["protect", "cs/web", "cascading", "-n", "demo"],
+        &["protect", "cs/web", "cascading", "-n", ns],
         1,
         "already Cascading",
     )
     .await;
-    let out = cli.ok(&["protect", "cs/web", "off", "-n", "demo"]).await;
+    let out = cli.ok(&["protect", "cs/web", "off", "-n", ns]).await;
     assert!(out.contains("a delete now: not protected"), "{out}");
     assert!(!label().await.contains("delete-protection"));
     // Namespaces are cluster-scoped.
-    let out = cli.ok(&["protect", "ns/demo", "cascading"]).await;
+    let out = cli.ok(&["protect", &format!("ns/{ns}"), "cascading"]).await;
     assert!(
-        out.starts_with("namespace/demo delete-protection off → Cascading"),
+        out.starts_with(&format!("namespace/{ns} delete-protection off → Cascading")),
         "{out}"
     );
     assert!(
@@ -258,7 +247,7 @@ async fn protect_sets_cycles_and_removes_the_label() {
     cli.fails(&["protect", "web", "always"], 2, "not KIND/NAME")
         .await;
     cli.fails(
-        &["protect", "cs/ghost", "always", "-n", "demo"],
+        &["protect", "cs/ghost", "always", "-n", ns],
         1,
         "does not exist",
     )
@@ -272,5 +261,5 @@ async fn protect_sets_cycles_and_removes_the_label() {
         .collect();
     assert_eq!(reverts.len(), 4);
     assert!(reverts.iter().all(Option::is_some));
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

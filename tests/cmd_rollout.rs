@@ -1,5 +1,6 @@
-//! `kruise-tui rollout …` and `set image` as a user runs them, against the embedded cluster with
-//! its controllers and simulated nodes: each prediction printed is checked against the pods
+//! `kruise-tui rollout …` and `set image` as a user runs them, against the test bed (the embedded
+//! cluster, or an existing one under KRUISE_TUI_TEST_KUBECONFIG) with its controllers and
+//! simulated nodes, in the test's namespace: each prediction printed is checked against the pods
 //! that then move, `rollout status --watch` waits for the controllers (or times out, exit 1),
 //! undo after a crashing image brings the pods back, bad input and read-only send nothing, an
 //! unknown kind is a usage error, and the kubeconfig flags work on either side.
@@ -8,19 +9,21 @@
 mod cli;
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::collections::BTreeMap;
 
 use cli::{Cli, predicted, set};
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
 use kube::{Api, Client, api::ListParams};
 use kubectl::Kubectl;
+use testbed::Testbed;
 
 const WEB: &str = r#"
 apiVersion: apps.kruise.io/v1alpha1
 kind: CloneSet
-metadata: {name: web, namespace: demo}
+metadata: {name: web}
 spec:
   replicas: 6
   selector: {matchLabels: {app: web}}
@@ -32,23 +35,6 @@ spec:
 
 const WEB_NAME: &str = "cloneset.apps.kruise.io/web";
 
-async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        kruise_webhooks: true,
-        remove_kubeconfig: false,
-    })
-    .await
-    .expect("demo cluster starts");
-    (demo, dir)
-}
-
 /// A pod as the tests compare them: uid, revision, ready.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Seen {
@@ -57,9 +43,9 @@ struct Seen {
     ready: bool,
 }
 
-/// The active pods of `app` in the demo namespace, by name.
+/// The active pods of `app` in the test's namespace, by name.
 async fn pods(client: &Client, app: &str) -> BTreeMap<String, Seen> {
-    Api::<Pod>::namespaced(client.clone(), "demo")
+    Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels(&format!("app={app}")))
         .await
         .expect("pods")
@@ -99,20 +85,18 @@ fn on(pods: &BTreeMap<String, Seen>, revision: &str) -> Vec<String> {
 }
 
 async fn field(kubectl: &Kubectl, path: &str) -> String {
-    kubectl
-        .jsonpath(&["-n", "demo", "cloneset", "web"], path)
-        .await
+    kubectl.jsonpath(&["cloneset", "web"], path).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_partition_rollout_walked_from_the_command_line_moves_the_predicted_pods() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
     kubectl.apply(&[], WEB).await;
 
-    // The context's namespace (demo) by default; status --watch waits for the controllers.
+    // The context's namespace (the test's) by default; status --watch waits for the controllers.
     let out = cli
         .ok(&["rollout", "status", "cs/web", "--watch", "--timeout", "60s"])
         .await;
@@ -216,42 +200,20 @@ async fn a_partition_rollout_walked_from_the_command_line_moves_the_predicted_po
     .await;
 
     // The kubeconfig flags before or after the subcommand; another namespace has no web.
-    let k = cli.kubeconfig().to_owned();
+    // (The kubeconfig whose context's namespace is not the test's.)
+    let k = tb.kubeconfig().to_str().expect("a UTF-8 path").to_owned();
+    let ns = tb.ns();
     for args in [
-        vec![
-            "-n",
-            "demo",
-            "--kubeconfig",
-            &k,
-            "rollout",
-            "status",
-            "cs/web",
-        ],
-        vec![
-            "rollout",
-            "status",
-            "cs/web",
-            "--kubeconfig",
-            &k,
-            "-n",
-            "demo",
-        ],
-        vec![
-            "rollout",
-            "-n",
-            "demo",
-            "status",
-            "cs/web",
-            "--kubeconfig",
-            &k,
-        ],
+        vec!["-n", ns, "--kubeconfig", &k, "rollout", "status", "cs/web"],
+        vec!["rollout", "status", "cs/web", "--kubeconfig", &k, "-n", ns],
+        vec!["rollout", "-n", ns, "status", "cs/web", "--kubeconfig", &k],
     ] {
         let run = cli
             .run_raw(args.iter().map(|a| (*a).to_owned()).collect())
             .await;
         assert_eq!(run.code, 0, "{args:?}: {run:?}");
         assert!(
-            run.stdout.starts_with(&format!("{WEB_NAME} in demo\n")),
+            run.stdout.starts_with(&format!("{WEB_NAME} in {ns}\n")),
             "{run:?}"
         );
     }
@@ -338,15 +300,15 @@ async fn a_partition_rollout_walked_from_the_command_line_moves_the_predicted_po
         .ok(&["rollout", "history", "cs/web", "--revision", "1"])
         .await;
     assert!(out.contains("image: nginx:1.25"), "{out}");
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
     kubectl.apply(&[], WEB).await;
     cli.ok(&["rollout", "status", "cs/web", "-w", "--timeout", "60s"])
         .await;
@@ -413,5 +375,5 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
     .await;
     let entries = cli.journal();
     assert_eq!(entries.len(), 2, "{entries:#?}");
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

@@ -1,27 +1,28 @@
 //! `rollout pause|resume|partition`, `set image` and `scale` on an Advanced StatefulSet, an
-//! Advanced DaemonSet and a CloneSet, as a user runs them against the embedded cluster with its
-//! controllers and simulated nodes: a paused rollout holds its pods until resumed, `scale
-//! --pods` deletes exactly the pods named, and `--readonly` sends nothing.
+//! Advanced DaemonSet and a CloneSet, as a user runs them against the test bed (the embedded
+//! cluster, or an existing one under KRUISE_TUI_TEST_KUBECONFIG) with its controllers and
+//! simulated nodes, in the test's namespace: a paused rollout holds its pods until resumed,
+//! `scale --pods` deletes exactly the pods named, and `--readonly` sends nothing.
 
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/kubectl.rs"]
 mod kubectl;
-#[path = "support/workloads.rs"]
-mod workloads;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::{collections::BTreeMap, time::Duration};
 
 use cli::{Cli, predicted};
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::cluster::demo::DemoCluster;
 use kube::{Api, Client, api::ListParams};
 use kubectl::Kubectl;
+use testbed::Testbed;
 
 const DB: &str = r#"
 apiVersion: apps.kruise.io/v1beta1
 kind: StatefulSet
-metadata: {name: db, namespace: demo}
+metadata: {name: db}
 spec:
   replicas: 3
   podManagementPolicy: Parallel
@@ -38,20 +39,21 @@ spec:
 const AGENT: &str = r#"
 apiVersion: apps.kruise.io/v1alpha1
 kind: DaemonSet
-metadata: {name: agent, namespace: demo}
+metadata: {name: agent}
 spec:
   selector: {matchLabels: {app: agent}}
   template:
     metadata: {labels: {app: agent}}
     spec:
       terminationGracePeriodSeconds: 1
+      nodeSelector: {kruise-tui.io/simulated-node: "true"}
       containers: [{name: agent, image: "agent:1"}]
 "#;
 
 const WEB: &str = r#"
 apiVersion: apps.kruise.io/v1alpha1
 kind: CloneSet
-metadata: {name: web, namespace: demo}
+metadata: {name: web}
 spec:
   replicas: 5
   selector: {matchLabels: {app: web}}
@@ -60,13 +62,9 @@ spec:
     spec: {containers: [{name: main, image: "nginx:1.25"}]}
 "#;
 
-async fn cluster() -> (DemoCluster, tempfile::TempDir) {
-    workloads::empty_demo(false).await
-}
-
-/// Active pods of `app` in demo: name → (uid, revision label).
+/// Active pods of `app` in the test's namespace: name → (uid, revision label).
 async fn pods(client: &Client, app: &str) -> BTreeMap<String, (String, String)> {
-    Api::<Pod>::namespaced(client.clone(), "demo")
+    Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels(&format!("app={app}")))
         .await
         .expect("pods")
@@ -97,10 +95,10 @@ fn revisions(pods: &BTreeMap<String, (String, String)>) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
     kubectl.apply(&[], DB).await;
     kubectl.apply(&[], AGENT).await;
     for target in ["asts/db", "ads/agent"] {
@@ -118,7 +116,7 @@ async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
     assert_eq!(
         kubectl
             .jsonpath(
-                &["-n", "demo", "asts", "db"],
+                &["asts", "db"],
                 "{.spec.updateStrategy.rollingUpdate.paused}"
             )
             .await,
@@ -187,9 +185,9 @@ async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
     );
     // A daemon's prediction names the node: its pod is the one on the new hash.
     let hash = kubectl
-        .jsonpath(&["-n", "demo", "ads", "agent"], "{.status.daemonSetHash}")
+        .jsonpath(&["ads", "agent"], "{.status.daemonSetHash}")
         .await;
-    let updated: Vec<String> = Api::<Pod>::namespaced(client.clone(), "demo")
+    let updated: Vec<String> = Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels(&format!("app=agent,controller-revision-hash={hash}")))
         .await
         .expect("pods")
@@ -201,15 +199,15 @@ async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
     assert_eq!(updated, names, "{out}");
     let out = cli.ok(&["rollout", "history", "ads/agent"]).await;
     assert!(out.lines().any(|l| l.ends_with("update")), "{out}");
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scale_deletes_exactly_the_named_pods_and_readonly_sends_nothing() {
-    let (demo, _dir) = cluster().await;
-    let client = demo.client().await.expect("client");
-    let kubectl = Kubectl::new(demo.cluster());
-    let cli = Cli::new(demo.kubeconfig_path());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let cli = Cli::new(tb.kubeconfig_in_ns());
     kubectl.apply(&[], WEB).await;
     cli.ok(&["rollout", "status", "cs/web", "-w", "--timeout", "60s"])
         .await;
@@ -289,7 +287,7 @@ async fn scale_deletes_exactly_the_named_pods_and_readonly_sends_nothing() {
     assert_eq!(
         kubectl
             .jsonpath(
-                &["-n", "demo", "cloneset", "web"],
+                &["cloneset", "web"],
                 "{.spec.replicas} {.spec.template.spec.containers[0].image}"
             )
             .await,
@@ -301,18 +299,19 @@ async fn scale_deletes_exactly_the_named_pods_and_readonly_sends_nothing() {
         journal[0].action.describe(),
         format!("scale → 3, deleting {a}, {b}")
     );
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
-/// A ServiceAccount that may read CloneSets and pods in demo, but not watch or patch them.
+/// A ServiceAccount that may read CloneSets and pods in the test's namespace, but not watch or
+/// patch them.
 const VIEWER: &str = r#"
 apiVersion: v1
 kind: ServiceAccount
-metadata: {name: viewer, namespace: demo}
+metadata: {name: viewer}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
-metadata: {name: reader, namespace: demo}
+metadata: {name: reader}
 rules:
 - apiGroups: [apps.kruise.io]
   resources: [clonesets]
@@ -323,19 +322,21 @@ rules:
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
-metadata: {name: viewer-reads, namespace: demo}
+metadata: {name: viewer-reads}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
 subjects:
-- {kind: ServiceAccount, name: viewer, namespace: demo}
+- {kind: ServiceAccount, name: viewer, namespace: NAMESPACE}
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_without_the_rights_is_told_so_in_one_line_and_nothing_is_sent() {
-    let (demo, dir) = cluster().await;
-    let kubectl = Kubectl::new(demo.cluster());
-    let admin = Cli::new(demo.kubeconfig_path());
+    let tb = Testbed::start().await;
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    let admin = Cli::new(tb.kubeconfig_in_ns());
     kubectl.apply(&[], WEB).await;
-    kubectl.apply(&[], VIEWER).await;
+    kubectl
+        .apply(&[], &VIEWER.replace("NAMESPACE", tb.ns()))
+        .await;
     admin
         .ok(&["rollout", "status", "cs/web", "-w", "--timeout", "60s"])
         .await;
@@ -346,22 +347,11 @@ async fn a_user_without_the_rights_is_told_so_in_one_line_and_nothing_is_sent() 
         .await;
 
     let token = kubectl
-        .ok(&["-n", "demo", "create", "token", "viewer"])
+        .ok(&["create", "token", "viewer"])
         .await
         .trim()
         .to_owned();
-    let admin_config = std::fs::read_to_string(demo.kubeconfig_path()).expect("kubeconfig");
-    let viewer_config: String = admin_config
-        .lines()
-        .map(|l| match l.split_once("token: ") {
-            Some((indent, _)) if indent.trim().is_empty() => format!("{indent}token: {token}\n"),
-            _ => format!("{l}\n"),
-        })
-        .collect();
-    assert_ne!(viewer_config, admin_config, "the token is replaced");
-    let path = dir.path().join("viewer.kubeconfig");
-    std::fs::write(&path, viewer_config).expect("written");
-    let viewer = Cli::new(&path);
+    let viewer = Cli::new(&tb.kubeconfig_with_token("viewer.kubeconfig", &token));
 
     let out = viewer.ok(&["rollout", "status", "cs/web"]).await;
     assert!(out.contains("paused yes"), "{out}");
@@ -369,7 +359,10 @@ async fn a_user_without_the_rights_is_told_so_in_one_line_and_nothing_is_sent() 
         .fails(&["rollout", "resume", "cs/web"], 1, "forbidden: ")
         .await;
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.contains("patch clonesets in demo"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("patch clonesets in {}", tb.ns())),
+        "{stderr}"
+    );
     assert!(!stderr.contains("Status {"), "no Debug form: {stderr}");
     // A watch the server refuses ends at once (no retry loop until the timeout).
     let run = viewer
@@ -381,12 +374,9 @@ async fn a_user_without_the_rights_is_told_so_in_one_line_and_nothing_is_sent() 
     assert!(viewer.journal().is_empty(), "nothing was sent");
     assert_eq!(
         kubectl
-            .jsonpath(
-                &["-n", "demo", "cloneset", "web"],
-                "{.spec.updateStrategy.paused}"
-            )
+            .jsonpath(&["cloneset", "web"], "{.spec.updateStrategy.paused}")
             .await,
         "true"
     );
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

@@ -1,15 +1,18 @@
 //! ContainerRecreateRequests end to end on the embedded cluster: created through the API (kubectl
 //! apply, kube-rs) as a user would, admitted by the webhook, driven by the CRR controller (the
-//! manager side) and the simulated nodes' kruise-daemon (the node side).
+//! manager side) and the simulated nodes' kruise-daemon (the node side). Not on an existing
+//! cluster: there is no Kruise CRR webhook to stamp the labels the daemon goes by.
 
 #[path = "support/daemon_e2e.rs"]
 mod e2e;
 #[path = "support/kubectl.rs"]
 mod support_kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::time::Duration;
 
-use e2e::{Cluster, NS, condition, container, wait_for};
+use e2e::{Cluster, condition, container, wait_for};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kruise_tui::api::ContainerRecreateRequest;
 use kube::{
@@ -19,8 +22,12 @@ use kube::{
 use serde_json::json;
 use support_kubectl::Kubectl;
 
+/// Why these tests do not run on an existing cluster.
+const WEBHOOK: &str =
+    "the embedded Kruise CRR webhook stamps the pod-uid and node-name labels the daemon needs";
+
 fn crrs(c: &Cluster) -> Api<ContainerRecreateRequest> {
-    Api::namespaced(c.client.clone(), NS)
+    Api::default_namespaced(c.client.clone())
 }
 
 fn crr_yaml(name: &str, pod: &str, containers: &[&str], extra: &str) -> String {
@@ -29,7 +36,7 @@ fn crr_yaml(name: &str, pod: &str, containers: &[&str], extra: &str) -> String {
         .map(|c| format!("  - name: {c}\n"))
         .collect();
     format!(
-        "apiVersion: apps.kruise.io/v1alpha1\nkind: ContainerRecreateRequest\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  podName: {pod}\n  containers:\n{list}{extra}"
+        "apiVersion: apps.kruise.io/v1alpha1\nkind: ContainerRecreateRequest\nmetadata:\n  name: {name}\nspec:\n  podName: {pod}\n  containers:\n{list}{extra}"
     )
 }
 
@@ -57,7 +64,7 @@ fn states(crr: &ContainerRecreateRequest) -> Vec<(String, String)> {
 
 fn two_container_pod(name: &str, first_image: &str) -> serde_json::Value {
     json!({
-        "metadata": {"name": name, "namespace": NS, "labels": {"app": name}},
+        "metadata": {"name": name, "labels": {"app": name}},
         "spec": {"containers": [
             {"name": "a", "image": first_image},
             {"name": "b", "image": "nginx:1.25"}
@@ -67,14 +74,15 @@ fn two_container_pod(name: &str, first_image: &str) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(
             &[],
-            &format!(
-                "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: web\n  namespace: {NS}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - {{name: app, image: 'nginx:1.25'}}\n      - {{name: sidecar, image: 'busybox:1.36'}}\n"
-            ),
+            "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - {name: app, image: 'nginx:1.25'}\n      - {name: sidecar, image: 'busybox:1.36'}\n",
         )
         .await;
     let pods = c.pods();
@@ -128,7 +136,7 @@ async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
     assert_eq!(container(&later, "app").0, app_restarts + 1);
 
     // The daemon reported the kill on the pod, as kruise-daemon does.
-    let events: Api<Event> = Api::namespaced(c.client.clone(), NS);
+    let events: Api<Event> = Api::default_namespaced(c.client.clone());
     let killing = events
         .list(&ListParams::default())
         .await
@@ -147,7 +155,7 @@ async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
     );
 
     // kubectl shows it with the CRD's columns, by its short name.
-    let table = kubectl.ok(&["get", "crr", "-n", NS]).await;
+    let table = kubectl.ok(&["get", "crr"]).await;
     let header = table.lines().next().unwrap_or_default();
     assert!(
         header.contains("PHASE") && header.contains("POD") && header.contains("NODE"),
@@ -163,7 +171,7 @@ async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
     );
     kubectl
         .assert_jsonpath(
-            &["crr", "restart-app", "-n", NS],
+            &["crr", "restart-app"],
             "{.status.containerRecreateStates[0].phase}",
             "Succeeded",
         )
@@ -173,9 +181,12 @@ async fn a_crr_restarts_one_container_of_a_cloneset_pod_exactly_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ordered_recreate_restarts_two_containers_one_after_the_other() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
     let before = c.ready_pod(two_container_pod("pair", "nginx:1.25")).await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(
             &[],
@@ -239,12 +250,15 @@ async fn ordered_recreate_restarts_two_containers_one_after_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn active_deadline_completes_an_unfinished_crr_and_ttl_deletes_it() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
     // `slow` images take 10 s to be ready again: longer than the deadline.
     let before = c
         .ready_pod(two_container_pod("slowpoke", "example/slow:1"))
         .await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(
             &[],
@@ -282,9 +296,12 @@ async fn active_deadline_completes_an_unfinished_crr_and_ttl_deletes_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crr_whose_pod_goes_completes_as_failure() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
     c.ready_pod(two_container_pod("doomed", "nginx:1.25")).await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     // minStartedSeconds keeps it Recreating long after the kill.
     kubectl
         .apply(
@@ -309,7 +326,7 @@ async fn a_crr_whose_pod_goes_completes_as_failure() {
     })
     .await;
     kubectl
-        .ok(&["delete", "pod", "doomed", "-n", NS, "--wait=false"])
+        .ok(&["delete", "pod", "doomed", "--wait=false"])
         .await;
     let crr = completed(&c, "orphan").await;
     assert_eq!(crr.status.unwrap().message, "pod has gone");
@@ -318,6 +335,9 @@ async fn a_crr_whose_pod_goes_completes_as_failure() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unready_grace_holds_the_pod_not_ready_before_the_restart_and_releases_it() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
     let mut pod = two_container_pod("gated", "nginx:1.25");
     pod["spec"]["readinessGates"] = json!([{"conditionType": "KruisePodReady"}]);
@@ -339,7 +359,7 @@ async fn unready_grace_holds_the_pod_not_ready_before_the_restart_and_releases_i
         .unwrap();
     let before = c.wait_ready("gated").await;
 
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(
             &[],
@@ -402,11 +422,14 @@ async fn unready_grace_holds_the_pod_not_ready_before_the_restart_and_releases_i
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_that_fails_follows_the_failure_policy() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start().await;
     let mut pod = two_container_pod("stubborn", "nginx:1.25");
     pod["metadata"]["annotations"] = json!({"sim.kruise-tui.io/kill-a": "fail"});
     let before = c.ready_pod(pod).await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(
             &[],
@@ -449,10 +472,13 @@ async fn a_kill_that_fails_follows_the_failure_policy() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sim_nodes_and_controllers_beside_a_bare_server_complete_a_crr() {
+    if testbed::skip_on_existing_cluster(WEBHOOK) {
+        return;
+    }
     let c = e2e::start_beside().await;
     c.nodes().await;
     let before = c.ready_pod(two_container_pod("remote", "nginx:1.25")).await;
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl
         .apply(&[], &crr_yaml("remote-a", "remote", &["a"], ""))
         .await;

@@ -6,6 +6,8 @@
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 #[path = "support/workloads.rs"]
 mod workloads;
 
@@ -15,7 +17,7 @@ use k8s_openapi::api::core::v1::Node;
 use kruise_tui::{
     actions::preview::ads::ads_plan_input_from_objects,
     api::DaemonSet,
-    cluster::{demo::NAMESPACE, sim::nodes::node_object},
+    cluster::sim::nodes::{SIM_NODE_LABEL, node_object},
     kruise::plan,
 };
 use kube::{
@@ -29,16 +31,19 @@ use workloads::{
 
 const HASH: &str = "controller-revision-hash";
 
+/// A daemon on the simulated nodes (all the nodes of the embedded cluster; an existing
+/// cluster's own nodes are left alone).
 fn ads(name: &str, strategy: Value) -> DaemonSet {
     serde_json::from_value(json!({
         "apiVersion": "apps.kruise.io/v1alpha1",
         "kind": "DaemonSet",
-        "metadata": {"name": name, "namespace": NAMESPACE},
+        "metadata": {"name": name},
         "spec": {
             "selector": {"matchLabels": {"app": name}},
             "template": {
                 "metadata": {"labels": {"app": name}},
                 "spec": {"terminationGracePeriodSeconds": 1,
+                         "nodeSelector": {SIM_NODE_LABEL: "true"},
                          "containers": [{"name": "app", "image": "agent:1"}]}
             },
             "updateStrategy": strategy
@@ -48,7 +53,7 @@ fn ads(name: &str, strategy: Value) -> DaemonSet {
 }
 
 fn sets(c: &Cluster) -> Api<DaemonSet> {
-    Api::namespaced(c.client.clone(), NAMESPACE)
+    Api::default_namespaced(c.client.clone())
 }
 
 async fn create(c: &Cluster, ds: &DaemonSet) {
@@ -108,6 +113,11 @@ async fn nodes_on(c: &Cluster, ds_name: &str, hash: &str) -> BTreeSet<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_pod_per_eligible_node_following_new_and_tainted_nodes() {
+    if testbed::skip_on_existing_cluster(
+        "adds and taints nodes, which the other tests on a shared cluster would see",
+    ) {
+        return;
+    }
     let c = Cluster::start().await;
     create(&c, &ads("agent", json!({}))).await;
     let ds = wait_on_nodes(&c, "agent", &["sim-node-0", "sim-node-1", "sim-node-2"]).await;
@@ -153,7 +163,7 @@ async fn one_pod_per_eligible_node_following_new_and_tainted_nodes() {
 
     // A NoExecute taint (kubectl, as an operator would) sends the pod away; removing it brings
     // one back.
-    let k = kubectl::Kubectl::new(c.demo.cluster());
+    let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.ok(&["taint", "nodes", "sim-node-1", "dedicated=db:NoExecute"])
         .await;
     let ds = wait_on_nodes(&c, "agent", &["sim-node-0", "sim-node-2", "sim-node-3"]).await;
@@ -172,7 +182,7 @@ async fn one_pod_per_eligible_node_following_new_and_tainted_nodes() {
     )
     .await;
     k.assert_jsonpath(
-        &["daemonsets.apps.kruise.io", "agent", "-n", NAMESPACE],
+        &["daemonsets.apps.kruise.io", "agent"],
         "{.status.desiredNumberScheduled}",
         "4",
     )
@@ -188,13 +198,11 @@ async fn partition_holds_back_that_many_nodes_within_max_unavailable() {
     let old_hash = ds.status.expect("status").daemon_set_hash;
 
     let sampler = UnavailableSampler::start(c.pods(), "logs", 3);
-    let k = kubectl::Kubectl::new(c.demo.cluster());
+    let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.ok(&[
         "patch",
         "daemonsets.apps.kruise.io",
         "logs",
-        "-n",
-        NAMESPACE,
         "--type",
         "merge",
         "-p",

@@ -1,4 +1,5 @@
-//! PodProbeMarkers end to end on the embedded cluster: created with kubectl as a user would,
+//! PodProbeMarkers end to end on the test bed (the embedded cluster, or an existing one under
+//! KRUISE_TUI_TEST_KUBECONFIG): created with kubectl as a user would,
 //! the PodProbeMarker controller lists the probes in each node's NodePodProbe, the simulated
 //! nodes' kruise-daemon runs them (steered by the `sim.kruise-tui.io/probe-<probe>` pod
 //! annotation) and the NodePodProbe controller writes the condition and the marker policy's
@@ -8,8 +9,10 @@
 mod e2e;
 #[path = "support/kubectl.rs"]
 mod support_kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 
-use e2e::{Cluster, NS, condition, wait_for};
+use e2e::{Cluster, condition, wait_for};
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::api::{NodePodProbe, PodProbeMarker};
 use kube::{Api, api::ListParams};
@@ -22,7 +25,6 @@ const MARKER: &str = r#"apiVersion: apps.kruise.io/v1alpha1
 kind: PodProbeMarker
 metadata:
   name: game
-  namespace: demo
 spec:
   selector:
     matchLabels:
@@ -50,7 +52,7 @@ spec:
 
 fn pod(name: &str, app: &str) -> serde_json::Value {
     json!({
-        "metadata": {"name": name, "namespace": NS, "labels": {"app": app}},
+        "metadata": {"name": name, "labels": {"app": app}},
         "spec": {"containers": [{"name": "main", "image": "nginx:1.25"}]}
     })
 }
@@ -82,6 +84,8 @@ async fn marked(c: &Cluster, name: &str, healthy: bool) -> Pod {
     .await
 }
 
+/// The probes the NodePodProbes list for the test's pods (the nodes are shared on an existing
+/// cluster).
 async fn probes_listed(c: &Cluster) -> Vec<String> {
     let npps: Api<NodePodProbe> = Api::all(c.client.clone());
     npps.list(&ListParams::default())
@@ -90,6 +94,7 @@ async fn probes_listed(c: &Cluster) -> Vec<String> {
         .items
         .iter()
         .flat_map(|n| n.spec.pod_probes.iter())
+        .filter(|p| p.namespace == c.ns())
         .flat_map(|p| {
             p.probes
                 .iter()
@@ -104,7 +109,7 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
     for (name, app) in [("game-0", "game"), ("game-1", "game"), ("other", "web")] {
         c.ready_pod(pod(name, app)).await;
     }
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl.apply(&[], MARKER).await;
 
     for name in ["game-0", "game-1"] {
@@ -119,10 +124,20 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
     }
     // Every simulated node got its NodePodProbe; the matched pods' probes are listed there.
     let npps: Api<NodePodProbe> = Api::all(c.client.clone());
-    assert_eq!(
-        npps.list(&ListParams::default()).await.unwrap().items.len(),
-        3
-    );
+    let simulated = npps
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|n| {
+            n.metadata
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("sim-node-"))
+        })
+        .count();
+    assert_eq!(simulated, 3);
     let mut listed = probes_listed(&c).await;
     listed.sort();
     assert_eq!(listed, ["game-0:game#healthy", "game-1:game#healthy"]);
@@ -130,7 +145,7 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
     assert_eq!(label(&other, "gameserver-healthy"), None, "not selected");
     assert_eq!(condition(&other, CONDITION), None);
     // The marker's status and finalizer.
-    let markers: Api<PodProbeMarker> = Api::namespaced(c.client.clone(), NS);
+    let markers: Api<PodProbeMarker> = Api::default_namespaced(c.client.clone());
     let ppm = wait_for("matchedPods 2", || async {
         markers
             .get("game")
@@ -144,11 +159,7 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
         Some(&["kruise.io/node-pod-probe-cleanup".to_owned()][..])
     );
     kubectl
-        .assert_jsonpath(
-            &["podprobemarker", "game", "-n", NS],
-            "{.status.matchedPods}",
-            "2",
-        )
+        .assert_jsonpath(&["podprobemarker", "game"], "{.status.matchedPods}", "2")
         .await;
 
     // Steer game-0's probe to fail: its marks flip per markerPolicy; game-1 keeps its own.
@@ -157,8 +168,6 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
             "annotate",
             "pod",
             "game-0",
-            "-n",
-            NS,
             "sim.kruise-tui.io/probe-healthy=fail",
         ])
         .await;
@@ -180,7 +189,7 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
     );
     kubectl
         .assert_jsonpath(
-            &["pod", "game-0", "-n", NS],
+            &["pod", "game-0"],
             "{.metadata.labels.gameserver-healthy}",
             "false",
         )
@@ -191,17 +200,13 @@ async fn a_probe_marker_marks_matched_pods_and_a_steered_failure_flips_them() {
             "annotate",
             "pod",
             "game-0",
-            "-n",
-            NS,
             "sim.kruise-tui.io/probe-healthy-",
         ])
         .await;
     marked(&c, "game-0", true).await;
 
     // Deleting the marker removes its probes from the NodePodProbes, then the marker goes.
-    kubectl
-        .ok(&["delete", "podprobemarker", "game", "-n", NS])
-        .await;
+    kubectl.ok(&["delete", "podprobemarker", "game"]).await;
     wait_for("the marker and its probes gone", || async {
         let gone = matches!(markers.get("game").await, Err(kube::Error::Api(s)) if s.code == 404);
         (gone && probes_listed(&c).await.is_empty()).then_some(())
@@ -215,7 +220,7 @@ async fn sim_nodes_and_controllers_beside_a_bare_server_mark_pods() {
     let c = e2e::start_beside().await;
     c.nodes().await;
     // The marker first: the pod is listed in its NodePodProbe before it has an IP.
-    let kubectl = Kubectl::new(c.demo.cluster());
+    let kubectl = Kubectl::at(c.tb.kubeconfig(), c.ns());
     kubectl.apply(&[], MARKER).await;
     c.ready_pod(pod("game-0", "game")).await;
     marked(&c, "game-0", true).await;
@@ -224,8 +229,6 @@ async fn sim_nodes_and_controllers_beside_a_bare_server_mark_pods() {
             "annotate",
             "pod",
             "game-0",
-            "-n",
-            NS,
             "sim.kruise-tui.io/probe-healthy=fail",
         ])
         .await;

@@ -1,35 +1,29 @@
-//! The embedded PodUnavailableBudget controller end to end, on an empty demo cluster with
-//! simulated nodes: a PUB over a CloneSet created as a user would, its status, the webhook
+//! The embedded PodUnavailableBudget controller end to end, on the test bed (the embedded
+//! cluster, or an existing one under KRUISE_TUI_TEST_KUBECONFIG) with simulated nodes: a PUB over a CloneSet created as a user would, its status, the webhook
 //! letting one pod go and denying the next (kubectl shows the message), the budget coming back
 //! once the replacement is ready, a replica change followed, and `NoPods`.
 
 #[path = "support/kubectl.rs"]
 mod support_kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 #[path = "support/workloads.rs"]
 mod workloads;
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Event, Pod};
-use kruise_tui::{
-    api::{CloneSet, PodUnavailableBudget},
-    cluster::demo::DemoCluster,
-};
+use kruise_tui::api::{CloneSet, PodUnavailableBudget};
 use kube::{
     Api, Client,
     api::{ListParams, Patch, PatchParams, PostParams},
 };
 use serde_json::json;
 use support_kubectl::Kubectl;
+use testbed::Testbed;
 
-const NS: &str = "demo";
 /// Guard against a hung test; what is asserted is the state reached, not the time.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-async fn start() -> (tempfile::TempDir, DemoCluster) {
-    let (demo, dir) = workloads::empty_demo(true).await;
-    (dir, demo)
-}
 
 /// Polls `probe` until it returns Some, panicking with `what` after [`PATIENCE`].
 async fn wait_for<T, F, Fut>(what: &str, probe: F) -> T
@@ -49,7 +43,7 @@ fn ready(p: &Pod) -> bool {
 
 /// The CloneSet's pods that are not terminating.
 async fn live_pods(client: &Client) -> Vec<Pod> {
-    Api::<Pod>::namespaced(client.clone(), NS)
+    Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels("app=web"))
         .await
         .unwrap()
@@ -74,7 +68,7 @@ async fn budget_is(
     name: &str,
     want: (i32, i32, i32, i32),
 ) -> PodUnavailableBudget {
-    let api: Api<PodUnavailableBudget> = Api::namespaced(client.clone(), NS);
+    let api: Api<PodUnavailableBudget> = Api::default_namespaced(client.clone());
     wait_for(&format!("PUB {name} status {want:?}"), || async {
         let p = api.get(name).await.ok()?;
         let s = &p.status;
@@ -98,7 +92,6 @@ apiVersion: policy.kruise.io/v1alpha1
 kind: PodUnavailableBudget
 metadata:
   name: web-pub
-  namespace: demo
 spec:
   targetRef:
     apiVersion: apps.kruise.io/v1alpha1
@@ -109,12 +102,17 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement() {
-    let (_dir, demo) = start().await;
-    let client = demo.client().await.unwrap();
-    let kubectl = Kubectl::new(demo.cluster());
+    if testbed::skip_on_existing_cluster(
+        "the embedded PUB admission webhook is what denies the second delete",
+    ) {
+        return;
+    }
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
     let cs: CloneSet = serde_json::from_value(json!({
         "apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
-        "metadata": {"name": "web", "namespace": NS},
+        "metadata": {"name": "web"},
         "spec": {
             "replicas": 3,
             "selector": {"matchLabels": {"app": "web"}},
@@ -125,7 +123,7 @@ async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement
         },
     }))
     .unwrap();
-    let clonesets: Api<CloneSet> = Api::namespaced(client.clone(), NS);
+    let clonesets: Api<CloneSet> = Api::default_namespaced(client.clone());
     clonesets.create(&PostParams::default(), &cs).await.unwrap();
     let pods = ready_pods(&client, 3).await;
 
@@ -133,7 +131,7 @@ async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement
     budget_is(&client, "web-pub", (1, 3, 2, 3)).await;
     kubectl
         .assert_jsonpath(
-            &["-n", NS, "pub", "web-pub"],
+            &["pub", "web-pub"],
             "{.status.unavailableAllowed}/{.status.desiredAvailable}/{.status.totalReplicas}",
             "1/2/3",
         )
@@ -159,11 +157,11 @@ async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement
         .filter_map(|p| p.metadata.name.clone())
         .collect();
     let first = kubectl
-        .run(&["-n", NS, "delete", "pod", &names[0], "--wait=false"])
+        .run(&["delete", "pod", &names[0], "--wait=false"])
         .await;
     assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
     let second = kubectl
-        .run(&["-n", NS, "delete", "pod", &names[1], "--wait=false"])
+        .run(&["delete", "pod", &names[1], "--wait=false"])
         .await;
     assert_eq!(second.code, 1, "{}{}", second.stdout, second.stderr);
     assert!(
@@ -173,7 +171,7 @@ async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement
         "{}",
         second.stderr
     );
-    let still = Api::<Pod>::namespaced(client.clone(), NS)
+    let still = Api::<Pod>::default_namespaced(client.clone())
         .get(&names[1])
         .await
         .unwrap();
@@ -202,23 +200,23 @@ async fn a_pub_lets_one_pod_go_denies_the_next_and_recovers_with_the_replacement
         .unwrap();
     ready_pods(&client, 4).await;
     budget_is(&client, "web-pub", (1, 4, 3, 4)).await;
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pub_without_pods_says_so() {
-    let (_dir, demo) = start().await;
-    let client = demo.client().await.unwrap();
-    let kubectl = Kubectl::new(demo.cluster());
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
     kubectl
         .apply(
             &[],
-            "apiVersion: policy.kruise.io/v1alpha1\nkind: PodUnavailableBudget\nmetadata:\n  name: idle\n  \
-             namespace: demo\nspec:\n  selector:\n    matchLabels:\n      app: nothing\n  minAvailable: 1\n",
+            "apiVersion: policy.kruise.io/v1alpha1\nkind: PodUnavailableBudget\nmetadata:\n  name: idle\n\
+             spec:\n  selector:\n    matchLabels:\n      app: nothing\n  minAvailable: 1\n",
         )
         .await;
     budget_is(&client, "idle", (0, 0, 1, 0)).await;
-    let events: Api<Event> = Api::namespaced(client.clone(), NS);
+    let events: Api<Event> = Api::default_namespaced(client.clone());
     wait_for("the NoPods event", || async {
         let list = events.list(&ListParams::default()).await.ok()?;
         list.items
@@ -233,5 +231,5 @@ async fn a_pub_without_pods_says_so() {
             .then_some(())
     })
     .await;
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

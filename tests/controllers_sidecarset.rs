@@ -1,34 +1,40 @@
-//! The embedded SidecarSet controller end to end, on an empty demo cluster with simulated
-//! nodes, objects created through the API as a user would (kube-rs and kubectl): injection
+//! The embedded SidecarSet controller end to end, on the embedded test bed with simulated
+//! nodes (not on an existing cluster: injection is the embedded pod webhook's), objects created through the API as a user would (kube-rs and kubectl): injection
 //! into a CloneSet's new pods, the in-place upgrade under partition and maxUnavailable (pods
 //! sampled while it runs), status, pause, a hot upgrade, and injection of a historic revision.
 
 #[path = "support/kubectl.rs"]
 mod support_kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 #[path = "support/workloads.rs"]
 mod workloads;
 
 use std::{collections::BTreeMap, time::Duration};
 
 use k8s_openapi::api::{apps::v1::ControllerRevision, core::v1::Event, core::v1::Pod};
-use kruise_tui::{
-    api::{CloneSet, SidecarSet},
-    cluster::demo::DemoCluster,
-};
+use kruise_tui::api::{CloneSet, SidecarSet};
 use kube::{
     Api, Client,
     api::{ListParams, Patch, PatchParams, PostParams},
 };
 use serde_json::{Value, json};
 use support_kubectl::Kubectl;
+use testbed::Testbed;
 
-const NS: &str = "demo";
+/// Why these tests do not run on an existing cluster.
+const INJECTION: &str = "sidecars are injected by the embedded Kruise pod webhook";
 /// Guard against a hung test; what is asserted is the state reached, not the time.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-async fn start() -> (tempfile::TempDir, DemoCluster) {
-    let (demo, dir) = workloads::empty_demo(true).await;
-    (dir, demo)
+/// The embedded test bed, a client and kubectl in its namespace; None on an existing cluster.
+async fn start() -> Option<(Testbed, Client, Kubectl)> {
+    if testbed::skip_on_existing_cluster(INJECTION) {
+        return None;
+    }
+    let tb = Testbed::start().await;
+    let (client, kubectl) = (tb.client.clone(), Kubectl::at(tb.kubeconfig(), tb.ns()));
+    Some((tb, client, kubectl))
 }
 
 /// Polls `probe` until it returns Some, panicking with `what` after [`PATIENCE`].
@@ -43,7 +49,7 @@ where
 async fn create_cloneset(client: &Client, name: &str, replicas: i32) {
     let cs: CloneSet = serde_json::from_value(json!({
         "apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
-        "metadata": {"name": name, "namespace": NS},
+        "metadata": {"name": name},
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": {"app": name}},
@@ -55,14 +61,14 @@ async fn create_cloneset(client: &Client, name: &str, replicas: i32) {
         },
     }))
     .unwrap();
-    Api::<CloneSet>::namespaced(client.clone(), NS)
+    Api::<CloneSet>::default_namespaced(client.clone())
         .create(&PostParams::default(), &cs)
         .await
         .unwrap();
 }
 
 async fn pods_of(client: &Client, app: &str) -> Vec<Pod> {
-    Api::<Pod>::namespaced(client.clone(), NS)
+    Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels(&format!("app={app}")))
         .await
         .unwrap()
@@ -184,9 +190,9 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_partition() {
-    let (_dir, demo) = start().await;
-    let client = demo.client().await.unwrap();
-    let kubectl = Kubectl::new(demo.cluster());
+    let Some((tb, client, kubectl)) = start().await else {
+        return;
+    };
     kubectl.apply(&[], AGENT_SET).await;
     // Pods record the revision they were injected from: let the controller register it first.
     wait_for("the first revision", || async {
@@ -419,7 +425,7 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
             .iter()
             .all(|p| spec_image(p, "agent") == "agent:2")
     );
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 /// `(status, reason, message)` of a pod condition.
@@ -458,9 +464,9 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hot_upgrade_swaps_the_working_container_and_resets_the_old_one() {
-    let (_dir, demo) = start().await;
-    let client = demo.client().await.unwrap();
-    let kubectl = Kubectl::new(demo.cluster());
+    let Some((tb, client, kubectl)) = start().await else {
+        return;
+    };
     kubectl.apply(&[], ENVOY_SET).await;
     create_cloneset(&client, "shop", 2).await;
     let before = ready_pods(&client, "shop", 2).await;
@@ -517,7 +523,7 @@ async fn a_hot_upgrade_swaps_the_working_container_and_resets_the_old_one() {
     }
     status_is(&client, "mesh", (2, 2, 2, 2)).await;
     // Each reset is reported on its pod, by the sidecarset controller.
-    let events: Api<Event> = Api::namespaced(client.clone(), NS);
+    let events: Api<Event> = Api::default_namespaced(client.clone());
     wait_for("ResetContainerSucceed events", || async {
         let list = events.list(&ListParams::default()).await.ok()?;
         let reset: Vec<&Event> = list
@@ -535,14 +541,14 @@ async fn a_hot_upgrade_swaps_the_working_container_and_resets_the_old_one() {
         ok.then_some(())
     })
     .await;
-    demo.shutdown().await;
+    tb.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_pods_get_the_revision_the_injection_strategy_names_and_history_is_pruned() {
-    let (_dir, demo) = start().await;
-    let client = demo.client().await.unwrap();
-    let kubectl = Kubectl::new(demo.cluster());
+    let Some((tb, client, kubectl)) = start().await else {
+        return;
+    };
     let set_yaml = |image: &str, version: &str| {
         format!(
             "apiVersion: apps.kruise.io/v1alpha1\nkind: SidecarSet\nmetadata:\n  name: log\n  labels:\n    \
@@ -621,5 +627,5 @@ async fn new_pods_get_the_revision_the_injection_strategy_names_and_history_is_p
     let mut want = vec![r1, r3];
     want.sort();
     assert_eq!(names, want, "r1 is kept: the pod runs it");
-    demo.shutdown().await;
+    tb.shutdown().await;
 }

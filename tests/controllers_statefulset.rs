@@ -6,16 +6,15 @@
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
+#[path = "support/testbed.rs"]
+mod testbed;
 #[path = "support/workloads.rs"]
 mod workloads;
 
 use std::{collections::BTreeSet, time::Duration};
 
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
-use kruise_tui::{
-    actions::preview::asts_plan_input_from_objects, api::StatefulSet, cluster::demo::NAMESPACE,
-    kruise::plan,
-};
+use kruise_tui::{actions::preview::asts_plan_input_from_objects, api::StatefulSet, kruise::plan};
 use kube::{
     Api,
     api::{Patch, PatchParams, PostParams},
@@ -31,7 +30,7 @@ fn asts(name: &str, spec: Value) -> StatefulSet {
     let mut v = json!({
         "apiVersion": "apps.kruise.io/v1beta1",
         "kind": "StatefulSet",
-        "metadata": {"name": name, "namespace": NAMESPACE},
+        "metadata": {"name": name},
         "spec": {
             "selector": {"matchLabels": {"app": name}},
             "template": {
@@ -50,7 +49,7 @@ fn asts(name: &str, spec: Value) -> StatefulSet {
 }
 
 fn sets(c: &Cluster) -> Api<StatefulSet> {
-    Api::namespaced(c.client.clone(), NAMESPACE)
+    Api::default_namespaced(c.client.clone())
 }
 
 async fn create(c: &Cluster, set: &StatefulSet) {
@@ -175,7 +174,7 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
         "{events:?}"
     );
     // Each pod got its claim from the volumeClaimTemplate, bound by name.
-    let claims: Api<PersistentVolumeClaim> = Api::namespaced(c.client.clone(), NAMESPACE);
+    let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(c.client.clone());
     let mut names: Vec<String> = claims
         .list(&Default::default())
         .await
@@ -187,9 +186,9 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
     names.sort();
     assert_eq!(names, ["data-db-0", "data-db-2", "data-db-3"]);
     // kubectl reads the same status.
-    let k = kubectl::Kubectl::new(c.demo.cluster());
+    let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.assert_jsonpath(
-        &["statefulsets.apps.kruise.io", "db", "-n", NAMESPACE],
+        &["statefulsets.apps.kruise.io", "db"],
         "{.status.readyReplicas}",
         "3",
     )
@@ -235,13 +234,11 @@ async fn partition_two_recreates_ordinals_three_and_two_within_max_unavailable()
 
     let sampler = UnavailableSampler::start(c.pods(), "web", 4);
     // The image change, with kubectl as a user would.
-    let k = kubectl::Kubectl::new(c.demo.cluster());
+    let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.ok(&[
         "patch",
         "statefulsets.apps.kruise.io",
         "web",
-        "-n",
-        NAMESPACE,
         "--type",
         "merge",
         "-p",
@@ -415,13 +412,7 @@ async fn the_plan_predicts_which_pods_the_controller_updates() {
     let predicted: BTreeSet<String> = planned.moves.iter().map(|m| m.name.clone()).collect();
     assert_eq!(planned.status.updated_at_convergence, 2);
     // The binary prints the same plan.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(
-        &kubeconfig,
-        c.demo.cluster().kubeconfig_yaml("embedded", NAMESPACE),
-    )
-    .expect("kubeconfig");
+    let kubeconfig = c.tb.kubeconfig_in_ns().to_owned();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_kruise-tui"))
             .args(["plan", "asts/shop", "--partition", "2", "--kubeconfig"])

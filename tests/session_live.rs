@@ -1,17 +1,21 @@
-//! Scripted key sessions of the console against the embedded cluster with its controllers and
-//! simulated nodes: a CloneSet rollout walked to 100 % with `]` + `y`, each step's predicted
-//! pods exactly the pods that then update, and `[` once on the way, the pod predicted to roll
-//! back (with the cluster's feature gates) exactly the one that does; a concurrent `kubectl patch` between the preview and
-//! the confirm is not clobbered; `p` refuses "150%" and keeps it; the journal holds every
-//! mutation and reverting a partition entry restores it; `i` sets a crashing image and `u` then
-//! restores the previous template and the pods recover; Space-marked pods are exactly the ones a
-//! scale-down deletes; `P` pauses an Advanced DaemonSet; `--readonly` sends
-//! no mutating request at all (counted on the server).
+//! Scripted key sessions of the console on CloneSets against the test bed (the embedded
+//! cluster, or an existing one under KRUISE_TUI_TEST_KUBECONFIG) with its controllers and
+//! simulated nodes: a rollout walked to 100 % with `]` + `y`, each step's predicted pods
+//! exactly the pods that then update, and `[` once on the way, the pod predicted to roll back
+//! (with the cluster's feature gates) exactly the one that does; a concurrent `kubectl patch`
+//! between the preview and the confirm is not clobbered; `p` refuses "150%" and keeps it; the
+//! journal holds every mutation and reverting a partition entry restores it; `i` sets a
+//! crashing image and `u` then restores the previous template and the pods recover;
+//! Space-marked pods are exactly the ones a scale-down deletes; `--readonly` sends no mutating
+//! request at all (counted on the server). The Advanced workloads' sessions are in
+//! session_advanced.rs.
 
 #[path = "support/kubectl.rs"]
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use std::collections::BTreeSet;
 
@@ -23,6 +27,9 @@ use kruise_tui::{
 };
 use kubectl::Kubectl;
 use live::{Live, rollout, settled, updated};
+
+/// Why a test that counts what the console sent does not run on an existing cluster.
+const REQUEST_LOG: &str = "counts the console's requests in the embedded server's request log";
 
 fn cloneset(name: &str, replicas: i32, image: &str) -> String {
     format!(
@@ -47,25 +54,15 @@ async fn partition_of(kubectl: &Kubectl, name: &str) -> String {
         .await
 }
 
-/// Opens the rollout view of the only workload listed.
-async fn open_rollout(live: &mut Live, name: &str) {
-    live.until("the workload listed", 30, |app| {
-        kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == name)
-    })
-    .await;
-    live.press(&["enter"]).await;
-    live.until("the rollout view", 10, |app| {
-        rollout(app).is_some_and(|v| v.summary.is_some())
-    })
-    .await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
+    if testbed::skip_on_existing_cluster(REQUEST_LOG) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 6, "nginx:1.25")).await;
-    open_rollout(&mut live, "web").await;
+    live.open_rollout("web").await;
     live.until("6 pods ready", 60, settled).await;
     // A new image held back by the partition: nothing moves yet.
     kubectl
@@ -324,7 +321,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
         live.app.overlay(),
         None | Some(Overlay::Busy { .. })
     ));
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 fn crashing(app: &App) -> bool {
@@ -334,11 +331,11 @@ fn crashing(app: &App) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl
         .apply(&[], &cloneset("checkout", 3, "example/checkout:1.0"))
         .await;
-    open_rollout(&mut live, "checkout").await;
+    live.open_rollout("checkout").await;
     live.until("3 pods ready", 60, settled).await;
     // The bad image, set from the console: `i`, edit the container's line, confirm.
     live.press(&["i"]).await;
@@ -437,88 +434,18 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
             .await,
         "example/checkout:1.0"
     );
-    live.demo.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pause_holds_an_advanced_daemonset_rollout_and_resume_lets_it_go() {
-    let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
-    let agent = |image: &str| {
-        format!(
-            r#"
-apiVersion: apps.kruise.io/v1alpha1
-kind: DaemonSet
-metadata: {{name: agent}}
-spec:
-  selector: {{matchLabels: {{app: agent}}}}
-  template:
-    metadata: {{labels: {{app: agent}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers: [{{name: agent, image: "{image}"}}]
-  updateStrategy: {{type: RollingUpdate, rollingUpdate: {{partition: 0}}}}
-"#
-        )
-    };
-    kubectl.apply(&[], &agent("example/agent:1")).await;
-    open_rollout(&mut live, "agent").await;
-    live.until("a daemon pod ready on every node", 90, |app| {
-        settled(app) && rollout(app).is_some_and(|v| !v.rows().is_empty())
-    })
-    .await;
-    let nodes = rollout(&live.app).map_or(0, |v| v.rows().len());
-
-    // P pauses (after the confirm): the Advanced DaemonSet's rollingUpdate.paused.
-    live.press(&["P"]).await;
-    let preview = live.confirm_dialog().await;
-    assert_eq!(preview.prepared.action, Action::Pause);
-    assert_eq!(preview.prepared.changes, ["paused false → true"]);
-    let status = live.confirm().await;
-    assert!(status.contains("sent: paused false → true"), "{status}");
-    assert_eq!(
-        kubectl
-            .jsonpath(
-                &["daemonset.apps.kruise.io", "agent"],
-                "{.spec.updateStrategy.rollingUpdate.paused}"
-            )
-            .await,
-        "true"
-    );
-    // A new image while paused: no pod moves.
-    kubectl.apply(&[], &agent("example/agent:2")).await;
-    live.until(
-        "the console sees the pause and the new template",
-        30,
-        |app| {
-            rollout(app)
-                .and_then(|v| v.summary.as_ref())
-                .is_some_and(|s| s.paused && s.updated == 0)
-        },
-    )
-    .await;
-    live.settle(3000).await;
-    assert!(updated(&live.app).is_empty(), "paused: no pod updated");
-
-    // P again resumes, and the pods update.
-    live.press(&["P"]).await;
-    let preview = live.confirm_dialog().await;
-    assert_eq!(preview.prepared.action, Action::Resume);
-    let status = live.confirm().await;
-    assert!(status.contains("sent: paused true → false"), "{status}");
-    live.until("every daemon pod on the new revision", 120, |app| {
-        settled(app) && updated(app).len() == nodes
-    })
-    .await;
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readonly_sends_no_mutating_request() {
+    if testbed::skip_on_existing_cluster(REQUEST_LOG) {
+        return;
+    }
     let mut live = Live::start(true).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 3, "nginx:1.25")).await;
-    open_rollout(&mut live, "web").await;
+    live.open_rollout("web").await;
     live.until("3 pods ready", 60, settled).await;
     let keys = ["]", "[", "p", "P", "u", "i", "s"];
     for key in keys {
@@ -546,10 +473,11 @@ async fn readonly_sends_no_mutating_request() {
         "no mutating request from a --readonly console"
     );
     assert!(live.journal.read().expect("journal").0.is_empty());
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
-/// `viewer` may read workloads, pods, events and revisions in `default`, but not patch.
+/// `viewer` may read workloads, pods, events and revisions in the test's namespace, but not
+/// patch.
 const VIEWER: &str = r#"
 apiVersion: v1
 kind: ServiceAccount
@@ -579,17 +507,23 @@ subjects:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
+    if testbed::skip_on_existing_cluster(REQUEST_LOG) {
+        return;
+    }
     let mut live = Live::start_with(false, Some(VIEWER)).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 2, "nginx:1.25")).await;
-    open_rollout(&mut live, "web").await;
+    live.open_rollout("web").await;
     live.until("2 pods ready", 60, settled).await;
     live.press(&["P"]).await;
     live.until("the answer", 30, |app| app.overlay().is_none())
         .await;
     let status = live.status();
     assert!(
-        status.starts_with("forbidden: you may not patch clonesets in default"),
+        status.starts_with(&format!(
+            "forbidden: you may not patch clonesets in {}",
+            live.ns()
+        )),
         "{status}"
     );
     // The access review was asked; nothing was patched.
@@ -606,101 +540,15 @@ async fn a_user_who_may_not_patch_hears_forbidden_before_any_dialog() {
             .await,
         ""
     );
-    live.demo.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_advanced_statefulset_rollout_walked_to_100_percent_high_ordinals_first() {
-    let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
-    let set = |image: &str, partition: i32| {
-        format!(
-            r#"
-apiVersion: apps.kruise.io/v1beta1
-kind: StatefulSet
-metadata: {{name: db}}
-spec:
-  replicas: 4
-  serviceName: db
-  selector: {{matchLabels: {{app: db}}}}
-  template:
-    metadata: {{labels: {{app: db}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers: [{{name: main, image: "{image}"}}]
-  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate: {{partition: {partition}}}
-"#
-        )
-    };
-    kubectl.apply(&[], &set("postgres:16.1", 0)).await;
-    open_rollout(&mut live, "db").await;
-    live.until("4 pods ready", 90, settled).await;
-    kubectl.apply(&[], &set("postgres:16.2", 4)).await;
-    live.until("the new revision, nothing updated", 60, |app| {
-        rollout(app)
-            .and_then(|v| v.summary.as_ref())
-            .is_some_and(|s| s.current_revision != s.update_revision && s.expected_updated == 0)
-            && settled(app)
-    })
-    .await;
-    let ordinal = |name: &str| {
-        name.rsplit('-')
-            .next()
-            .and_then(|n| n.parse::<i32>().ok())
-            .unwrap_or(-1)
-    };
-    let mut partitions = Vec::new();
-    while let Some(next) = rollout(&live.app)
-        .and_then(|v| v.summary.as_ref())
-        .and_then(|s| s.next_step(&Default::default()))
-    {
-        let before = updated(&live.app);
-        live.press(&["]"]).await;
-        let preview = live.confirm_dialog().await;
-        let order: Vec<String> = match &preview.prediction {
-            Some(Ok(p)) => p.plan.moves.iter().map(|m| m.name.clone()).collect(),
-            other => panic!("a prediction: {other:?}"),
-        };
-        let ordinals: Vec<i32> = order.iter().map(|n| ordinal(n)).collect();
-        assert!(
-            ordinals.windows(2).all(|w| w[0] > w[1]),
-            "highest ordinal first: {order:?}"
-        );
-        assert!(
-            ordinals.iter().all(|o| *o >= next.partition),
-            "only ordinals at or above the partition {}: {order:?}",
-            next.partition
-        );
-        let status = live.confirm().await;
-        assert!(status.contains(": sent: "), "{status}");
-        partitions.push(next.partition);
-        live.until("the step to settle", 120, |app| {
-            rollout(app)
-                .and_then(|v| v.summary.as_ref())
-                .is_some_and(|s| s.partition_pods == next.partition)
-                && settled(app)
-        })
-        .await;
-        let moved: BTreeSet<String> = updated(&live.app).difference(&before).cloned().collect();
-        let predicted: BTreeSet<String> = order.into_iter().collect();
-        assert_eq!(moved, predicted, "step to partition {}", next.partition);
-    }
-    assert_eq!(partitions, [3, 2, 0], "1, 2, then all 4 pods updated");
-    assert_eq!(
-        updated(&live.app).into_iter().collect::<Vec<_>>(),
-        ["db-0", "db-1", "db-2", "db-3"]
-    );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scaling_down_with_marked_pods_deletes_exactly_those() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 5, "nginx:1.25")).await;
-    open_rollout(&mut live, "web").await;
+    live.open_rollout("web").await;
     live.until("5 pods ready", 60, settled).await;
     let names: Vec<String> = rollout(&live.app)
         .map(|v| v.rows().iter().map(|r| r.name.clone()).collect())
@@ -732,5 +580,5 @@ async fn scaling_down_with_marked_pods_deletes_exactly_those() {
         .cloned()
         .collect();
     assert_eq!(left, expected, "exactly the marked pods went");
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

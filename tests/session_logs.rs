@@ -7,6 +7,8 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use kruise_tui::app::{
     App,
@@ -53,8 +55,13 @@ async fn restarts(kubectl: &Kubectl, pod: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn l_on_the_crashing_pod_shows_its_failure_and_previous_run_as_kubectl_does() {
+    if testbed::skip_on_existing_cluster(
+        "reads the simulated container logs, which only the embedded cluster serves",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], CHECKOUT).await;
     // The pod has crashed at least once (a previous run exists).
     let mut pod = String::new();

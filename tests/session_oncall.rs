@@ -7,6 +7,8 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use kruise_tui::app::{
     App,
@@ -14,7 +16,6 @@ use kruise_tui::app::{
     oncall::{ProblemKind, Screen},
     route::{Fetch, Route},
 };
-use kubectl::Kubectl;
 use live::Live;
 
 fn checkout_listed(app: &App) -> bool {
@@ -26,6 +27,11 @@ fn checkout_listed(app: &App) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn triage_lists_the_crashing_rollout_first_and_drops_it_after_undo() {
+    if testbed::skip_on_existing_cluster(
+        "plays the demo story, which only the embedded cluster seeds",
+    ) {
+        return;
+    }
     let mut live = Live::start_story().await;
     live.press(&[":"]).await;
     live.type_text("triage").await;
@@ -81,13 +87,18 @@ async fn triage_lists_the_crashing_rollout_first_and_drops_it_after_undo() {
     let table: Vec<&str> = screen.lines().skip(1).collect();
     let table = table[..table.len() - 1].join("\n");
     assert!(!table.contains("demo/checkout"), "{screen}");
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_oncall_views_show_the_demo_objects_and_follow_kubectl() {
+    if testbed::skip_on_existing_cluster(
+        "plays the demo story, which only the embedded cluster seeds",
+    ) {
+        return;
+    }
     let mut live = Live::start_story().await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
 
     // Budgets: checkout-pub exhausted by the crashing pod; a kubectl patch shows at once.
     live.press(&[":"]).await;
@@ -219,5 +230,5 @@ async fn the_oncall_views_show_the_demo_objects_and_follow_kubectl() {
     let screen = live.screen();
     assert!(screen.contains("web-health/healthy"), "{screen}");
     assert!(screen.contains("game.kruise.io/healthy True"), "{screen}");
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

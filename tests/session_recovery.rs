@@ -11,6 +11,8 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 #[path = "support/workloads.rs"]
 mod workloads;
 
@@ -24,7 +26,7 @@ use kruise_tui::{
 };
 use kube::Api;
 use kubectl::Kubectl;
-use live::{Live, NS};
+use live::Live;
 use workloads::UnavailableSampler;
 
 fn cloneset(name: &str, replicas: i32) -> String {
@@ -95,8 +97,13 @@ fn selected_pod(app: &App) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn r_restarts_a_container_in_place_and_its_restart_count_goes_up_by_one() {
+    if testbed::skip_on_existing_cluster(
+        "the restart's CRR needs the embedded Kruise CRR webhook (its pod-uid and node-name labels)",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 2)).await;
     open_rollout(&mut live, "web", 2).await;
     let pod = selected_pod(&live.app);
@@ -168,13 +175,18 @@ async fn r_restarts_a_container_in_place_and_its_restart_count_goes_up_by_one() 
     assert!(last.result.ok && last.inverse.is_none(), "{last:?}");
     live.press(&["esc"]).await;
     assert!(live.app.overlay().is_none());
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
+    if testbed::skip_on_existing_cluster(
+        "the restarts' CRRs need the embedded Kruise CRR and PUB webhooks",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     // The budget first, so the pods are created carrying its annotation.
     kubectl.apply(&[], BUDGET).await;
     kubectl.apply(&[], &cloneset("web", 3)).await;
@@ -213,7 +225,7 @@ async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
         "{notes}"
     );
     let pods: Api<k8s_openapi::api::core::v1::Pod> =
-        Api::namespaced(live.demo.cluster().client().await.expect("client"), NS);
+        Api::default_namespaced(live.tb.new_client().await);
     let sampler = UnavailableSampler::start(pods, "web", 3);
     live.press(&["y"]).await;
     live.until("three restarts done", 240, panel_done).await;
@@ -236,7 +248,7 @@ async fn r_on_three_marked_pods_under_a_budget_restarts_them_one_at_a_time() {
     for (pod, was) in names.iter().zip(before) {
         assert_eq!(restarts(&kubectl, pod, "main").await, was + 1, "{pod}");
     }
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 fn protect_rows(app: &App) -> Vec<(String, String, Verdict)> {
@@ -255,8 +267,13 @@ fn protect_rows(app: &App) -> Vec<(String, String, Verdict)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
+    if testbed::skip_on_existing_cluster(
+        "the embedded deletion-protection webhook refuses the delete; counts the request log",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 2)).await;
     live.until("web listed", 30, |app| {
         kruise_tui::app::keys::selection(app).is_some_and(|s| s.name == "web")
@@ -311,13 +328,18 @@ async fn x_protects_and_ctrl_d_shows_the_denial_and_n_keeps_the_object() {
         "{status}"
     );
     kubectl.ok(&["get", "cloneset", "web"]).await;
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cascading_is_denied_while_replicas_are_active_and_flips_at_zero() {
+    if testbed::skip_on_existing_cluster(
+        "shows deletion protection enforced, which the embedded admission chain gives",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     kubectl.apply(&[], &cloneset("web", 3)).await;
     kubectl
         .ok(&[
@@ -381,8 +403,8 @@ async fn cascading_is_denied_while_replicas_are_active_and_flips_at_zero() {
     );
     let status = live.confirm().await;
     assert!(
-        status.contains("sent: delete CloneSet default/web"),
+        status.contains(&format!("sent: delete CloneSet {}/web", live.ns())),
         "{status}"
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

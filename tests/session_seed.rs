@@ -1,4 +1,5 @@
-//! Scripted key sessions of the seed kinds' views against the embedded cluster: `:acj` is
+//! Scripted key sessions of the seed kinds' views against the test bed (the embedded cluster,
+//! or an existing one under KRUISE_TUI_TEST_KUBECONFIG): `:acj` is
 //! opened on an empty list, an AdvancedCronJob created with kubectl appears in it without a
 //! key press, Enter shows its next run in its zone, and `P` (confirmed) pauses it on the
 //! server, which the view then shows.
@@ -7,12 +8,13 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use kruise_tui::app::{
     App,
     route::{Fetch, Route},
 };
-use kubectl::Kubectl;
 use live::Live;
 
 const ACJ: &str = r#"
@@ -53,7 +55,7 @@ fn paused_shown(app: &App) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("acj").await;
     live.press(&["enter"]).await;
@@ -79,7 +81,7 @@ async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
     live.press(&["enter"]).await;
     let screen = live.screen();
     assert!(
-        screen.contains("AdvancedCronJob default/warmup"),
+        screen.contains(&format!("AdvancedCronJob {}/warmup", live.ns())),
         "{screen}"
     );
     assert!(screen.contains("Next run"), "{screen}");
@@ -98,5 +100,5 @@ async fn a_cron_job_created_with_kubectl_appears_and_pauses() {
         .await;
     live.until("the pause shown", 30, paused_shown).await;
     assert!(live.screen().contains("yes (P resumes)"));
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

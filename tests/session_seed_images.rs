@@ -1,4 +1,5 @@
-//! A scripted key session of the image pre-download views against the embedded cluster:
+//! A scripted key session of the image pre-download views against the test bed (the embedded
+//! cluster, or an existing one under KRUISE_TUI_TEST_KUBECONFIG):
 //! `:imagepulljobs` is opened on an empty list, an ImagePullJob created with kubectl appears in
 //! it without a key press, Enter shows the node whose NodeImage carries its image (waiting),
 //! and the pull kruise-daemon reports through the status subresource shows up in the detail
@@ -9,12 +10,13 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use kruise_tui::app::{
     App,
     route::{Fetch, Route},
 };
-use kubectl::Kubectl;
 use live::Live;
 
 const JOB: &str = r#"
@@ -26,7 +28,7 @@ spec:
   completionPolicy: {type: Always}
 "#;
 
-fn node_image(uid: &str) -> String {
+fn node_image(ns: &str, uid: &str) -> String {
     format!(
         r#"
 apiVersion: apps.kruise.io/v1alpha1
@@ -39,7 +41,7 @@ spec:
       - tag: "1.26"
         version: 0
         ownerReferences:
-        - {{apiVersion: apps.kruise.io/v1alpha1, kind: ImagePullJob, namespace: default, name: warm-nginx, uid: "{uid}"}}
+        - {{apiVersion: apps.kruise.io/v1alpha1, kind: ImagePullJob, namespace: {ns}, name: warm-nginx, uid: "{uid}"}}
 "#
     )
 }
@@ -52,8 +54,9 @@ fn shows(app: &App, name: &str) -> bool {
     matches!(app.current(), Route::Images(v) if v.keys().iter().any(|(_, n)| n == name))
 }
 
-/// Whether the job's detail is on top and node-a's pull of its image is in `phase`.
-fn node_a(app: &App, phase: &str) -> bool {
+/// Whether the job's detail is on top and node-a's pull of its image (the job in `ns`) is in
+/// `phase`.
+fn node_a(app: &App, ns: &str, phase: &str) -> bool {
     use kruise_tui::app::images::pulls::{JobRef, job_pulls};
     let Route::Images(v) = app.current() else {
         return false;
@@ -63,7 +66,7 @@ fn node_a(app: &App, phase: &str) -> bool {
     };
     let job_ref = JobRef {
         uid: job.metadata.uid.as_deref().unwrap_or_default(),
-        namespace: "default",
+        namespace: ns,
         name: "warm-nginx",
     };
     v.detail.is_some()
@@ -74,8 +77,13 @@ fn node_a(app: &App, phase: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
+    if testbed::skip_on_existing_cluster(
+        "writes a cluster-scoped NodeImage and counts every NodeImage in the cluster",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("imagepulljobs").await;
     live.press(&["enter"]).await;
@@ -92,13 +100,16 @@ async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
     let uid = kubectl
         .jsonpath(&["imagepulljobs", "warm-nginx"], "{.metadata.uid}")
         .await;
-    kubectl.apply(&[], &node_image(uid.trim())).await;
+    let ns = live.ns().to_owned();
+    kubectl.apply(&[], &node_image(&ns, uid.trim())).await;
     live.press(&["enter"]).await;
-    live.until("node-a in the detail", 30, |app| node_a(app, "Waiting"))
-        .await;
+    live.until("node-a in the detail", 30, |app| {
+        node_a(app, &ns, "Waiting")
+    })
+    .await;
     let screen = live.screen();
     assert!(
-        screen.contains("ImagePullJob default/warm-nginx"),
+        screen.contains(&format!("ImagePullJob {ns}/warm-nginx")),
         "{screen}"
     );
     assert!(screen.contains("Pull state per node (1)"), "{screen}");
@@ -117,7 +128,7 @@ async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
             status,
         ])
         .await;
-    live.until("the pull shown", 30, |app| node_a(app, "Pulling"))
+    live.until("the pull shown", 30, |app| node_a(app, &ns, "Pulling"))
         .await;
     let screen = live.screen();
     assert!(
@@ -132,7 +143,7 @@ async fn an_image_pull_job_created_with_kubectl_appears_with_its_nodes() {
     live.until("node-a listed", 30, |app| shows(app, "node-a"))
         .await;
     assert!(live.screen().contains("NodeImages [1]"));
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 const LIST_JOB: &str = r#"
@@ -168,7 +179,7 @@ fn list_detail(app: &App) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_list_pull_job_created_with_kubectl_appears_with_its_images() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("imagelistpulljobs").await;
     live.press(&["enter"]).await;
@@ -183,7 +194,7 @@ async fn an_image_list_pull_job_created_with_kubectl_appears_with_its_images() {
     live.until("the detail", 30, list_detail).await;
     let screen = live.screen();
     assert!(
-        screen.contains("ImageListPullJob default/warm-all"),
+        screen.contains(&format!("ImageListPullJob {}/warm-all", live.ns())),
         "{screen}"
     );
     assert_eq!(
@@ -214,5 +225,5 @@ async fn an_image_list_pull_job_created_with_kubectl_appears_with_its_images() {
         1,
         "{screen}"
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

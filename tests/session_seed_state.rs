@@ -1,4 +1,5 @@
-//! Scripted key sessions against the embedded cluster (simulated nodes, controllers) for `:pps`,
+//! Scripted key sessions against the test bed (the embedded cluster, or an existing one under
+//! KRUISE_TUI_TEST_KUBECONFIG; simulated nodes, controllers) for `:pps`,
 //! `:distributor` and `:bcj`: each view is opened from `:` on an empty list, an object created
 //! with kubectl appears in it without a key press, and Enter drills into it.
 
@@ -6,12 +7,13 @@
 mod kubectl;
 #[path = "fixtures/console/live.rs"]
 mod live;
+#[path = "support/testbed.rs"]
+mod testbed;
 
 use kruise_tui::app::{
     App,
     route::{Fetch, Route},
 };
-use kubectl::Kubectl;
 use live::Live;
 
 const ASTS: &str = r#"
@@ -83,7 +85,7 @@ fn row_state(app: &App, pod: &str) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_persistent_pod_state_created_with_kubectl_appears_with_its_pods() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("pps").await;
     live.press(&["enter"]).await;
@@ -151,7 +153,7 @@ async fn a_persistent_pod_state_created_with_kubectl_appears_with_its_pods() {
         "{}",
         live.screen()
     );
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 fn rd_row(app: &App, ns: &str) -> Option<String> {
@@ -168,8 +170,13 @@ fn rd_row(app: &App, ns: &str) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resource_distribution_created_with_kubectl_appears_with_its_namespaces() {
+    if testbed::skip_on_existing_cluster(
+        "creates namespace team-a and a cluster-scoped distribution; expects none other",
+    ) {
+        return;
+    }
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("distributor").await;
     live.press(&["enter"]).await;
@@ -218,13 +225,13 @@ async fn a_resource_distribution_created_with_kubectl_appears_with_its_namespace
     })
     .await;
     assert!(live.screen().contains("not made by this distribution"));
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broadcast_job_created_with_kubectl_appears_with_its_pods() {
     let mut live = Live::start(false).await;
-    let kubectl = Kubectl::new(live.demo.cluster());
+    let kubectl = live.kubectl();
     live.press(&[":"]).await;
     live.type_text("bcj").await;
     live.press(&["enter"]).await;
@@ -268,10 +275,13 @@ async fn a_broadcast_job_created_with_kubectl_appears_with_its_pods() {
     })
     .await;
     let screen = live.screen();
-    assert!(screen.contains("BroadcastJob default/warm"), "{screen}");
+    assert!(
+        screen.contains(&format!("BroadcastJob {}/warm", live.ns())),
+        "{screen}"
+    );
     assert!(screen.contains("Pods per node (1)"), "{screen}");
     assert!(screen.contains(node.trim()), "{screen}");
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }
 
 /// The demo (`kruise-tui --demo`) holds one of each, consistent with its pods and nodes: db's
@@ -279,6 +289,11 @@ async fn a_broadcast_job_created_with_kubectl_appears_with_its_pods() {
 /// namespace whose own Secret is in the way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_holds_one_of_each() {
+    if testbed::skip_on_existing_cluster(
+        "plays the demo story, which only the embedded cluster seeds",
+    ) {
+        return;
+    }
     let mut live = Live::start_story().await;
     live.press(&[":"]).await;
     live.type_text("pps").await;
@@ -337,5 +352,5 @@ async fn the_demo_holds_one_of_each() {
         }))
     })
     .await;
-    live.demo.shutdown().await;
+    live.shutdown().await;
 }

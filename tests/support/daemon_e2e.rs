@@ -1,16 +1,15 @@
-//! Shared by the ContainerRecreateRequest and PodProbeMarker end-to-end tests: an empty demo
-//! cluster (namespace `demo`) with or without the built-in simulated nodes and controllers, or
-//! with both started beside it as separate clients (the path `kruise-tui sim-nodes` and
-//! `kruise-tui controllers` take against a real cluster), plus polling and pod helpers.
+//! Shared by the ContainerRecreateRequest and PodProbeMarker end-to-end tests: a [`Testbed`]
+//! (in the test's own namespace) whose simulated nodes and controllers run either in-process
+//! with the embedded cluster, or beside a bare embedded server as separate clients (the path
+//! `kruise-tui sim-nodes` and `kruise-tui controllers` take against a real cluster, and the one
+//! an existing cluster always takes), plus polling and pod helpers. Needs
+//! `support/testbed.rs` included as `testbed` next to it.
 #![allow(dead_code)]
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
-use kruise_tui::cluster::{
-    demo::{DemoCluster, DemoOptions},
-    sim::{self, SimOptions},
-};
+use kruise_tui::cluster::sim::{self, SimOptions, nodes::SIM_NODE_LABEL};
 use kube::{
     Api, Client,
     api::{ListParams, PostParams},
@@ -19,29 +18,43 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub const NS: &str = "demo";
+use crate::testbed::Testbed;
 
 /// A running test cluster.
 pub struct Cluster {
-    pub demo: DemoCluster,
+    pub tb: Testbed,
+    /// Its default namespace is the test's.
     pub client: Client,
-    _dir: tempfile::TempDir,
     side: Option<(CancellationToken, Vec<JoinHandle<anyhow::Result<()>>>)>,
 }
 
-/// An empty demo cluster whose own simulated nodes and controllers run in-process.
+/// The test bed whose simulated nodes and controllers run in-process.
 pub async fn start() -> Cluster {
-    start_with(true).await
+    let tb = Testbed::start().await;
+    Cluster {
+        client: tb.client.clone(),
+        tb,
+        side: None,
+    }
 }
 
-/// An empty demo cluster with no nodes and no controllers of its own; the simulated nodes and
-/// the controllers run beside it as separate tasks, each with its own client, as
-/// `kruise-tui sim-nodes` and `kruise-tui controllers` would against any API server.
+/// A bare embedded server (no nodes, no controllers of its own); the simulated nodes and the
+/// controllers run beside it as separate tasks, each with its own client, as
+/// `kruise-tui sim-nodes` and `kruise-tui controllers` would against any API server. On an
+/// existing cluster the test bed's own (this process's, beside that server) are those.
 pub async fn start_beside() -> Cluster {
-    let mut c = start_with(false).await;
+    let tb = Testbed::start_bare().await;
+    let mut c = Cluster {
+        client: tb.client.clone(),
+        tb,
+        side: None,
+    };
+    if c.tb.embedded().is_none() {
+        return c;
+    }
     let stop = CancellationToken::new();
-    let sim_client = c.demo.client().await.expect("sim client");
-    let ctl_client = c.demo.client().await.expect("controllers client");
+    let sim_client = c.tb.new_client().await;
+    let ctl_client = c.tb.new_client().await;
     let sim = tokio::spawn(sim::run(sim_client, SimOptions::default(), stop.clone()));
     let options = kruise_tui::controllers::Options {
         identity: "beside-test".to_owned(),
@@ -56,45 +69,28 @@ pub async fn start_beside() -> Cluster {
     c
 }
 
-async fn start_with(in_process: bool) -> Cluster {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("address"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: in_process,
-        controllers: in_process,
-        kruise_webhooks: true,
-        remove_kubeconfig: true,
-    })
-    .await
-    .expect("demo cluster starts");
-    let client = demo.client().await.expect("client");
-    Cluster {
-        demo,
-        client,
-        _dir: dir,
-        side: None,
-    }
-}
-
 impl Cluster {
+    /// The test's namespace.
+    pub fn ns(&self) -> &str {
+        self.tb.ns()
+    }
+
     /// Waits for the simulated nodes to be registered.
     pub async fn nodes(&self) -> Vec<Node> {
         let api: Api<Node> = Api::all(self.client.clone());
+        let simulated = ListParams::default().labels(&format!("{SIM_NODE_LABEL}=true"));
         wait_for("three simulated nodes", || async {
-            let nodes = api.list(&ListParams::default()).await.ok()?.items;
+            let nodes = api.list(&simulated).await.ok()?.items;
             (nodes.len() == 3).then_some(nodes)
         })
         .await
     }
 
     pub fn pods(&self) -> Api<Pod> {
-        Api::namespaced(self.client.clone(), NS)
+        Api::default_namespaced(self.client.clone())
     }
 
-    /// Creates a pod from JSON (namespace demo) and waits until it is Ready.
+    /// Creates a pod from JSON (in the test's namespace) and waits until it is Ready.
     pub async fn ready_pod(&self, pod: Value) -> Pod {
         let pod: Pod = serde_json::from_value(pod).expect("a pod");
         let name = pod.metadata.name.clone().expect("a named pod");
@@ -122,7 +118,7 @@ impl Cluster {
                 task.await.expect("task ran").expect("task stopped cleanly");
             }
         }
-        self.demo.shutdown().await;
+        self.tb.shutdown().await;
     }
 }
 

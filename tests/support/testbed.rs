@@ -68,14 +68,53 @@ pub struct Testbed {
     pub client: Client,
     ns: String,
     kubeconfig: PathBuf,
+    /// A kubeconfig like `kubeconfig` whose current context's namespace is the test's.
+    kubeconfig_in_ns: PathBuf,
+    scratch: tempfile::TempDir,
     embedded: Option<(DemoCluster, tempfile::TempDir)>,
+}
+
+/// What to start on the embedded cluster.
+#[derive(Clone, Copy)]
+enum Embedded {
+    /// Simulated nodes, controllers and Kruise webhooks; empty.
+    Full,
+    /// The server and the Kruise webhooks only (the test runs nodes and controllers beside it).
+    Bare,
+    /// Full, with the demo story (namespace `demo`).
+    Story,
 }
 
 impl Testbed {
     /// The embedded cluster (empty, with simulated nodes, controllers and Kruise webhooks), or
     /// the existing one with this process's simulated nodes and controllers; a fresh namespace.
     pub async fn start() -> Testbed {
-        let ns = format!("e2e-{}", random(8));
+        Testbed::start_as(Embedded::Full).await
+    }
+
+    /// The embedded server with its Kruise webhooks but no simulated nodes and no controllers
+    /// (the test runs them beside it, as `kruise-tui sim-nodes` and `kruise-tui controllers`
+    /// run against any server); on an existing cluster the same as [`Testbed::start`], whose
+    /// nodes and controllers already run beside the server, in this process.
+    pub async fn start_bare() -> Testbed {
+        Testbed::start_as(Embedded::Bare).await
+    }
+
+    /// The demo story (`kruise-tui --demo`) on the embedded cluster, in its namespace `demo`.
+    /// Embedded only: call [`skip_on_existing_cluster`] first.
+    pub async fn start_story() -> Testbed {
+        assert!(
+            existing_kubeconfig().is_none(),
+            "the demo story runs on the embedded cluster only: skip_on_existing_cluster first"
+        );
+        Testbed::start_as(Embedded::Story).await
+    }
+
+    async fn start_as(what: Embedded) -> Testbed {
+        let ns = match what {
+            Embedded::Story => kruise_tui::cluster::demo::NAMESPACE.to_owned(),
+            Embedded::Full | Embedded::Bare => format!("e2e-{}", random(8)),
+        };
         let (client, kubeconfig, embedded) = match existing_kubeconfig() {
             Some(path) => {
                 shared_on_existing(&path);
@@ -84,37 +123,44 @@ impl Testbed {
             None => {
                 let dir = tempfile::tempdir().expect("tempdir");
                 let kubeconfig = dir.path().join("kubeconfig");
+                let full = !matches!(what, Embedded::Bare);
                 let demo = DemoCluster::start(DemoOptions {
                     listen: "127.0.0.1:0".parse().expect("addr"),
                     kubeconfig_out: kubeconfig.clone(),
                     pods: None,
-                    seed: false,
-                    nodes: true,
-                    controllers: true,
+                    seed: matches!(what, Embedded::Story),
+                    nodes: full,
+                    controllers: full,
                     kruise_webhooks: true,
                     remove_kubeconfig: true,
                 })
                 .await
                 .expect("the embedded cluster starts");
-                let c = demo.cluster();
-                let mut config = kube::Config::new(c.url().parse().expect("a URL"));
-                config.default_namespace = ns.clone();
-                config.auth_info.token = Some(c.token().to_string().into());
-                let client = Client::try_from(config).expect("client");
+                let client =
+                    Client::try_from(embedded_config(demo.cluster(), &ns)).expect("client");
                 (client, kubeconfig, Some((demo, dir)))
             }
         };
-        let namespaces: Api<Namespace> = Api::all(client.clone());
-        let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-        let object: Namespace = serde_json::from_value(body).expect("a Namespace");
-        namespaces
-            .create(&PostParams::default(), &object)
-            .await
-            .expect("the test namespace is created");
+        if !matches!(what, Embedded::Story) {
+            let namespaces: Api<Namespace> = Api::all(client.clone());
+            let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            let object: Namespace = serde_json::from_value(body).expect("a Namespace");
+            namespaces
+                .create(&PostParams::default(), &object)
+                .await
+                .expect("the test namespace is created");
+        }
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let kubeconfig_in_ns = scratch.path().join("kubeconfig-in-ns");
+        write_kubeconfig(&kubeconfig, &kubeconfig_in_ns, |config| {
+            current_context(config).namespace = Some(ns.clone());
+        });
         Testbed {
             client,
             ns,
             kubeconfig,
+            kubeconfig_in_ns,
+            scratch,
             embedded,
         }
     }
@@ -125,9 +171,62 @@ impl Testbed {
     }
 
     /// A kubeconfig that reaches the cluster (its context's namespace is not the test's: pass
-    /// `-n` or use [`Testbed::kubectl`]).
+    /// `-n`, use `Kubectl::at(kubeconfig, ns)` or [`Testbed::kubeconfig_in_ns`]).
     pub fn kubeconfig(&self) -> &Path {
         &self.kubeconfig
+    }
+
+    /// A kubeconfig that reaches the cluster with the test's namespace as its current
+    /// context's, for the `kruise-tui` binary (which then needs no `-n`).
+    pub fn kubeconfig_in_ns(&self) -> &Path {
+        &self.kubeconfig_in_ns
+    }
+
+    /// A kubeconfig like [`Testbed::kubeconfig_in_ns`] whose user is `token` alone (e.g. a
+    /// ServiceAccount's, from `kubectl create token`), written as `name` in a scratch dir.
+    pub fn kubeconfig_with_token(&self, name: &str, token: &str) -> PathBuf {
+        let path = self.scratch.path().join(name);
+        write_kubeconfig(&self.kubeconfig_in_ns, &path, |config| {
+            let user = current_context(config).user.clone().unwrap_or_default();
+            let auth = config
+                .auth_infos
+                .iter_mut()
+                .find(|a| a.name == user)
+                .expect("the current context's user is in the kubeconfig");
+            auth.auth_info = Some(kube::config::AuthInfo {
+                token: Some(token.to_owned().into()),
+                ..kube::config::AuthInfo::default()
+            });
+        });
+        path
+    }
+
+    /// A fresh client configuration for the cluster (default namespace the test's), to add
+    /// headers or change the credentials before building a client.
+    pub async fn config(&self) -> kube::Config {
+        match self.embedded() {
+            Some(c) => embedded_config(c, &self.ns),
+            None => config_for(&self.kubeconfig, &self.ns).await,
+        }
+    }
+
+    /// A client of its own (a connection pool apart from `client`).
+    pub async fn new_client(&self) -> Client {
+        Client::try_from(self.config().await).expect("a client")
+    }
+
+    /// The kubeconfig's current context.
+    pub fn context(&self) -> String {
+        let config = kube::config::Kubeconfig::read_from(&self.kubeconfig).expect("kubeconfig");
+        config.current_context.unwrap_or_default()
+    }
+
+    /// The URL the kubeconfig reaches the server at.
+    pub async fn cluster_url(&self) -> String {
+        match self.embedded() {
+            Some(c) => c.https_url(),
+            None => self.config().await.cluster_url.to_string(),
+        }
     }
 
     /// The embedded cluster, when the test runs on it.
@@ -156,14 +255,47 @@ impl Testbed {
     }
 }
 
+/// A client configuration for the embedded cluster (plain HTTP, the token).
+fn embedded_config(c: &EmbeddedCluster, ns: &str) -> kube::Config {
+    let mut config = kube::Config::new(c.url().parse().expect("a URL"));
+    config.default_namespace = ns.to_owned();
+    config.auth_info.token = Some(c.token().to_string().into());
+    config
+}
+
+/// Reads the kubeconfig at `from`, changes it with `edit` and writes it to `to` (as JSON, which
+/// is YAML; relative paths in it are made absolute by the reading).
+fn write_kubeconfig(from: &Path, to: &Path, edit: impl FnOnce(&mut kube::config::Kubeconfig)) {
+    let mut config = kube::config::Kubeconfig::read_from(from).expect("the kubeconfig reads");
+    edit(&mut config);
+    let text = serde_json::to_string_pretty(&config).expect("the kubeconfig serializes");
+    std::fs::write(to, text).expect("the kubeconfig is written");
+}
+
+/// The kubeconfig's current context.
+fn current_context(config: &mut kube::config::Kubeconfig) -> &mut kube::config::Context {
+    let name = config.current_context.clone().unwrap_or_default();
+    config
+        .contexts
+        .iter_mut()
+        .find(|c| c.name == name)
+        .and_then(|c| c.context.as_mut())
+        .expect("the kubeconfig's current context exists")
+}
+
 /// A client of the kubeconfig's current context whose default namespace is `ns`.
 async fn client_for(path: &Path, ns: &str) -> Client {
+    Client::try_from(config_for(path, ns).await).expect("a client")
+}
+
+/// The configuration of the kubeconfig's current context, with `ns` as default namespace.
+async fn config_for(path: &Path, ns: &str) -> kube::Config {
     let kubeconfig = kube::config::Kubeconfig::read_from(path).expect("the kubeconfig reads");
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("the kubeconfig has a usable context");
     config.default_namespace = ns.to_string();
-    Client::try_from(config).expect("a client")
+    config
 }
 
 /// Once per process on an existing cluster: the Kruise CRDs applied, then the simulated nodes and

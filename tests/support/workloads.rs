@@ -1,35 +1,39 @@
-//! The embedded cluster with simulated nodes and the Kruise controllers, empty (namespace
-//! `demo`), for the workload controller tests: start it, poll until a condition holds, read pods
-//! and events, and run kubectl against it.
+//! A [`Testbed`] (the embedded cluster with simulated nodes and the Kruise controllers, or an
+//! existing cluster with them running beside it) for the workload controller tests, in the
+//! test's own namespace: start it, poll until a condition holds, read pods and events. Needs
+//! `support/testbed.rs` included as `testbed` next to it.
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Event, Pod};
-use kruise_tui::cluster::demo::{DemoCluster, DemoOptions, NAMESPACE};
 use kube::{Api, Client, api::ListParams};
 
-/// A running empty demo cluster and a client for it.
+use crate::testbed::Testbed;
+
+/// A running test bed and a client for it (its default namespace the test's).
 pub struct Cluster {
-    pub demo: DemoCluster,
+    pub tb: Testbed,
     pub client: Client,
-    _dir: tempfile::TempDir,
 }
 
 impl Cluster {
-    /// Starts the server, three simulated nodes and the controllers.
+    /// Starts the test bed: the server, three simulated nodes and the controllers.
     pub async fn start() -> Cluster {
-        let (demo, dir) = empty_demo(true).await;
-        let client = demo.client().await.expect("client");
+        let tb = Testbed::start().await;
         Cluster {
-            demo,
-            client,
-            _dir: dir,
+            client: tb.client.clone(),
+            tb,
         }
     }
 
+    /// The test's namespace.
+    pub fn ns(&self) -> &str {
+        self.tb.ns()
+    }
+
     pub fn pods(&self) -> Api<Pod> {
-        Api::namespaced(self.client.clone(), NAMESPACE)
+        Api::default_namespaced(self.client.clone())
     }
 
     /// The pods labelled `app=<app>`, sorted by name.
@@ -46,7 +50,7 @@ impl Cluster {
 
     /// The (reason, message) of every event about the object `name`.
     pub async fn events_of(&self, name: &str) -> Vec<(String, String)> {
-        let api: Api<Event> = Api::namespaced(self.client.clone(), NAMESPACE);
+        let api: Api<Event> = Api::default_namespaced(self.client.clone());
         api.list(&ListParams::default())
             .await
             .expect("events list")
@@ -58,28 +62,8 @@ impl Cluster {
     }
 
     pub async fn shutdown(self) {
-        self.demo.shutdown().await;
+        self.tb.shutdown().await;
     }
-}
-
-/// An empty demo cluster (namespace `demo`, no story) with three simulated nodes and the
-/// controllers, its kubeconfig in the returned directory (removed on shutdown when
-/// `remove_kubeconfig`).
-pub async fn empty_demo(remove_kubeconfig: bool) -> (DemoCluster, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo = DemoCluster::start(DemoOptions {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        kubeconfig_out: dir.path().join("kubeconfig"),
-        pods: None,
-        seed: false,
-        nodes: true,
-        controllers: true,
-        kruise_webhooks: true,
-        remove_kubeconfig,
-    })
-    .await
-    .expect("the demo cluster starts");
-    (demo, dir)
 }
 
 /// Polls `check` every 100 ms until it returns Some, failing with `what` after `secs` seconds.
