@@ -332,9 +332,15 @@ fn shared_on_existing(path: &Path) {
                     gates: demo_gates(),
                     ..kruise_tui::controllers::Options::default()
                 };
-                let controllers =
-                    tokio::spawn(kruise_tui::controllers::run(client, options, stop.clone()));
-                let _ = tx.send(Ok(()));
+                let identity = options.identity.clone();
+                let controllers = tokio::spawn(kruise_tui::controllers::run(
+                    client.clone(),
+                    options,
+                    stop.clone(),
+                ));
+                // The previous test process's controllers held the leader Lease until they
+                // stopped; the tests start once this process's have taken it over.
+                let _ = tx.send(leading(&client, &identity).await);
                 let _ = tokio::join!(sim, controllers);
             });
         });
@@ -344,6 +350,25 @@ fn shared_on_existing(path: &Path) {
     if let Err(e) = started {
         panic!("{EXISTING}: {e}");
     }
+}
+
+/// Waits (up to a minute, the Lease's duration and then some) until `identity` holds the
+/// controllers' leader Lease.
+async fn leading(client: &Client, identity: &str) -> Result<(), String> {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use kruise_tui::controllers::lease::{NAME, NAMESPACE};
+    let leases: Api<Lease> = Api::namespaced(client.clone(), NAMESPACE);
+    for _ in 0..600 {
+        if let Ok(l) = leases.get(NAME).await
+            && l.spec.and_then(|s| s.holder_identity).as_deref() == Some(identity)
+        {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Err(format!(
+        "this process's controllers ({identity}) never took the leader Lease over"
+    ))
 }
 
 /// Server-side applies every upstream Kruise CRD and waits until each is established.
