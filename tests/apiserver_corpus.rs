@@ -14,6 +14,8 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/json_files.rs"]
+mod json_files;
 #[path = "support/corpus_replay.rs"]
 mod replay;
 
@@ -27,22 +29,7 @@ use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
 use serde_json::Value;
 
 fn corpus_files() -> Result<Vec<PathBuf>, String> {
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apiserver-corpus")];
-    if let Some(extra) = std::env::var_os("KRUISE_TUI_APISERVER_CORPUS_DIR") {
-        dirs.push(PathBuf::from(extra));
-    }
-    let mut files = Vec::new();
-    for dir in dirs {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
-    Ok(files)
+    json_files::json_files("apiserver-corpus", "KRUISE_TUI_APISERVER_CORPUS_DIR")
 }
 
 /// Positional arguments are name filters; libtest's own flags are ignored.

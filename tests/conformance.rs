@@ -5,32 +5,19 @@
 
 #[path = "conformance_eval/mod.rs"]
 mod eval;
+#[path = "support/json_files.rs"]
+mod json_files;
 
 use std::{
     panic::{self, AssertUnwindSafe},
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::ExitCode,
 };
 
 use serde_json::Value;
 
 fn vector_files() -> Result<Vec<PathBuf>, String> {
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")];
-    if let Some(extra) = std::env::var_os("KRUISE_TUI_CONFORMANCE_DIR") {
-        dirs.push(PathBuf::from(extra));
-    }
-    let mut files = Vec::new();
-    for dir in dirs {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
-    Ok(files)
+    json_files::json_files("conformance", "KRUISE_TUI_CONFORMANCE_DIR")
 }
 
 /// The command line, read as libtest reads it (`cargo test --test conformance -- ARGS`):

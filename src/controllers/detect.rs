@@ -159,7 +159,7 @@ pub fn webhook_notice(webhooks: &Webhooks) -> Vec<String> {
         )
     };
     let embedded = if webhooks.embedded {
-        " (kruise-tui's demo-server does, in-process)"
+        " (kruise-tui's demo-server does, in-process, unless started with --no-kruise-webhooks)"
     } else {
         ""
     };
