@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderMap, Request};
 use http_body_util::BodyExt as _;
-use kruise_tui::cluster::server::EmbeddedCluster;
+use kruise_tui::cluster::server::{EmbeddedCluster, meta::random_suffix};
 use serde_json::{Map, Value, json};
 
 use crate::corpus::{self, Masks, ObjectRules, Vars};
@@ -24,15 +24,6 @@ struct Answer {
     body: Bytes,
     /// A watch's events (a 200 watch only).
     events: Option<Vec<Value>>,
-}
-
-fn random(n: usize) -> String {
-    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut buf = vec![0u8; n];
-    getrandom::fill(&mut buf).expect("random bytes");
-    buf.iter()
-        .map(|b| CHARS[*b as usize % CHARS.len()] as char)
-        .collect()
 }
 
 /// `application/x-www-form-urlencoded`, as Python's `urlencode`.
@@ -182,12 +173,15 @@ impl Server {
 
     /// Runs a case in a fresh namespace; Err says which step answered otherwise, with both answers.
     pub async fn run_case(&self, case: &Value) -> Result<(), String> {
-        let suffix = random(8);
+        let suffix = random_suffix(8);
         let mut vars = Vars::default();
         vars.0.insert("NS".into(), format!("corpus-{suffix}"));
-        vars.0.insert("NAME".into(), format!("n{}", random(8)));
-        vars.0.insert("NAME2".into(), format!("m{}", random(8)));
-        vars.0.insert("NAME3".into(), format!("p{}", random(8)));
+        vars.0
+            .insert("NAME".into(), format!("n{}", random_suffix(8)));
+        vars.0
+            .insert("NAME2".into(), format!("m{}", random_suffix(8)));
+        vars.0
+            .insert("NAME3".into(), format!("p{}", random_suffix(8)));
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "$NS"}});
         let create_ns = json!({"method": "POST", "path": "/api/v1/namespaces", "body": ns});
         let a = self.send(&create_ns, &vars).await?;

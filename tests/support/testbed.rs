@@ -24,7 +24,7 @@ use k8s_openapi::{
 };
 use kruise_tui::cluster::{
     demo::{DemoCluster, DemoOptions, cluster::demo_gates},
-    server::EmbeddedCluster,
+    server::{EmbeddedCluster, meta::random_suffix},
     sim::SimOptions,
 };
 use kube::{
@@ -52,15 +52,6 @@ pub fn skip_on_existing_cluster(reason: &str) -> bool {
         return true;
     }
     false
-}
-
-fn random(n: usize) -> String {
-    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut buf = vec![0u8; n];
-    getrandom::fill(&mut buf).expect("random bytes");
-    buf.iter()
-        .map(|b| CHARS[*b as usize % CHARS.len()] as char)
-        .collect()
 }
 
 /// A cluster for one test, with a namespace of its own.
@@ -113,7 +104,7 @@ impl Testbed {
     async fn start_as(what: Embedded) -> Testbed {
         let ns = match what {
             Embedded::Story => kruise_tui::cluster::demo::NAMESPACE.to_owned(),
-            Embedded::Full | Embedded::Bare => format!("e2e-{}", random(8)),
+            Embedded::Full | Embedded::Bare => format!("e2e-{}", random_suffix(8)),
         };
         let (client, kubeconfig, embedded) = match existing_kubeconfig() {
             Some(path) => {
@@ -232,15 +223,6 @@ impl Testbed {
     /// The embedded cluster, when the test runs on it.
     pub fn embedded(&self) -> Option<&EmbeddedCluster> {
         self.embedded.as_ref().map(|(d, _)| d.cluster())
-    }
-
-    /// Namespaced typed API in the test's namespace.
-    pub fn api<K>(&self) -> Api<K>
-    where
-        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
-        <K as kube::Resource>::DynamicType: Default,
-    {
-        Api::namespaced(self.client.clone(), &self.ns)
     }
 
     /// Deletes the namespace (existing cluster) or stops the embedded cluster.
