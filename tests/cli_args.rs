@@ -81,7 +81,17 @@ fn the_console_keeps_its_flags() {
     usage_error("--demo --controllers");
     usage_error("-n demo -A");
     let cli = ok("demo-server --listen 127.0.0.1:0 --no-seed --pods 10");
-    assert!(matches!(cli.command, Some(Command::DemoServer(_))));
+    assert!(matches!(
+        cli.command,
+        Some(Command::DemoServer(ref a)) if !a.no_kruise_webhooks
+    ));
+    // The shape of a real cluster where only `kruise-tui controllers` runs.
+    let cli = ok("demo-server --no-controllers --no-kruise-webhooks");
+    assert!(matches!(
+        cli.command,
+        Some(Command::DemoServer(ref a)) if a.no_kruise_webhooks && a.no_controllers
+    ));
+    usage_error("demo-server --no-kruise-webhook");
     assert!(matches!(
         ok("config paths").command,
         Some(Command::Config(_))
