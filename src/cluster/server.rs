@@ -55,6 +55,7 @@ pub mod objectmeta;
 pub mod openapi;
 pub mod patch;
 pub mod podadmit;
+pub mod poddefaults;
 pub mod podlog;
 pub mod podupdate;
 pub mod protobuf;

@@ -1,126 +1,14 @@
-//! What a default kube-apiserver does to a Pod on its way in: the v1 defaults
-//! (`SetDefaults_Pod`, `_PodSpec`, `_Container`, probes, ports, volumes) on every write, and on
-//! create the admission plugins every cluster runs (`ServiceAccount`: the service account and
+//! What a default kube-apiserver does to a new Pod after its defaults ([`super::poddefaults`]):
+//! the admission plugins every cluster runs (`ServiceAccount`: the service account and
 //! its projected token volume; `DefaultTolerationSeconds`; `Priority`), and the QoS class the
 //! status starts with. A pod read back from the embedded cluster looks as it would on a real one.
 
 use serde_json::{Map, Value, json};
 
-use super::{meta, status::ApiError, store::Store};
+use super::{meta, poddefaults::or_insert, status::ApiError, store::Store};
 
 /// Where the ServiceAccount admission plugin mounts the token volume.
 const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-fn or_insert(m: &mut Map<String, Value>, k: &str, v: Value) {
-    if m.get(k).is_none_or(Value::is_null) {
-        m.insert(k.into(), v);
-    }
-}
-
-/// `SetDefaults_Container` (and the probe, port and env defaults under it).
-fn container(c: &mut Value) {
-    let Some(m) = c.as_object_mut() else { return };
-    or_insert(m, "terminationMessagePath", json!("/dev/termination-log"));
-    or_insert(m, "terminationMessagePolicy", json!("File"));
-    or_insert(m, "resources", json!({}));
-    let image = m.get("image").and_then(Value::as_str).unwrap_or("");
-    // The tag is after the last '/', and a digest pins the image.
-    let last = image.rsplit('/').next().unwrap_or(image);
-    let policy = if !image.contains('@') && (!last.contains(':') || last.ends_with(":latest")) {
-        "Always"
-    } else {
-        "IfNotPresent"
-    };
-    or_insert(m, "imagePullPolicy", json!(policy));
-    for p in m
-        .get_mut("ports")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(p) = p.as_object_mut() {
-            or_insert(p, "protocol", json!("TCP"));
-        }
-    }
-    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-        if let Some(p) = m.get_mut(probe).and_then(Value::as_object_mut) {
-            or_insert(p, "timeoutSeconds", json!(1));
-            or_insert(p, "periodSeconds", json!(10));
-            or_insert(p, "successThreshold", json!(1));
-            or_insert(p, "failureThreshold", json!(3));
-            if let Some(h) = p.get_mut("httpGet").and_then(Value::as_object_mut) {
-                or_insert(h, "path", json!("/"));
-                or_insert(h, "scheme", json!("HTTP"));
-            }
-        }
-    }
-    for e in m
-        .get_mut("env")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(f) = e
-            .pointer_mut("/valueFrom/fieldRef")
-            .and_then(Value::as_object_mut)
-        {
-            or_insert(f, "apiVersion", json!("v1"));
-        }
-    }
-}
-
-/// `SetDefaults_Volume`'s sources: secret, configMap, projected and downwardAPI default modes.
-fn volume(v: &mut Value) {
-    let Some(m) = v.as_object_mut() else { return };
-    for src in ["secret", "configMap", "projected", "downwardAPI"] {
-        if let Some(s) = m.get_mut(src).and_then(Value::as_object_mut) {
-            or_insert(s, "defaultMode", json!(420));
-        }
-    }
-    if let Some(h) = m.get_mut("hostPath").and_then(Value::as_object_mut) {
-        or_insert(h, "type", json!(""));
-    }
-}
-
-/// The defaults every Pod write gets (`SetDefaults_Pod` and `SetDefaults_PodSpec`).
-pub fn defaults(pod: &mut Value) {
-    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
-        return;
-    };
-    or_insert(spec, "restartPolicy", json!("Always"));
-    or_insert(spec, "terminationGracePeriodSeconds", json!(30));
-    or_insert(spec, "dnsPolicy", json!("ClusterFirst"));
-    or_insert(spec, "securityContext", json!({}));
-    or_insert(spec, "schedulerName", json!("default-scheduler"));
-    or_insert(spec, "enableServiceLinks", json!(true));
-    // The v1 conversion keeps the deprecated `serviceAccount` equal to `serviceAccountName`.
-    if let Some(sa) = spec
-        .get("serviceAccountName")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-    {
-        spec.insert("serviceAccount".into(), json!(sa));
-    }
-    for list in ["containers", "initContainers", "ephemeralContainers"] {
-        for c in spec
-            .get_mut(list)
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            container(c);
-        }
-    }
-    for v in spec
-        .get_mut("volumes")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        volume(v);
-    }
-}
 
 /// The admission plugins of a default cluster, on a new pod in `namespace`: ServiceAccount
 /// (refuses a pod whose service account does not exist, as upstream does), then
@@ -298,22 +186,6 @@ fn qos_class(spec: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn container_defaults_follow_the_image_tag() {
-        let mut pod = json!({"spec": {"containers": [
-            {"name": "a", "image": "nginx:1.27"},
-            {"name": "b", "image": "nginx"},
-            {"name": "c", "image": "registry:5000/nginx:latest"},
-        ]}});
-        defaults(&mut pod);
-        let policy = |i: usize| pod["spec"]["containers"][i]["imagePullPolicy"].clone();
-        assert_eq!(policy(0), "IfNotPresent");
-        assert_eq!(policy(1), "Always");
-        assert_eq!(policy(2), "Always");
-        assert_eq!(pod["spec"]["restartPolicy"], "Always");
-        assert_eq!(pod["spec"]["containers"][0]["resources"], json!({}));
-    }
 
     #[test]
     fn tolerations_are_added_once() {

@@ -21,7 +21,7 @@ pub fn spec_errors(old: &Value, new: &Value) -> Vec<FieldError> {
     // The old pod as a real server would hold it: defaulted (a pod seeded into the store
     // in-process skipped the defaults, which the new one has been given).
     let mut old = old.clone();
-    super::podadmit::defaults(&mut old);
+    super::poddefaults::defaults(&mut old);
     let (old_spec, new_spec) = (&old["spec"], &new["spec"]);
     for list in ["containers", "initContainers"] {
         if list_len(old_spec, list) != list_len(new_spec, list) {
@@ -135,7 +135,7 @@ mod tests {
         let mut p = json!({"spec": {"containers": [{"name": "c", "image": image}],
                         "tolerations": [{"key": "a", "operator": "Exists"}],
                         "restartPolicy": "Always"}});
-        crate::cluster::server::podadmit::defaults(&mut p);
+        crate::cluster::server::poddefaults::defaults(&mut p);
         p
     }
 

@@ -250,7 +250,7 @@ impl Store {
         let res = self.resource_for(&v)?;
         // Defaults are not admission: a seeded pod is held as a real server would hold it.
         if res.group.is_empty() && res.kind == "Pod" {
-            super::podadmit::defaults(&mut v);
+            super::poddefaults::defaults(&mut v);
         }
         let ns = v["metadata"]["namespace"]
             .as_str()

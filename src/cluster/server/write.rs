@@ -15,7 +15,7 @@ use super::{
     http::{Req, Resp, Shared, bytes_response, json_response, with_warnings},
     managed,
     meta::{self, meta_mut},
-    objectmeta, patch, podadmit, protobuf,
+    objectmeta, patch, podadmit, poddefaults, protobuf,
     read::{output, output_value},
     resources::ResourceInfo,
     routes::Target,
@@ -149,7 +149,7 @@ fn decode_body(
         }
         ("", "Service") => defaults::service(obj),
         ("", "Namespace") => defaults::namespace(obj),
-        ("", "Pod") => podadmit::defaults(obj),
+        ("", "Pod") => poddefaults::defaults(obj),
         _ => {}
     }
     Ok(warnings)
