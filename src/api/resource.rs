@@ -201,7 +201,6 @@ mod tests {
         typed::<StatefulSet>();
         typed::<UnitedDeployment>();
         typed::<WorkloadSpread>();
-        typed::<crate::kruise::sidecarset::types::SidecarSet>();
     }
 
     #[test]

@@ -114,7 +114,7 @@ where
             }
         }
         Err(kube::Error::Api(status)) if status.code == 404 => Registered::Absent,
-        Err(err) => Registered::Unknown(crate::kube::errors::text(&err)),
+        Err(err) => Registered::Unknown(super::write::describe(&err)),
     }
 }
 

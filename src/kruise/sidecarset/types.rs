@@ -352,3 +352,17 @@ impl SidecarSet {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::Resource as _;
+
+    use super::SidecarSet;
+
+    #[test]
+    fn a_sidecarset_writes_its_type_meta() {
+        let v = serde_json::to_value(SidecarSet::default()).expect("serializes");
+        assert_eq!(v["apiVersion"], SidecarSet::API_VERSION);
+        assert_eq!(v["kind"], SidecarSet::KIND);
+    }
+}
