@@ -126,6 +126,16 @@ pub struct KubeArgs {
     pub readonly: bool,
 }
 
+impl KubeArgs {
+    /// The kubeconfig and context these flags choose, for [`crate::kube::connect`].
+    pub fn source(&self) -> crate::kube::connect::Source {
+        crate::kube::connect::Source {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+        }
+    }
+}
+
 /// Flags of the console itself (no subcommand).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ConsoleArgs {

@@ -15,6 +15,7 @@ pub mod render;
 pub mod restart;
 pub mod rollout;
 pub mod scale;
+pub mod serve;
 pub mod set_image;
 
 use std::{future::Future, sync::Arc};
@@ -51,7 +52,7 @@ struct Session {
 
 impl Session {
     async fn open(kube: &KubeArgs) -> Result<Session> {
-        let conn = connect(kube, None).await?;
+        let conn = connect(&kube.source(), None).await?;
         let namespace = kube
             .namespace
             .clone()

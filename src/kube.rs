@@ -2,10 +2,10 @@
 //!
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
+// The plumbing shared with the controllers and the embedded cluster (crate `kruise_client`).
+pub use kruise_client::{connect, detect, discovery, errors, lease};
+
 pub mod act;
-pub mod connect;
-pub mod discovery;
-pub mod errors;
 pub mod exec;
 pub mod gates;
 pub mod guard;

@@ -12,9 +12,9 @@ fn main() -> ExitCode {
     let kube = cli.console.kube.clone();
     let result = match cli.command {
         None => kruise_tui::runtime::run_console(cli.console),
-        Some(Command::DemoServer(args)) => kruise_tui::cluster::run_demo_server(args),
-        Some(Command::SimNodes(args)) => kruise_tui::cluster::run_sim_nodes(args),
-        Some(Command::Controllers(args)) => kruise_tui::controllers::run_headless(args),
+        Some(Command::DemoServer(args)) => cmd::serve::demo_server(args),
+        Some(Command::SimNodes(args)) => cmd::serve::sim_nodes(args),
+        Some(Command::Controllers(args)) => cmd::serve::controllers(args),
         Some(Command::Plan(args)) => cmd::plan::run(&kube, args),
         Some(Command::Rollout(command)) => cmd::rollout::run(&kube, command),
         Some(Command::Set(SetCommand::Image(args))) => cmd::set_image::run(&kube, args),

@@ -100,7 +100,7 @@ where
             return console_on(kube_args, args, paths, make).await;
         }
         // The embedded controllers beside the console, against the same cluster.
-        let connection = crate::kube::connect::connect(&kube_args, None).await?;
+        let connection = crate::kube::connect::connect(&kube_args.source(), None).await?;
         crate::controllers::refuse_if_kruise_manager(&connection.client).await?;
         let stop = tokio_util::sync::CancellationToken::new();
         let controllers = tokio::spawn(crate::controllers::run(
@@ -116,7 +116,10 @@ where
         return result;
     }
     eprintln!("kruise-tui: starting the demo cluster…");
-    let demo = crate::cluster::demo::start_in_process(args.pods, true)
+    let kubeconfig_out = paths
+        .state_dir
+        .join(format!("demo-{}.kubeconfig", std::process::id()));
+    let demo = crate::cluster::demo::start_in_process(args.pods, true, kubeconfig_out)
         .await
         .context("cannot start the demo cluster")?;
     // The demo kubeconfig has one context, whose namespace holds the scenario.

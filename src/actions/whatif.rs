@@ -25,8 +25,8 @@ use k8s_openapi::api::{
 
 use super::{ApiRequest, ObjectState, Prepared, Target};
 use crate::{
-    cluster::sim::kubelet::Timing,
     kruise::{FeatureGates, KruiseVersion, plan::WorkloadKind},
+    sim::kubelet::Timing,
 };
 use world::{Pods, Round};
 

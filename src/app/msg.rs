@@ -7,76 +7,12 @@ use std::collections::BTreeMap;
 use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
+pub use crate::api::{denied::Denied, kinds::Kind};
 use crate::{
     actions::{ObjectState, Prepared, RevisionInfo, Target},
     journal::Entry,
     kruise::plan::Plan,
 };
-
-/// The kinds the console watches (one reflector each).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    CloneSet,
-    StatefulSet,
-    DaemonSet,
-    Pod,
-    // The kinds behind the on-call views (`:pub`, `:sidecarset`, `:ppm`, `:crr`, triage).
-    PodUnavailableBudget,
-    SidecarSet,
-    PodProbeMarker,
-    NodePodProbe,
-    ContainerRecreateRequest,
-    /// The ControllerRevisions of SidecarSets (in `kruise-system`, label-selected).
-    SidecarSetRevision,
-}
-
-impl Kind {
-    /// True for the kinds only the on-call views read: a refusal to list them is said in those
-    /// views, not in a banner over every view.
-    pub fn is_oncall(self) -> bool {
-        matches!(
-            self,
-            Kind::PodUnavailableBudget
-                | Kind::SidecarSet
-                | Kind::PodProbeMarker
-                | Kind::NodePodProbe
-                | Kind::ContainerRecreateRequest
-                | Kind::SidecarSetRevision
-        )
-    }
-
-    /// The variant's name, as `{:?}` prints it.
-    pub fn debug_name(self) -> &'static str {
-        match self {
-            Kind::CloneSet => "CloneSet",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::DaemonSet => "DaemonSet",
-            Kind::Pod => "Pod",
-            Kind::PodUnavailableBudget => "PodUnavailableBudget",
-            Kind::SidecarSet => "SidecarSet",
-            Kind::PodProbeMarker => "PodProbeMarker",
-            Kind::NodePodProbe => "NodePodProbe",
-            Kind::ContainerRecreateRequest => "ContainerRecreateRequest",
-            Kind::SidecarSetRevision => "SidecarSetRevision",
-        }
-    }
-
-    /// The kind's plural name as the console shows it.
-    pub fn plural(self) -> &'static str {
-        match self {
-            Kind::CloneSet => "CloneSets",
-            Kind::StatefulSet => "Advanced StatefulSets",
-            Kind::DaemonSet => "Advanced DaemonSets",
-            Kind::Pod => "Pods",
-            Kind::PodUnavailableBudget => "PodUnavailableBudgets",
-            Kind::SidecarSet => "SidecarSets",
-            Kind::PodProbeMarker => "PodProbeMarkers",
-            Kind::NodePodProbe => "NodePodProbes",
-            Kind::ContainerRecreateRequest => "ContainerRecreateRequests",
-            Kind::SidecarSetRevision => "SidecarSet revisions",
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -108,19 +44,6 @@ pub enum Msg {
     Log(super::logs::LogEvent),
     /// The shell `S` opened has ended (or could not start).
     Shell(super::shell::ShellOutcome),
-}
-
-/// What a 403 said the user may not do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Denied {
-    /// The verb refused (`list`, `watch`).
-    pub verb: String,
-    /// The user the server named (`system:serviceaccount:perf-0:viewer`), if it named one.
-    pub user: Option<String>,
-    /// The namespace of the refused request; None for the cluster scope (all namespaces).
-    pub namespace: Option<String>,
-    /// The server's message, whole.
-    pub message: String,
 }
 
 /// What the kube layer learned about the cluster it connected to.

@@ -77,7 +77,7 @@ impl Executor {
     /// Connects with the kubeconfig flags and starts the watches for `-n`/`-A` (default: the
     /// context's namespace). Must run inside a tokio runtime.
     pub async fn start(args: KubeArgs, tx: UnboundedSender<Msg>) -> Result<Self> {
-        let conn = connect(&args, None).await?;
+        let conn = connect(&args.source(), None).await?;
         let namespace = if args.all_namespaces {
             None
         } else {
@@ -370,7 +370,7 @@ impl Executor {
         if let Some(name) = context
             && self.conn.context.as_deref() != Some(name)
         {
-            self.conn = connect(&self.args, Some(name)).await?;
+            self.conn = connect(&self.args.source(), Some(name)).await?;
             self.actor = actor_for(&self.args, &self.conn, self.journal.clone());
             self.gates = Arc::default();
         }

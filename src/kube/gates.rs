@@ -5,10 +5,8 @@
 use k8s_openapi::api::{apps::v1::Deployment, coordination::v1::Lease};
 use kube::{Api, Client};
 
-use crate::{
-    controllers::{detect, lease},
-    kruise::FeatureGates,
-};
+use super::{detect, lease};
+use crate::kruise::FeatureGates;
 
 /// The gates, and where they came from (for notes like "predicted with the gates of …").
 #[derive(Debug, Clone, PartialEq, Eq)]

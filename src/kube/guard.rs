@@ -14,13 +14,12 @@ use kube::{
 };
 use serde_json::Value;
 
-use super::{errors::text as describe, gates::cluster_gates};
+use super::{detect, errors::text as describe, gates::cluster_gates};
 use crate::{
     actions::{
         ObjectState, Target,
         guard::{self, Enforcement, Verdict},
     },
-    controllers::detect,
     kruise::{
         FeatureGates,
         protection::{ClusterFacts, CrFact, PodFact, PvcFact},

@@ -20,6 +20,8 @@ use kube::runtime::{
 };
 use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 
+pub use kruise_client::events::map_events;
+
 use super::{
     errors,
     health::{Health, WatchBackoff},
@@ -247,33 +249,6 @@ pub async fn drive<K, S, P, F>(
             return;
         }
     }
-}
-
-/// Maps a watch stream of one object type into another; objects `convert` rejects are dropped
-/// (it logs why), markers and errors pass through.
-pub fn map_events<A, B, S, C>(
-    stream: S,
-    convert: C,
-) -> impl Stream<Item = Result<Event<B>, watcher::Error>> + Send
-where
-    S: Stream<Item = Result<Event<A>, watcher::Error>> + Send,
-    C: Fn(A) -> Option<B> + Send + Sync + 'static,
-    A: Send,
-{
-    let convert = Arc::new(convert);
-    stream.filter_map(move |item| {
-        let convert = convert.clone();
-        async move {
-            match item {
-                Err(err) => Some(Err(err)),
-                Ok(Event::Init) => Some(Ok(Event::Init)),
-                Ok(Event::InitDone) => Some(Ok(Event::InitDone)),
-                Ok(Event::InitApply(obj)) => convert(obj).map(|o| Ok(Event::InitApply(o))),
-                Ok(Event::Apply(obj)) => convert(obj).map(|o| Ok(Event::Apply(o))),
-                Ok(Event::Delete(obj)) => convert(obj).map(|o| Ok(Event::Delete(o))),
-            }
-        }
-    })
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::*;
 use crate::{
     actions::{Action, preview::preview_input},
-    cluster::sim::nodes::node_object,
     kruise::plan,
+    sim::nodes::node_object,
 };
 
 fn t0() -> Timestamp {

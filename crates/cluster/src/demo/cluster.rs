@@ -1,0 +1,202 @@
+//! The demo cluster: the embedded API server on loopback, the kubeconfig that reaches it, the
+//! seeded scenario and the simulated nodes, started and stopped as one.
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context as _, Result};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::story::{self, StoryOptions};
+use crate::{
+    server::{EmbeddedCluster, ServerOptions},
+    sim::{self, SimOptions},
+};
+
+/// The namespace the demo scenario lives in (the kubeconfig's default namespace).
+pub const NAMESPACE: &str = "demo";
+
+/// The kubeconfig context name.
+pub const CONTEXT: &str = "kruise-tui-demo";
+
+/// How to start a demo cluster.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    pub listen: SocketAddr,
+    pub kubeconfig_out: PathBuf,
+    /// About how many pods the scenario holds (None: the base scenario).
+    pub pods: Option<usize>,
+    pub seed: bool,
+    /// Run the simulated nodes (scheduler and kubelet).
+    pub nodes: bool,
+    /// Run the embedded Kruise controllers.
+    pub controllers: bool,
+    /// Install the embedded Kruise admission webhooks. Without them the cluster has the shape
+    /// of a real one where `kruise-tui controllers` runs and no kruise-manager does: the Kruise
+    /// CRDs are served, nothing defaults, validates or guards Kruise objects.
+    pub kruise_webhooks: bool,
+    /// Delete the kubeconfig on shutdown (a private one for `--demo`).
+    pub remove_kubeconfig: bool,
+}
+
+/// A running demo cluster.
+pub struct DemoCluster {
+    cluster: EmbeddedCluster,
+    kubeconfig: PathBuf,
+    remove_kubeconfig: bool,
+    sim: Option<(CancellationToken, JoinHandle<Result<()>>)>,
+    controllers: Option<(CancellationToken, JoinHandle<Result<()>>)>,
+    epilogue: Option<JoinHandle<()>>,
+    seeded: usize,
+}
+
+impl DemoCluster {
+    /// Starts the server, writes the kubeconfig, seeds the scenario and starts the simulated
+    /// nodes. Returns once everything is in place.
+    pub async fn start(opts: DemoOptions) -> Result<DemoCluster> {
+        let cluster = EmbeddedCluster::start(ServerOptions {
+            listen: opts.listen,
+            token: None,
+        })
+        .await?;
+        write_private(
+            &opts.kubeconfig_out,
+            &cluster.kubeconfig_yaml(CONTEXT, NAMESPACE),
+        )?;
+        let client = cluster.client().await?;
+        // Kruise's webhooks guard every write, the story's included. Deletion protection is on
+        // so the demo's protected objects really are protected.
+        if opts.kruise_webhooks {
+            crate::install_kruise_webhooks(&cluster, demo_gates());
+        }
+        let sim = opts.nodes.then(|| {
+            let token = CancellationToken::new();
+            let options = SimOptions {
+                nodes: story::node_count(opts.pods),
+                ..SimOptions::default()
+            };
+            let task = tokio::spawn(sim::run(client.clone(), options, token.clone()));
+            (token, task)
+        });
+        let controllers = opts.controllers.then(|| {
+            let token = CancellationToken::new();
+            let options = kruise_controllers::Options {
+                gates: demo_gates(),
+                ..kruise_controllers::Options::default()
+            };
+            let task = tokio::spawn(kruise_controllers::run(
+                client.clone(),
+                options,
+                token.clone(),
+            ));
+            (token, task)
+        });
+        let story_opts = StoryOptions {
+            namespace: NAMESPACE.to_owned(),
+            pods: opts.pods,
+            controllers: opts.controllers,
+        };
+        let (seeded, epilogue) = if opts.seed {
+            let seeded = story::play(&client, &story_opts)
+                .await
+                .context("cannot play the demo scenario")?;
+            let client = client.clone();
+            let epilogue = tokio::spawn(async move { story::epilogue(&client, &story_opts).await });
+            (seeded, Some(epilogue))
+        } else {
+            // Empty, but the kubeconfig's namespace exists.
+            let ns = story::namespace_obj(NAMESPACE);
+            (usize::from(story::create(&client, &ns).await?), None)
+        };
+        Ok(DemoCluster {
+            cluster,
+            kubeconfig: opts.kubeconfig_out,
+            remove_kubeconfig: opts.remove_kubeconfig,
+            sim,
+            controllers,
+            epilogue,
+            seeded,
+        })
+    }
+
+    /// The kubeconfig that reaches this cluster (token included).
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The URL the kubeconfig points at.
+    pub fn url(&self) -> String {
+        self.cluster.https_url()
+    }
+
+    /// How many objects the story created (namespaces included).
+    pub fn seeded_objects(&self) -> usize {
+        self.seeded
+    }
+
+    /// A kube client for this cluster (in-process callers need no kubeconfig).
+    pub async fn client(&self) -> Result<kube::Client> {
+        self.cluster.client().await
+    }
+
+    /// The embedded server itself (for tests that stop and restart serving).
+    pub fn cluster(&self) -> &EmbeddedCluster {
+        &self.cluster
+    }
+
+    /// Stops the controllers, the simulated nodes and the server; removes a private kubeconfig.
+    pub async fn shutdown(self) {
+        if let Some(epilogue) = self.epilogue {
+            epilogue.abort();
+        }
+        if let Some((token, task)) = self.controllers {
+            token.cancel();
+            if let Ok(Err(err)) = task.await {
+                tracing::warn!("demo: the controllers stopped with an error: {err:#}");
+            }
+        }
+        if let Some((token, task)) = self.sim {
+            token.cancel();
+            if let Ok(Err(err)) = task.await {
+                tracing::warn!("demo: the simulated nodes stopped with an error: {err:#}");
+            }
+        }
+        self.cluster.shutdown().await;
+        if self.remove_kubeconfig {
+            let _ = std::fs::remove_file(&self.kubeconfig);
+        }
+    }
+}
+
+/// The Kruise feature gates the demo runs with: deletion protection and PUB gates on (so the
+/// demo's protected objects are protected) and partition rollback on (so raising a partition
+/// rolls pods back).
+pub fn demo_gates() -> crate::kruise::FeatureGates {
+    crate::kruise::FeatureGates::new()
+        .with("ResourcesDeletionProtection", true)
+        .with("PodUnavailableBudgetUpdateGate", true)
+        .with("CloneSetPartitionRollback", true)
+}
+
+/// Writes `contents` to `path` readable by the user only (it holds the token).
+fn write_private(path: &Path, contents: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("cannot write the kubeconfig {}", path.display()))?;
+    std::io::Write::write_all(&mut file, contents.as_bytes())
+        .with_context(|| format!("cannot write the kubeconfig {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! Kruise's admission webhooks installed on the embedded API server: thin adapters from the
+//! server's [`AdmissionRequest`] to the sans-IO ports in `crate::kruise` (deletion protection,
+//! PodUnavailableBudget, SidecarSet, ContainerRecreateRequest, PodProbeMarker). Each hook is
+//! named like the upstream webhook (`vcloneset.kb.io`, `vpodeviction.kb.io`, ...) so a denial
+//! reads `admission webhook "NAME" denied the request: MESSAGE` as with a real Kruise install.
+
+use std::sync::Arc;
+
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::Value;
+
+use crate::kruise::FeatureGates;
+use crate::server::{AdmissionHook, AdmissionRequest, EmbeddedCluster, Operation, Store, Verdict};
+
+mod objects;
+mod protection;
+mod pub_budget;
+mod workloadspread;
+
+/// Register every Kruise webhook on `cluster`'s admission chains, deciding with `gates`.
+pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
+    let admission = cluster.admission();
+    let store = cluster.store();
+    for hook in protection::hooks(&store, &gates) {
+        admission.add_validating(hook);
+    }
+    for hook in pub_budget::hooks(&store, &gates) {
+        admission.add_validating(hook);
+    }
+    admission.add_mutating(pub_budget::annotating(&store, &gates));
+    for hook in objects::mutating(&store, &gates) {
+        admission.add_mutating(hook);
+    }
+    admission.add_mutating(workloadspread::hook(&store));
+    for hook in objects::validating(&store, &gates) {
+        admission.add_validating(hook);
+    }
+}
+
+type Decide = dyn Fn(&AdmissionRequest) -> Verdict + Send + Sync;
+
+/// A named hook for one resource (`group`, plural `resource`), deciding with a closure.
+struct Hook {
+    name: String,
+    group: &'static str,
+    resource: &'static str,
+    decide: Box<Decide>,
+}
+
+impl Hook {
+    /// The hook, ready to register.
+    fn shared(
+        name: impl Into<String>,
+        group: &'static str,
+        resource: &'static str,
+        decide: impl Fn(&AdmissionRequest) -> Verdict + Send + Sync + 'static,
+    ) -> Arc<dyn AdmissionHook> {
+        Arc::new(Hook {
+            name: name.into(),
+            group,
+            resource,
+            decide: Box::new(decide),
+        })
+    }
+}
+
+impl AdmissionHook for Hook {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn admit(&self, req: &AdmissionRequest) -> Verdict {
+        if req.group != self.group || req.resource != self.resource {
+            return Verdict::Allow;
+        }
+        (self.decide)(req)
+    }
+}
+
+/// The request's operation as an admission review spells it.
+fn op_str(op: Operation) -> &'static str {
+    match op {
+        Operation::Create => "CREATE",
+        Operation::Update => "UPDATE",
+        Operation::Delete => "DELETE",
+    }
+}
+
+/// A port's answer (allowed + code + message) as the server's verdict.
+fn verdict(allowed: bool, code: u16, message: Option<&str>) -> Verdict {
+    if allowed {
+        Verdict::Allow
+    } else {
+        Verdict::Deny {
+            code,
+            message: message.unwrap_or_default().to_string(),
+        }
+    }
+}
+
+/// Decode a request object into a port type; a malformed object is a 400 as upstream's decoder
+/// answers it.
+fn decode<T: DeserializeOwned>(v: Option<&Value>) -> Result<Option<T>, Verdict> {
+    match v.filter(|v| !v.is_null()) {
+        None => Ok(None),
+        Some(v) => serde_json::from_value(v.clone())
+            .map(Some)
+            .map_err(|e| Verdict::Deny {
+                code: 400,
+                message: e.to_string(),
+            }),
+    }
+}
+
+/// A mutating port's result as the server's verdict: `patch` (from the port, computed against the
+/// typed `before`) is applied to the typed object, and the result merged over the raw request
+/// object so fields the typed model does not know survive, as the API server applies a
+/// mutating webhook's patch.
+fn mutated<T: Serialize>(object: Option<&Value>, before: &T, patch: &json_patch::Patch) -> Verdict {
+    let Some(raw) = object else {
+        return Verdict::Allow;
+    };
+    if patch.0.is_empty() {
+        return Verdict::Allow;
+    }
+    let patched = serde_json::to_value(before)
+        .map_err(|e| e.to_string())
+        .and_then(|mut v| {
+            json_patch::patch(&mut v, patch)
+                .map(|()| v)
+                .map_err(|e| e.to_string())
+        });
+    match patched {
+        Ok(after) => {
+            let mut merged = raw.clone();
+            json_patch::merge(&mut merged, &after);
+            if &merged == raw {
+                Verdict::Allow
+            } else {
+                Verdict::Mutate(merged)
+            }
+        }
+        Err(e) => Verdict::Deny {
+            code: 500,
+            message: format!("cannot apply the webhook's patch: {e}"),
+        },
+    }
+}
+
+/// Every object of a kind in `ns` (all namespaces when None), decoded; undecodable ones skipped.
+fn list_typed<T: DeserializeOwned>(
+    store: &Store,
+    api_version: &str,
+    kind: &str,
+    ns: Option<&str>,
+) -> Vec<T> {
+    store
+        .list_values(api_version, kind, ns)
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect()
+}
+
+/// Namespace name → labels, for SidecarSet namespace selectors.
+fn namespace_labels(store: &Store) -> crate::kruise::sidecarset::matching::NamespaceLabels {
+    store
+        .list_values("v1", "Namespace", None)
+        .into_iter()
+        .filter_map(|ns| {
+            let name = ns["metadata"]["name"].as_str()?.to_string();
+            let labels =
+                serde_json::from_value(ns["metadata"]["labels"].clone()).unwrap_or_default();
+            Some((name, labels))
+        })
+        .collect()
+}
