@@ -26,40 +26,74 @@ pub use prepare::{Recheck, prepare, recheck, template_diff};
 use crate::api::kinds::{self, KindInfo};
 
 /// The object an action is about.
+///
+/// The journal writes it as `{"kind", "group", "namespace", "name"}` (kind and group as the API
+/// names them), as it always has, and reads it back through [`kinds::find`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "TargetRecord", try_from = "TargetRecord")]
 pub struct Target {
-    /// The kind's Kubernetes name (`CloneSet`, `StatefulSet` of apps.kruise.io, ...).
-    pub kind: String,
-    /// API group (`apps.kruise.io`; `""` for core).
-    pub group: String,
+    /// The kind (one of the constants of `api::kinds`).
+    pub kind: &'static KindInfo,
     pub namespace: Option<String>,
     pub name: String,
 }
 
-impl Target {
-    pub fn new(info: &KindInfo, namespace: Option<&str>, name: &str) -> Self {
+/// [`Target`] as the journal stores it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TargetRecord {
+    kind: String,
+    group: String,
+    namespace: Option<String>,
+    name: String,
+}
+
+impl From<Target> for TargetRecord {
+    fn from(t: Target) -> Self {
         Self {
-            kind: info.kind.to_owned(),
-            group: info.group.to_owned(),
+            kind: t.kind.kind.to_owned(),
+            group: t.kind.group.to_owned(),
+            namespace: t.namespace,
+            name: t.name,
+        }
+    }
+}
+
+impl TryFrom<TargetRecord> for Target {
+    type Error = String;
+
+    fn try_from(r: TargetRecord) -> Result<Self, Self::Error> {
+        let kind = kinds::find(&r.group, &r.kind)
+            .ok_or_else(|| format!("unknown kind {:?} of group {:?}", r.kind, r.group))?;
+        Ok(Self {
+            kind,
+            namespace: r.namespace,
+            name: r.name,
+        })
+    }
+}
+
+impl Target {
+    pub fn new(info: &'static KindInfo, namespace: Option<&str>, name: &str) -> Self {
+        Self {
+            kind: info,
             namespace: namespace.map(str::to_owned),
             name: name.to_owned(),
         }
     }
 
     /// The kind's description (names, versions, scope).
-    pub fn info(&self) -> Option<&'static KindInfo> {
-        kinds::KINDS
-            .iter()
-            .find(|k| k.kind == self.kind && k.group == self.group)
+    pub fn info(&self) -> &'static KindInfo {
+        self.kind
+    }
+
+    /// The API group (`apps.kruise.io`; `""` for core).
+    pub fn group(&self) -> &'static str {
+        self.kind.group
     }
 
     /// `CloneSet demo/web`, `Advanced StatefulSet demo/db`, as messages name it.
     pub fn describe(&self) -> String {
-        let kind = match (self.kind.as_str(), self.group.as_str()) {
-            ("StatefulSet", "apps.kruise.io") => "Advanced StatefulSet",
-            ("DaemonSet", "apps.kruise.io") => "Advanced DaemonSet",
-            (kind, _) => kind,
-        };
+        let kind = self.kind.title;
         match &self.namespace {
             Some(ns) => format!("{kind} {ns}/{}", self.name),
             None => format!("{kind} {}", self.name),

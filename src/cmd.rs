@@ -83,9 +83,5 @@ impl Session {
 
 /// The planner's kind of a workload argument (the parsers admit only these three).
 fn workload_kind(workload: &WorkloadArg) -> WorkloadKind {
-    match workload.kind.kind {
-        "StatefulSet" => WorkloadKind::AdvancedStatefulSet,
-        "DaemonSet" => WorkloadKind::AdvancedDaemonSet,
-        _ => WorkloadKind::CloneSet,
-    }
+    workload.kind.workload.unwrap_or(WorkloadKind::CloneSet)
 }

@@ -124,8 +124,7 @@ mod tests {
             context: Some("demo".into()),
             cluster: "https://127.0.0.1:6443".into(),
             target: Target {
-                kind: "CloneSet".into(),
-                group: "apps.kruise.io".into(),
+                kind: &crate::api::kinds::CLONESET,
                 namespace: Some("demo".into()),
                 name: "web".into(),
             },
@@ -157,5 +156,28 @@ mod tests {
         let (entries, bad) = journal.read().expect("read");
         assert_eq!(entries, vec![entry.clone(), entry]);
         assert_eq!(bad, 1);
+    }
+
+    /// A line as the previous version wrote it (the target's kind and group as two strings)
+    /// reads into the kind's descriptor, and is written back the same way.
+    #[test]
+    fn a_line_of_the_previous_version_reads_and_writes_the_same_target() {
+        let line = r#"{"time":"2026-11-20T10:00:00Z","context":"demo","cluster":"https://127.0.0.1:6443","target":{"kind":"StatefulSet","group":"apps.kruise.io","namespace":"demo","name":"db"},"action":{"action":"pause"},"request":{"verb":"PATCH","path":"/apis/apps.kruise.io/v1beta1/namespaces/demo/statefulsets/db","content_type":"application/json-patch+json","body":[]},"result":{"ok":true,"code":200,"message":""}}"#;
+        let entry: Entry = serde_json::from_str(line).expect("the old format reads");
+        assert_eq!(entry.target.kind, &crate::api::kinds::ADVANCED_STATEFULSET);
+        assert_eq!(entry.target.describe(), "Advanced StatefulSet demo/db");
+        let written = serde_json::to_value(&entry.target).expect("target");
+        assert_eq!(
+            written,
+            serde_json::json!({"kind": "StatefulSet", "group": "apps.kruise.io", "namespace": "demo", "name": "db"})
+        );
+        let apps: Result<Target, _> = serde_json::from_value(serde_json::json!(
+            {"kind": "StatefulSet", "group": "apps", "namespace": "demo", "name": "db"}
+        ));
+        assert_eq!(apps.expect("apps/v1").kind, &crate::api::kinds::STATEFULSET);
+        let unknown: Result<Target, _> = serde_json::from_value(serde_json::json!(
+            {"kind": "Widget", "group": "example.com", "namespace": null, "name": "w"}
+        ));
+        assert!(unknown.is_err());
     }
 }

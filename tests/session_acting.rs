@@ -327,7 +327,7 @@ fn the_rollout_view_refreshes_after_changes_only() {
     let answer = |h: &mut Harness| {
         h.feed(Msg::EffectDone(EffectResult::RolloutPlan {
             workload: harness_web(),
-            result: Ok(acting::prediction()),
+            result: Box::new(Ok(acting::prediction())),
         }));
         h.feed(Msg::EffectDone(EffectResult::RolloutEvents {
             workload: harness_web(),

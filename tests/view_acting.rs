@@ -32,7 +32,7 @@ fn web_rollout(size: (u16, u16)) -> Harness {
     h.press(&["j", "j", "j", "enter"]);
     h.feed(Msg::EffectDone(EffectResult::RolloutPlan {
         workload: web(),
-        result: Ok(acting::prediction()),
+        result: Box::new(Ok(acting::prediction())),
     }));
     h.feed(Msg::EffectDone(EffectResult::RolloutEvents {
         workload: web(),
@@ -82,7 +82,7 @@ fn rollout_view_of_statefulset_and_daemonset() {
             namespace: Some("demo".into()),
             name: "node-agent".into(),
         },
-        result: Ok(plan),
+        result: Box::new(Ok(plan)),
     }));
     insta::assert_snapshot!("rollout_view_statefulset", asts);
     insta::assert_snapshot!("rollout_view_daemonset", h.screen());
@@ -94,7 +94,9 @@ fn rollout_view_plan_failed() {
     h.press(&["j", "j", "j", "enter"]);
     h.feed(Msg::EffectDone(EffectResult::RolloutPlan {
         workload: web(),
-        result: Err("CloneSet web has no status yet: its controller has not seen it".into()),
+        result: Box::new(Err(
+            "CloneSet web has no status yet: its controller has not seen it".into(),
+        )),
     }));
     let screen = h.screen();
     assert!(

@@ -190,7 +190,7 @@ fn delete_confirmation_shows_the_verdicts() {
         panic!("{effects:?}");
     };
     assert_eq!(req.action, Action::Delete);
-    assert_eq!(req.target.kind, "Pod");
+    assert_eq!(req.target.kind.kind, "Pod");
     let prepared = Prepared {
         target: req.target.clone(),
         action: Action::Delete,

@@ -57,7 +57,7 @@ fn cron_jobs_list_detail_and_pause() {
         panic!("{effects:?}");
     };
     assert_eq!(req.action, Action::Pause);
-    assert_eq!(req.target.kind, "AdvancedCronJob");
+    assert_eq!(req.target.kind.kind, "AdvancedCronJob");
     assert_eq!(req.target.name, "nightly-report");
     // The paused one resumes; Esc goes back to the list with the cursor kept.
     h.press(&["esc", "esc", "k"]);

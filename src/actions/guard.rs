@@ -6,10 +6,11 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::objects::protection_of;
+use crate::api::kinds::KindInfo;
 use crate::kruise::{
     FeatureGates,
     protection::{
-        ClusterFacts, PROTECTION_ALWAYS, PROTECTION_CASCADING, ProtectedKind, protected_kind,
+        ClusterFacts, PROTECTION_ALWAYS, PROTECTION_CASCADING, ProtectedKind,
         validate_deletion_of_kind,
     },
     pub_budget::{
@@ -85,18 +86,20 @@ impl Enforcement {
     }
 }
 
-/// Would deleting `object` (of `kind`, `api_version`) be denied by deletion protection now?
+/// Would deleting `object` (of `kind`) be denied by deletion protection now?
 /// Decided with the port as if enforcement were on (whether it is, [`Enforcement`] says);
 /// `facts` are the namespace's pods and PVCs or the CRD's custom resources.
 pub fn deletion_verdict(
-    api_version: &str,
-    kind: &str,
+    kind: &KindInfo,
     object: &Value,
     gates: &FeatureGates,
     facts: &ClusterFacts,
 ) -> Verdict {
-    let Some(protected) = protected_kind(api_version, kind) else {
-        return Verdict::Unguarded(format!("{kind}: not a kind deletion protection guards"));
+    let Some(protected) = kind.protected else {
+        return Verdict::Unguarded(format!(
+            "{}: not a kind deletion protection guards",
+            kind.kind
+        ));
     };
     let label = protection_of(object);
     let Some(value) = label else {
@@ -239,7 +242,7 @@ mod tests {
     fn cascading_counts_replicas_and_always_denies() {
         let g = FeatureGates::new();
         let f = ClusterFacts::default();
-        let v = |o: &Value| deletion_verdict("apps.kruise.io/v1alpha1", "CloneSet", o, &g, &f);
+        let v = |o: &Value| deletion_verdict(&crate::api::kinds::CLONESET, o, &g, &f);
         assert_eq!(
             v(&cloneset(Some("Cascading"), 3)).text(),
             "would be denied: 3 active replicas"
@@ -261,7 +264,7 @@ mod tests {
             custom_resources: None,
         };
         assert_eq!(
-            deletion_verdict("v1", "Namespace", &ns, &g, &facts).text(),
+            deletion_verdict(&crate::api::kinds::NAMESPACE, &ns, &g, &facts).text(),
             "would be denied: Cascading, 1 active pods in the namespace"
         );
     }

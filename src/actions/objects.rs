@@ -8,9 +8,8 @@ use super::{
     Action, ActionError, ApiRequest, ObjectState, Prepared, RestartStrategy, Target,
     prepare::{Patcher, api_path, present},
 };
-use crate::kruise::protection::{
-    DELETION_PROTECTION_KEY, PROTECTION_ALWAYS, PROTECTION_CASCADING, protected_kind,
-};
+use crate::api::kinds::{self, ProtectedKind};
+use crate::kruise::protection::{DELETION_PROTECTION_KEY, PROTECTION_ALWAYS, PROTECTION_CASCADING};
 
 /// The JSON pointer of the protection label.
 pub const PROTECTION_LABEL_PATH: &str = "/metadata/labels/policy.kruise.io~1delete-protection";
@@ -84,7 +83,7 @@ fn restart(
     strategy: &RestartStrategy,
     state: &ObjectState,
 ) -> Result<Prepared, ActionError> {
-    if target.kind != "Pod" || !target.group.is_empty() {
+    if *target.kind != kinds::POD {
         return Err(ActionError::NotApplicable {
             kind: target.describe(),
             what: "containers to restart (a restart is for a pod)".to_owned(),
@@ -215,21 +214,13 @@ fn restart(
     })
 }
 
-fn api_version(target: &Target, state: &ObjectState) -> String {
-    if target.group.is_empty() {
-        state.version.clone()
-    } else {
-        format!("{}/{}", target.group, state.version)
-    }
-}
-
 fn protect(
     target: &Target,
     action: &Action,
     value: Option<&str>,
     state: &ObjectState,
 ) -> Result<Prepared, ActionError> {
-    if protected_kind(&api_version(target, state), &target.kind).is_none() {
+    if target.kind.protected.is_none() {
         return Err(ActionError::NotApplicable {
             kind: target.describe(),
             what: "deletion protection (Kruise guards namespaces, CRDs, CloneSets, Advanced \
@@ -270,15 +261,17 @@ fn protect(
     let mut notes = Vec::new();
     match value {
         Some(PROTECTION_ALWAYS) => notes.push("Always: every delete is denied".to_owned()),
-        Some(_) => notes.push(match target.kind.as_str() {
-            "Namespace" => {
+        Some(_) => notes.push(match target.kind.protected {
+            Some(ProtectedKind::Namespace) => {
                 "Cascading: a delete is denied while the namespace has active pods or Bound PVCs"
             }
-            "CustomResourceDefinition" => {
+            Some(ProtectedKind::CustomResourceDefinition) => {
                 "Cascading: a delete is denied while custom resources of the CRD exist (needs \
                  the DeletionProtectionForCRDCascadingGate gate)"
             }
-            "Service" | "Ingress" => "Cascading is not honoured for this kind: only Always is",
+            Some(ProtectedKind::Service | ProtectedKind::Ingress) => {
+                "Cascading is not honoured for this kind: only Always is"
+            }
             _ => "Cascading: a delete is denied while replicas > 0",
         }
         .to_owned()),

@@ -19,17 +19,16 @@ pub struct Paths {
     pub template: &'static str,
 }
 
+use crate::api::kinds::{KindInfo, WorkloadKind};
+
 const TEMPLATE: &str = "/spec/template";
 
 impl Paths {
-    /// The paths for `kind` (`CloneSet`, `StatefulSet`, `DaemonSet` of apps.kruise.io) served at
+    /// The paths for `kind` (a CloneSet, Advanced StatefulSet or Advanced DaemonSet) served at
     /// `version`; `None` for kinds without a rollout.
-    pub fn of(kind: &str, group: &str, version: &str) -> Option<Paths> {
-        if group != "apps.kruise.io" {
-            return None;
-        }
-        match (kind, version) {
-            ("CloneSet", "v1alpha1") => Some(Paths {
+    pub fn of(kind: &KindInfo, version: &str) -> Option<Paths> {
+        match (kind.workload?, version) {
+            (WorkloadKind::CloneSet, "v1alpha1") => Some(Paths {
                 partition: "/spec/updateStrategy/partition",
                 paused: "/spec/updateStrategy/paused",
                 replicas: Some("/spec/replicas"),
@@ -37,7 +36,7 @@ impl Paths {
                 partition_percent: true,
                 template: TEMPLATE,
             }),
-            ("CloneSet", _) => Some(Paths {
+            (WorkloadKind::CloneSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: Some("/spec/replicas"),
@@ -45,7 +44,7 @@ impl Paths {
                 partition_percent: true,
                 template: TEMPLATE,
             }),
-            ("StatefulSet", _) => Some(Paths {
+            (WorkloadKind::AdvancedStatefulSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: Some("/spec/replicas"),
@@ -53,7 +52,7 @@ impl Paths {
                 partition_percent: false,
                 template: TEMPLATE,
             }),
-            ("DaemonSet", _) => Some(Paths {
+            (WorkloadKind::AdvancedDaemonSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: None,
@@ -61,7 +60,6 @@ impl Paths {
                 partition_percent: false,
                 template: TEMPLATE,
             }),
-            _ => None,
         }
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::{
     Action, ActionError, ApiRequest, ObjectState, Paths, Prepared, RevisionInfo, Target, intstr,
 };
-use crate::kruise::intstr::calculate_partition_replicas;
+use crate::{api::kinds, kruise::intstr::calculate_partition_replicas};
 
 const RV: &str = "/metadata/resourceVersion";
 
@@ -84,14 +84,14 @@ impl<'a> Patcher<'a> {
 }
 
 fn is_cron_job(target: &Target) -> bool {
-    target.kind == "AdvancedCronJob" && target.group == "apps.kruise.io"
+    *target.kind == kinds::ADVANCED_CRONJOB
 }
 
 pub(super) fn api_path(target: &Target, state: &ObjectState) -> String {
-    let base = if target.group.is_empty() {
+    let base = if target.group().is_empty() {
         format!("/api/{}", state.version)
     } else {
-        format!("/apis/{}/{}", target.group, state.version)
+        format!("/apis/{}/{}", target.group(), state.version)
     };
     match &target.namespace {
         Some(ns) => format!("{base}/namespaces/{ns}/{}/{}", state.plural, target.name),
@@ -100,12 +100,9 @@ pub(super) fn api_path(target: &Target, state: &ObjectState) -> String {
 }
 
 fn paths_of(target: &Target, state: &ObjectState) -> Result<Paths, ActionError> {
-    Paths::of(&target.kind, &target.group, &state.version).ok_or_else(|| {
-        ActionError::NotApplicable {
-            kind: target.describe(),
-            what: "rollout (only CloneSets, Advanced StatefulSets and DaemonSets have one)"
-                .to_owned(),
-        }
+    Paths::of(target.kind, &state.version).ok_or_else(|| ActionError::NotApplicable {
+        kind: target.describe(),
+        what: "rollout (only CloneSets, Advanced StatefulSets and DaemonSets have one)".to_owned(),
     })
 }
 

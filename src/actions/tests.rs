@@ -20,8 +20,7 @@ fn cloneset() -> Value {
 
 fn target(kind: &str) -> Target {
     Target {
-        kind: kind.to_owned(),
-        group: "apps.kruise.io".to_owned(),
+        kind: crate::api::kinds::find("apps.kruise.io", kind).expect("a Kruise kind"),
         namespace: Some("demo".to_owned()),
         name: "web".to_owned(),
     }

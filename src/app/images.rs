@@ -39,13 +39,19 @@ impl ImageKind {
         }
     }
 
-    /// One object of the kind.
-    pub fn singular(self) -> &'static str {
+    /// The kind's description.
+    pub fn info(self) -> &'static crate::api::kinds::KindInfo {
+        use crate::api::kinds;
         match self {
-            ImageKind::PullJobs => "ImagePullJob",
-            ImageKind::ListPullJobs => "ImageListPullJob",
-            ImageKind::NodeImages => "NodeImage",
+            ImageKind::PullJobs => &kinds::IMAGE_PULL_JOB,
+            ImageKind::ListPullJobs => &kinds::IMAGE_LIST_PULL_JOB,
+            ImageKind::NodeImages => &kinds::NODE_IMAGE,
         }
+    }
+
+    /// The kind's name (one object of it).
+    pub fn kind_name(self) -> &'static str {
+        self.info().kind
     }
 }
 
@@ -185,7 +191,7 @@ pub fn enter(app: &mut App) {
     let Some(Route::Images(view)) = app.stack.last() else {
         return;
     };
-    let (kind, none) = (view.kind, format!("no {} selected", view.kind.singular()));
+    let (kind, none) = (view.kind, format!("no {} selected", view.kind.kind_name()));
     seedlist::enter(app, view_of(kind), Route::Images, &none);
 }
 

@@ -396,12 +396,8 @@ pub fn selection(app: &App) -> Option<ObjectRef> {
         Route::Oncall(v) => oncall::selection(app, v),
         Route::Protect(v) => {
             let t = &v.selected_row()?.target;
-            let kind = match (t.kind.as_str(), t.group.as_str()) {
-                ("CloneSet", "apps.kruise.io") => super::Kind::CloneSet,
-                ("StatefulSet", "apps.kruise.io") => super::Kind::StatefulSet,
-                ("DaemonSet", "apps.kruise.io") => super::Kind::DaemonSet,
-                _ => return None,
-            };
+            t.kind.workload?;
+            let kind = super::Kind::of(t.kind)?;
             Some(ObjectRef {
                 kind,
                 namespace: t.namespace.clone(),

@@ -89,7 +89,8 @@ pub enum EffectResult {
     /// The rollout view's next step, planned on the objects as the server has them now.
     RolloutPlan {
         workload: ObjectRef,
-        result: Result<Prediction, String>,
+        /// Boxed: a prediction is large beside the other results.
+        result: Box<Result<Prediction, String>>,
     },
     /// Recent events of a workload and its pods (newest last).
     RolloutEvents {

@@ -159,14 +159,8 @@ pub fn denials(entries: &[Entry]) -> Vec<Denial> {
             m.contains("protect") || m.contains("forbidden") || e.result.code == Some(403)
         })
         .map(|e| {
-            let kruise = e.target.group == "apps.kruise.io";
-            let kind = match (e.target.kind.as_str(), e.target.group.as_str()) {
-                ("CloneSet", _) if kruise => Some(Kind::CloneSet),
-                ("StatefulSet", _) if kruise => Some(Kind::StatefulSet),
-                ("DaemonSet", _) if kruise => Some(Kind::DaemonSet),
-                ("Pod", "") => Some(Kind::Pod),
-                _ => None,
-            };
+            let kind = Kind::of(e.target.kind)
+                .filter(|k| e.target.kind.workload.is_some() || *k == Kind::Pod);
             Denial {
                 object: kind.map(|kind| ObjectRef {
                     kind,
@@ -484,8 +478,7 @@ mod tests {
             context: None,
             cluster: "https://127.0.0.1:6443".into(),
             target: Target {
-                kind: "CloneSet".into(),
-                group: "apps.kruise.io".into(),
+                kind: &crate::api::kinds::CLONESET,
                 namespace: Some("demo".into()),
                 name: "web".into(),
             },

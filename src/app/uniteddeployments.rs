@@ -17,7 +17,10 @@ use super::{
     route::{Owner, Route, move_cursor},
     seedlist::{self, Seed, SeedList},
 };
-use crate::api::UnitedDeployment;
+use crate::api::{
+    UnitedDeployment,
+    kinds::{self, KindInfo},
+};
 
 /// The kind of workload a UnitedDeployment's template makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,23 +42,19 @@ impl TemplateKind {
         }
     }
 
-    /// `(apiVersion, kind)` of the workloads this template makes.
-    pub fn api(self) -> (&'static str, &'static str) {
+    /// The kind of the workloads this template makes.
+    pub fn info(self) -> &'static KindInfo {
         match self {
-            TemplateKind::CloneSet => ("apps.kruise.io/v1alpha1", "CloneSet"),
-            TemplateKind::AdvancedStatefulSet => ("apps.kruise.io/v1beta1", "StatefulSet"),
-            TemplateKind::StatefulSet => ("apps/v1", "StatefulSet"),
-            TemplateKind::Deployment => ("apps/v1", "Deployment"),
+            TemplateKind::CloneSet => &kinds::CLONESET,
+            TemplateKind::AdvancedStatefulSet => &kinds::ADVANCED_STATEFULSET,
+            TemplateKind::StatefulSet => &kinds::STATEFULSET,
+            TemplateKind::Deployment => &kinds::DEPLOYMENT,
         }
     }
 
     /// The console's kind for workloads it has a rollout view of.
     pub fn rollout_kind(self) -> Option<Kind> {
-        match self {
-            TemplateKind::CloneSet => Some(Kind::CloneSet),
-            TemplateKind::AdvancedStatefulSet => Some(Kind::StatefulSet),
-            TemplateKind::StatefulSet | TemplateKind::Deployment => None,
-        }
+        self.info().workload.and(Kind::of(self.info()))
     }
 }
 
@@ -264,7 +263,7 @@ pub fn enter(app: &mut App) {
                 "{} {} is a {}: no rollout view for that kind",
                 w.kind.short(),
                 w.name,
-                w.kind.api().1
+                w.kind.info().kind
             ),
         );
         return;

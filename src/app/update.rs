@@ -278,7 +278,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                     && view.workload() == workload
                 {
                     view.plan_refresh.in_flight = false;
-                    view.plan = match result.clone() {
+                    view.plan = match (*result).clone() {
                         Ok(p) => Fetch::Loaded(p),
                         Err(e) => Fetch::Failed(e),
                     };

@@ -116,17 +116,13 @@ fn report(workload: &WorkloadArg, prepared: &Prepared, state: &ObjectState) -> S
     let mut details: &[String] = &prepared.changes;
     match &prepared.action {
         Action::Partition { value } => {
-            let old = Paths::of(
-                &prepared.target.kind,
-                &prepared.target.group,
-                &state.version,
-            )
-            .and_then(|p| state.object.pointer(p.partition))
-            .filter(|v| !v.is_null())
-            .map_or_else(
-                || "0".to_owned(),
-                |v| v.as_str().map_or_else(|| v.to_string(), str::to_owned),
-            );
+            let old = Paths::of(prepared.target.kind, &state.version)
+                .and_then(|p| state.object.pointer(p.partition))
+                .filter(|v| !v.is_null())
+                .map_or_else(
+                    || "0".to_owned(),
+                    |v| v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                );
             let _ = writeln!(
                 out,
                 "{name} partitioned: {old} → {}",

@@ -47,14 +47,8 @@ async fn protect(kube: &KubeArgs, args: ProtectArgs) -> Result<()> {
         .await
         .map_err(|e| anyhow::Error::msg(e.to_string()))?;
     let (enforced, gates) = enforcement(session.client()).await;
-    let api_version = if target.group.is_empty() {
-        state.version.clone()
-    } else {
-        format!("{}/{}", target.group, state.version)
-    };
-    let facts = deletion_facts(session.client(), &target.kind, &state.object).await;
-    let verdict =
-        guard::deletion_verdict(&api_version, &target.kind, &state.object, &gates, &facts);
+    let facts = deletion_facts(session.client(), target.kind, &state.object).await;
+    let verdict = guard::deletion_verdict(target.kind, &state.object, &gates, &facts);
     println!("a delete now: {}", verdict.text());
     println!("deletion protection is {}", enforced.text);
     Ok(())

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::{
     actions::{self, Action, ActionError, ObjectState, Prepared, Recheck, RevisionInfo, Target},
+    api::kinds::KindInfo,
     journal::{Entry, Journal, Outcome},
 };
 
@@ -74,7 +75,7 @@ pub struct Actor {
     cluster: String,
     journal: Option<Journal>,
     ssar: Mutex<HashMap<SsarKey, Result<(), String>>>,
-    resources: Mutex<HashMap<(String, String), ApiResource>>,
+    resources: Mutex<HashMap<&'static KindInfo, ApiResource>>,
 }
 
 /// What a performed action left.
@@ -112,7 +113,7 @@ impl Actor {
 
     /// The resource of `target`'s kind at the newest version the server serves.
     pub async fn resource(&self, target: &Target) -> Result<ApiResource, ActError> {
-        let key = (target.group.clone(), target.kind.clone());
+        let key = target.kind;
         if let Some(ar) = self
             .resources
             .lock()
@@ -121,25 +122,19 @@ impl Actor {
         {
             return Ok(ar);
         }
-        let ar = if target.group.is_empty() {
-            let info = target
-                .info()
-                .ok_or_else(|| ActError::Failed(format!("unknown kind {}", target.kind)))?;
+        let info = target.kind;
+        let ar = if info.group.is_empty() {
             ApiResource::from_gvk_with_plural(
-                &GroupVersionKind::gvk("", "v1", &target.kind),
+                &GroupVersionKind::gvk("", "v1", info.kind),
                 info.plural,
             )
         } else {
             let discovery = Discovery::new(self.client.clone())
-                .filter(&[target.group.as_str()])
+                .filter(&[info.group])
                 .run()
                 .await
                 .map_err(|e| {
-                    ActError::Failed(format!(
-                        "cannot discover {}: {}",
-                        target.group,
-                        describe(&e)
-                    ))
+                    ActError::Failed(format!("cannot discover {}: {}", info.group, describe(&e)))
                 })?;
             let mut served: Vec<ApiResource> = discovery
                 .groups()
@@ -149,7 +144,8 @@ impl Actor {
                         .map(|(ar, _)| ar)
                         .collect::<Vec<_>>()
                 })
-                .filter(|ar| ar.kind == target.kind)
+                // Discovery's answer, read back to the kind (decoding).
+                .filter(|ar| ar.kind == info.kind)
                 .collect();
             served.sort_by(|a, b| {
                 crate::kube::discovery::version_rank(&b.version)
@@ -158,7 +154,7 @@ impl Actor {
             served.into_iter().next().ok_or_else(|| {
                 ActError::NotFound(format!(
                     "this cluster does not serve {} ({})",
-                    target.kind, target.group
+                    info.kind, info.group
                 ))
             })?
         };

@@ -455,10 +455,7 @@ pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Resul
     } else {
         Api::namespaced(client, ns)
     };
-    let kind = match target.kind {
-        Kind::SidecarSetRevision => "ControllerRevision",
-        other => other.debug_name(),
-    };
+    let kind = target.kind.info().kind;
     let fields = format!(
         "involvedObject.name={},involvedObject.namespace={ns},involvedObject.kind={kind}",
         target.name

@@ -20,6 +20,7 @@ use crate::{
         ObjectState, Target,
         guard::{self, Enforcement, Verdict},
     },
+    api::kinds::{self, KindInfo, ProtectedKind},
     kruise::{
         FeatureGates,
         protection::{ClusterFacts, CrFact, PodFact, PvcFact},
@@ -41,10 +42,10 @@ pub async fn enforcement(client: &Client) -> (Enforcement, FeatureGates) {
 
 /// What a Cascading verdict on `kind`/`object` needs (`None` lists are "unavailable", which the
 /// port treats as upstream does its list errors).
-pub async fn deletion_facts(client: &Client, kind: &str, object: &Value) -> ClusterFacts {
+pub async fn deletion_facts(client: &Client, kind: &KindInfo, object: &Value) -> ClusterFacts {
     let mut facts = ClusterFacts::default();
-    match kind {
-        "Namespace" => {
+    match kind.protected {
+        Some(ProtectedKind::Namespace) => {
             let ns = object["metadata"]["name"].as_str().unwrap_or_default();
             let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
             facts.pods = pods.list(&ListParams::default()).await.ok().map(|l| {
@@ -67,7 +68,7 @@ pub async fn deletion_facts(client: &Client, kind: &str, object: &Value) -> Clus
                     .collect()
             });
         }
-        "CustomResourceDefinition" => {
+        Some(ProtectedKind::CustomResourceDefinition) => {
             let spec = &object["spec"];
             let storage = spec["versions"]
                 .as_array()
@@ -143,18 +144,12 @@ pub async fn notes(
 ) -> Vec<String> {
     use crate::actions::Action;
     let mut out = Vec::new();
-    let is_pod = target.kind == "Pod" && target.group.is_empty();
+    let is_pod = *target.kind == kinds::POD;
     match action {
         Action::Delete => {
-            let api_version = if target.group.is_empty() {
-                state.version.clone()
-            } else {
-                format!("{}/{}", target.group, state.version)
-            };
             let (enforcement, gates) = enforcement(client).await;
-            let facts = deletion_facts(client, &target.kind, &state.object).await;
-            let verdict =
-                guard::deletion_verdict(&api_version, &target.kind, &state.object, &gates, &facts);
+            let facts = deletion_facts(client, target.kind, &state.object).await;
+            let verdict = guard::deletion_verdict(target.kind, &state.object, &gates, &facts);
             out.push(format!("deletion protection: {}", verdict.text()));
             if !matches!(verdict, Verdict::Unguarded(_)) {
                 out.push(format!("deletion protection is {}", enforcement.text));

@@ -19,6 +19,7 @@ use super::{
     watchset::{answers, watcher_config},
 };
 use crate::{
+    api::kinds::{self, KindInfo},
     app::{
         msg::{Kind, Msg},
         stores::OncallWriters,
@@ -26,24 +27,21 @@ use crate::{
     kruise::sidecarset::{SIDECARSET_NAME_LABEL, restore::REVISION_NAMESPACE},
 };
 
-/// The group and kind name each on-call kind is served as.
-fn served_as(kind: Kind) -> Option<(&'static str, &'static str)> {
-    Some(match kind {
-        Kind::PodUnavailableBudget => ("policy.kruise.io", "PodUnavailableBudget"),
-        Kind::SidecarSet | Kind::SidecarSetRevision => ("apps.kruise.io", "SidecarSet"),
-        Kind::PodProbeMarker => ("apps.kruise.io", "PodProbeMarker"),
-        Kind::NodePodProbe => ("apps.kruise.io", "NodePodProbe"),
-        Kind::ContainerRecreateRequest => ("apps.kruise.io", "ContainerRecreateRequest"),
-        _ => return None,
-    })
+/// The Kruise kind each on-call kind needs served (SidecarSet revisions: SidecarSets).
+fn served_as(kind: Kind) -> Option<&'static KindInfo> {
+    match kind {
+        Kind::SidecarSetRevision => Some(&kinds::SIDECARSET),
+        other if other.is_oncall() => Some(other.info()),
+        _ => None,
+    }
 }
 
 /// Whether the cluster serves `kind` at v1alpha1.
 pub fn serves(apis: &KruiseApis, kind: Kind) -> bool {
-    served_as(kind).is_some_and(|(group, name)| {
-        apis.served
-            .iter()
-            .any(|s| s.kind == name && s.resource.group == group && s.version == "v1alpha1")
+    served_as(kind).is_some_and(|info| {
+        apis.served.iter().any(|s| {
+            s.kind == info.kind && s.resource.group == info.group && s.version == "v1alpha1"
+        })
     })
 }
 

@@ -30,11 +30,9 @@ use crate::{app::msg::Kind, kruise::plan::WorkloadKind};
 /// the planner reads; another served version may be a pruned view (a bare multi-version CRD has
 /// no conversion).
 pub async fn resource_for(client: &Client, kind: WorkloadKind) -> Result<ApiResource> {
-    let (served_kind, console_kind) = match kind {
-        WorkloadKind::AdvancedStatefulSet => ("StatefulSet", Kind::StatefulSet),
-        WorkloadKind::AdvancedDaemonSet => ("DaemonSet", Kind::DaemonSet),
-        WorkloadKind::CloneSet => ("CloneSet", Kind::CloneSet),
-    };
+    let info = kind.info();
+    let served_kind = info.kind;
+    let readable = Kind::of(info).map_or(&[][..], readable_versions);
     let apis = discover_kruise(client)
         .await
         .plain()
@@ -46,13 +44,8 @@ pub async fn resource_for(client: &Client, kind: WorkloadKind) -> Result<ApiReso
     {
         bail!("the cluster does not serve apps.kruise.io (is OpenKruise installed?)");
     }
-    let served = preferred_version(
-        &apis.served,
-        "apps.kruise.io",
-        served_kind,
-        readable_versions(console_kind),
-    )
-    .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
+    let served = preferred_version(&apis.served, "apps.kruise.io", served_kind, readable)
+        .ok_or_else(|| anyhow!("the cluster serves apps.kruise.io but not {served_kind}"))?;
     Ok(served.resource.clone())
 }
 

@@ -266,22 +266,14 @@ pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
 
 /// The kind as users read it (`Advanced StatefulSet`).
 pub fn kind_long_name(kind: crate::app::Kind) -> &'static str {
-    use crate::app::Kind;
     match kind {
-        Kind::StatefulSet => "Advanced StatefulSet",
-        Kind::DaemonSet => "Advanced DaemonSet",
-        other => kind_name(other),
+        crate::app::Kind::SidecarSetRevision => kind.debug_name(),
+        other => other.info().title,
     }
 }
 
 pub fn kind_name(kind: crate::app::Kind) -> &'static str {
-    use crate::app::Kind;
-    match kind {
-        Kind::CloneSet => "CloneSet",
-        Kind::StatefulSet => "StatefulSet",
-        Kind::DaemonSet => "DaemonSet",
-        other => other.debug_name(),
-    }
+    kind.debug_name()
 }
 
 /// A style that only sets what the role sets, for spans inside a styled row.

@@ -32,7 +32,7 @@ pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
         return detail::render(app, view, area, buf);
     }
     let listing = view.loaded();
-    let none = format!("No {} here", view.kind.singular());
+    let none = format!("No {} here", view.kind.kind_name());
     let spec = |columns: Vec<Column>, hint: &str| {
         list_table(app, view, (view.kind.title(), &none), hint, columns)
     };

@@ -94,13 +94,8 @@ pub fn render(app: &App, view: &ProtectView, area: Rect, buf: &mut Buffer) {
             Verdict::Allowed(_) => role(app, Role::StatusOk),
             Verdict::Unguarded(_) => role(app, Role::Muted),
         };
-        let kind = match (r.target.kind.as_str(), r.target.group.as_str()) {
-            ("StatefulSet", "apps.kruise.io") => "Advanced StatefulSet".to_owned(),
-            ("DaemonSet", "apps.kruise.io") => "Advanced DaemonSet".to_owned(),
-            (k, _) => k.to_owned(),
-        };
         vec![
-            Cell::from(kind),
+            Cell::from(r.target.kind.title),
             Cell::from(r.target.namespace.clone().unwrap_or_else(|| "-".to_owned())),
             Cell::from(r.target.name.clone()),
             Cell::from(r.value.clone()),

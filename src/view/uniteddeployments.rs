@@ -136,7 +136,7 @@ fn header_lines<'a>(app: &App, ud: &UnitedDeployment) -> Vec<Line<'a>> {
             "Template",
             format!(
                 "{} · schedule {}",
-                template_kind(ud).map_or("none", |k| k.api().1),
+                template_kind(ud).map_or("none", |k| k.info().kind),
                 ud.spec
                     .topology
                     .schedule_strategy

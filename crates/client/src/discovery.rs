@@ -147,13 +147,10 @@ impl KruiseApis {
     /// The resource to watch for a workload kind ([`preferred_version`] among the versions the
     /// console reads, else the newest served one, mapped). None when the kind is not served.
     pub fn resource_for(&self, kind: Kind) -> Option<WatchedVersion> {
-        let (kind_name, own_version) = match kind {
-            Kind::CloneSet => ("CloneSet", "v1alpha1"),
-            Kind::StatefulSet => ("StatefulSet", "v1beta1"),
-            Kind::DaemonSet => ("DaemonSet", "v1alpha1"),
-            _ => return None,
-        };
-        let group = "apps.kruise.io";
+        let info = kind.info();
+        info.workload?;
+        // The version the console's own types model (the first the table lists).
+        let (kind_name, own_version, group) = (info.kind, info.preferred_version(), info.group);
         let chosen = preferred_version(&self.served, group, kind_name, readable_versions(kind))
             .or_else(|| {
                 self.served

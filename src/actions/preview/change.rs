@@ -25,12 +25,7 @@ const TEMPLATE: &str = "/spec/template";
 
 /// The planner's kind of `target`, for the kinds with a rollout.
 pub fn workload_kind(target: &Target) -> Option<WorkloadKind> {
-    match (target.group.as_str(), target.kind.as_str()) {
-        ("apps.kruise.io", "CloneSet") => Some(WorkloadKind::CloneSet),
-        ("apps.kruise.io", "StatefulSet") => Some(WorkloadKind::AdvancedStatefulSet),
-        ("apps.kruise.io", "DaemonSet") => Some(WorkloadKind::AdvancedDaemonSet),
-        _ => None,
-    }
+    target.kind.workload
 }
 
 /// The plan API's change for `action` on `target` as `state` shows it: Partition →

@@ -39,8 +39,7 @@ fn cloneset(image: &str, partition: i32) -> Value {
 
 fn target(kind: &str, name: &str) -> Target {
     Target {
-        kind: kind.to_owned(),
-        group: "apps.kruise.io".to_owned(),
+        kind: crate::api::kinds::find("apps.kruise.io", kind).expect("a Kruise kind"),
         namespace: Some("demo".to_owned()),
         name: name.to_owned(),
     }

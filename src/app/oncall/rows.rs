@@ -9,7 +9,6 @@ use std::{
 use jiff::Timestamp;
 
 use super::super::{
-    msg::Kind,
     rows::{PodRow, WorkloadRow},
     stores::Stores,
 };
@@ -194,14 +193,10 @@ fn targets(p: &PodUnavailableBudget, w: &WorkloadRow) -> bool {
     let Some(r) = &p.spec.target_ref else {
         return false;
     };
-    let group = r.api_version.split_once('/').map_or("", |(g, _)| g);
-    let kind = match w.kind {
-        Kind::CloneSet => "CloneSet",
-        Kind::StatefulSet => "StatefulSet",
-        Kind::DaemonSet => "DaemonSet",
-        _ => return false,
-    };
-    r.kind == kind && r.name == w.name && group == "apps.kruise.io"
+    let info = w.kind.info();
+    info.workload.is_some()
+        && crate::api::kinds::find_by_api_version(&r.api_version, &r.kind) == Some(info)
+        && r.name == w.name
 }
 
 pub fn pub_row(

@@ -62,12 +62,7 @@ fn text(object: &Value, pointer: &str) -> String {
 impl RolloutStatus {
     /// Reads the workload (`kind` served at `version`, as JSON).
     pub fn read(kind: WorkloadKind, version: &str, object: &Value) -> RolloutStatus {
-        let served_kind = match kind {
-            WorkloadKind::CloneSet => "CloneSet",
-            WorkloadKind::AdvancedStatefulSet => "StatefulSet",
-            WorkloadKind::AdvancedDaemonSet => "DaemonSet",
-        };
-        let paths = Paths::of(served_kind, "apps.kruise.io", version);
+        let paths = Paths::of(kind.info(), version);
         let field = |pointer: Option<&str>| {
             pointer
                 .and_then(|p| object.pointer(p))

@@ -118,7 +118,7 @@ pub fn done_text(done: &Done) -> String {
 pub async fn revisions(actor: Arc<Actor>, id: u64, target: Target) -> EffectResult {
     let result = async {
         let state = actor.read(&target, true).await.map_err(|e| e.to_string())?;
-        let paths = Paths::of(&target.kind, &target.group, &state.version)
+        let paths = Paths::of(target.kind, &state.version)
             .ok_or_else(|| format!("{} has no revisions to undo to", target.describe()))?;
         let current = state
             .object

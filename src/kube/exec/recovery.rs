@@ -59,21 +59,23 @@ pub async fn restart(actor: Arc<Actor>, client: Client, tx: UnboundedSender<Msg>
 
 /// The kinds `:protect` lists: what Kruise's deletion protection guards among the kinds the
 /// console handles, and Advanced DaemonSets (listed, and said to be unguarded).
-const LISTED: &[(&str, &str)] = &[
-    ("Namespace", ""),
-    ("CustomResourceDefinition", "apiextensions.k8s.io"),
-    ("CloneSet", "apps.kruise.io"),
-    ("StatefulSet", "apps.kruise.io"),
-    ("DaemonSet", "apps.kruise.io"),
-    ("Deployment", "apps"),
-    ("ReplicaSet", "apps"),
-    ("StatefulSet", "apps"),
+const LISTED: &[&KindInfo] = &[
+    &kinds::NAMESPACE,
+    &kinds::CUSTOM_RESOURCE_DEFINITION,
+    &kinds::CLONESET,
+    &kinds::ADVANCED_STATEFULSET,
+    &kinds::ADVANCED_DAEMONSET,
+    &kinds::DEPLOYMENT,
+    &kinds::REPLICASET,
+    &kinds::STATEFULSET,
 ];
 
-fn info(kind: &str, group: &str) -> Option<&'static KindInfo> {
-    kinds::KINDS
+/// The rank of a kind in [`LISTED`], for the report's order.
+fn rank(kind: &KindInfo) -> usize {
+    LISTED
         .iter()
-        .find(|k| k.kind == kind && k.group == group)
+        .position(|k| *k == kind)
+        .unwrap_or(LISTED.len())
 }
 
 /// `Effect::FetchProtected`: every object carrying the label (namespaced kinds in `namespace`,
@@ -84,10 +86,7 @@ pub async fn protected(client: Client, namespace: Option<String>) -> Result<Prot
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     let params = ListParams::default().labels(DELETION_PROTECTION_KEY);
-    for (kind, group) in LISTED {
-        let Some(info) = info(kind, group) else {
-            continue;
-        };
+    for info in LISTED.iter().copied() {
         let probe = Target::new(info, None, "");
         let ar = match actor.resource(&probe).await {
             Ok(ar) => ar,
@@ -106,11 +105,6 @@ pub async fn protected(client: Client, namespace: Option<String>) -> Result<Prot
                 continue;
             }
         };
-        let api_version = if group.is_empty() {
-            ar.version.clone()
-        } else {
-            format!("{group}/{}", ar.version)
-        };
         for obj in list.items {
             let name = obj.metadata.name.clone().unwrap_or_default();
             let ns = obj.metadata.namespace.clone();
@@ -122,8 +116,8 @@ pub async fn protected(client: Client, namespace: Option<String>) -> Result<Prot
                 .cloned()
                 .unwrap_or_default();
             let json = serde_json::to_value(&obj).map_err(|e| e.to_string())?;
-            let facts = deletion_facts(&client, kind, &json).await;
-            let verdict = guard::deletion_verdict(&api_version, kind, &json, &gates, &facts);
+            let facts = deletion_facts(&client, info, &json).await;
+            let verdict = guard::deletion_verdict(info, &json, &gates, &facts);
             rows.push(ProtectRow {
                 target: Target::new(info, ns.as_deref(), &name),
                 value,
@@ -132,8 +126,8 @@ pub async fn protected(client: Client, namespace: Option<String>) -> Result<Prot
         }
     }
     rows.sort_by(|a, b| {
-        (&a.target.kind, &a.target.namespace, &a.target.name).cmp(&(
-            &b.target.kind,
+        (rank(a.target.kind), &a.target.namespace, &a.target.name).cmp(&(
+            rank(b.target.kind),
             &b.target.namespace,
             &b.target.name,
         ))

@@ -10,7 +10,7 @@ use std::{
 };
 
 use anyhow::{Result, anyhow};
-use k8s_openapi::api::core::v1::{Event as CoreEvent, Node};
+use k8s_openapi::api::core::v1::{Event as CoreEvent, Node, ObjectReference};
 use kube::{Api, Client, api::ListParams};
 
 use super::{event_row, last_seen};
@@ -19,7 +19,8 @@ use crate::{
         ObjectState, Prepared, Target,
         preview::{self, ads::ads_workload, preview_input, workload_kind},
     },
-    app::msg::{EffectResult, Kind, ObjectEvent, ObjectRef, Prediction},
+    api::kinds,
+    app::msg::{EffectResult, ObjectEvent, ObjectRef, Prediction},
     kruise::plan::{self, Change, Plan, PlanInput, WorkloadKind},
     kube::{
         act::Actor,
@@ -169,7 +170,10 @@ pub async fn plan_rollout(
     }
     .await
     .map_err(|e| format!("{e:#}"));
-    EffectResult::RolloutPlan { workload, result }
+    EffectResult::RolloutPlan {
+        workload,
+        result: Box::new(result),
+    }
 }
 
 /// `Effect::FetchRolloutEvents`: the events of the workload and of its pods, newest last.
@@ -191,7 +195,16 @@ async fn events_of(
     workload: &ObjectRef,
     pods: &[String],
 ) -> Result<Vec<ObjectEvent>> {
-    let kind = workload.kind.debug_name();
+    let info = workload.kind.info();
+    // The kind an event is about, decoded from its involvedObject (one without an apiVersion is
+    // read at the workload's group, else the core group).
+    let involved = |o: &ObjectReference| {
+        let k = o.kind.as_deref()?;
+        match o.api_version.as_deref() {
+            Some(v) => kinds::find_by_api_version(v, k),
+            None => kinds::find(info.group, k).or_else(|| kinds::find("", k)),
+        }
+    };
     let list = Api::<CoreEvent>::namespaced(client, ns)
         .list(&ListParams::default())
         .await
@@ -202,17 +215,11 @@ async fn events_of(
         .filter(|ev| {
             let o = &ev.involved_object;
             let name = o.name.as_deref().unwrap_or_default();
-            match o.kind.as_deref() {
-                Some("Pod") => pods.iter().any(|p| p == name),
-                // Advanced StatefulSet/DaemonSet share their kind name with apps/v1.
-                Some(k) => {
-                    k == kind
-                        && name == workload.name
-                        && (workload.kind == Kind::CloneSet
-                            || o.api_version
-                                .as_deref()
-                                .is_none_or(|v| v.starts_with("apps.kruise.io/")))
-                }
+            match involved(o) {
+                Some(k) if *k == kinds::POD => pods.iter().any(|p| p == name),
+                // Advanced StatefulSet/DaemonSet share their kind name with apps/v1: the
+                // group tells them apart.
+                Some(k) => k == info && name == workload.name,
                 None => false,
             }
         })

@@ -6,7 +6,7 @@ use kube::{Api, Client, Resource, api::ListParams};
 use serde::de::DeserializeOwned;
 
 use crate::{
-    api::{AdvancedCronJob, BroadcastJob},
+    api::{AdvancedCronJob, BroadcastJob, kinds},
     app::broadcastjobs::{JobPod, Listing},
     kube::errors::text as describe,
 };
@@ -69,14 +69,12 @@ pub async fn broadcast_jobs(client: Client, namespace: Option<String>) -> Result
     let pods = pods
         .into_iter()
         .filter_map(|p| {
-            let owner = p
-                .metadata
-                .owner_references
-                .as_ref()?
-                .iter()
-                .find(|o| o.kind == "BroadcastJob" && o.controller == Some(true))?
-                .name
-                .clone();
+            let owner = kinds::controller_of(
+                p.metadata.owner_references.as_deref(),
+                &kinds::BROADCAST_JOB,
+            )?
+            .name
+            .clone();
             let (node, phase, ready) = placed(&p);
             Some(JobPod {
                 namespace: p.metadata.namespace.clone().unwrap_or_default(),

@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::{apis::meta::v1::ObjectMeta, util::intstr::I
 use kube::Client;
 
 use crate::{
-    api::{CloneSet, StatefulSet, UnitedDeployment, WorkloadSpread, keys},
+    api::{CloneSet, StatefulSet, UnitedDeployment, WorkloadSpread, keys, kinds},
     app::{
         uniteddeployments::{self, SubsetWorkload, TemplateKind, template_kind},
         workloadspreads::{self, SpreadPod, matched},
@@ -182,11 +182,7 @@ fn subset_workload(
     partition: Option<String>,
     selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
 ) -> Option<SubsetWorkload> {
-    let owner = meta
-        .owner_references
-        .as_ref()?
-        .iter()
-        .find(|o| o.kind == "UnitedDeployment" && o.controller == Some(true))?;
+    let owner = kinds::controller_of(meta.owner_references.as_deref(), &kinds::UNITED_DEPLOYMENT)?;
     Some(SubsetWorkload {
         kind,
         namespace: meta.namespace.clone().unwrap_or_default(),

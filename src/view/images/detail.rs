@@ -10,7 +10,7 @@ use ratatui::{
 };
 
 use crate::{
-    api::{ImageListPullJob, ImagePullJob, NodeImage, common::CompletionPolicy},
+    api::{ImageListPullJob, ImagePullJob, NodeImage, common::CompletionPolicy, kinds},
     app::{
         App,
         images::{
@@ -33,7 +33,7 @@ pub fn render(app: &App, view: &ImagesView, area: Rect, buf: &mut Buffer) {
     } else {
         format!("{ns}/{name}")
     };
-    let singular = view.kind.singular();
+    let singular = view.kind.kind_name();
     let block = detail_block(app, format!("{singular} {shown}"));
     let found = view.has_current().then_some(());
     let lines = match detail_object(app, &view.listing, found, singular) {
@@ -308,7 +308,8 @@ fn list_job<'a>(app: &App, listing: &Listing, job: &ImageListPullJob) -> Vec<Lin
         .filter(|p| p.metadata.namespace.as_deref().unwrap_or_default() == ns)
         .filter(|p| {
             p.metadata.owner_references.iter().flatten().any(|o| {
-                o.kind == "ImageListPullJob" && (o.uid == uid || (uid.is_empty() && o.name == name))
+                kinds::of_owner(o) == Some(&kinds::IMAGE_LIST_PULL_JOB)
+                    && (o.uid == uid || (uid.is_empty() && o.name == name))
             })
         })
         .collect();

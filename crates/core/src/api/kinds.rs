@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
 /// Whether objects of a kind live in a namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {
@@ -12,7 +14,11 @@ pub enum Scope {
     Cluster,
 }
 
-/// One kind: its REST names and where it is served.
+/// One kind: its REST names, where it is served, how the product names it and what the
+/// product does with it. This is the one identity of a kind: the console, the action layer, the
+/// planner and the guards all hold a `&'static KindInfo` (one of the constants below) and match
+/// on it or on its fields, never on a name. Names are compared only where a kind is read from
+/// outside: typed by a user ([`parse_kind`]) or decoded from an object ([`find`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KindInfo {
     pub kind: &'static str,
@@ -27,6 +33,114 @@ pub struct KindInfo {
     pub scope: Scope,
     /// Served versions, the preferred (storage) version first.
     pub versions: &'static [&'static str],
+    /// How messages name one (`CloneSet`, `Advanced StatefulSet`).
+    pub title: &'static str,
+    /// How the console names a list of them (`CloneSets`, `Advanced StatefulSets`).
+    pub titles: &'static str,
+    /// The workloads whose rollout the console walks, and how.
+    pub workload: Option<WorkloadKind>,
+    /// Whether Kruise's deletion protection guards a DELETE of it, and which rule.
+    pub protected: Option<ProtectedKind>,
+}
+
+/// The workload kinds whose rollouts the console walks and the planner predicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkloadKind {
+    CloneSet,
+    AdvancedStatefulSet,
+    AdvancedDaemonSet,
+}
+
+impl WorkloadKind {
+    /// The kind's description.
+    pub fn info(self) -> &'static KindInfo {
+        match self {
+            Self::CloneSet => &CLONESET,
+            Self::AdvancedStatefulSet => &ADVANCED_STATEFULSET,
+            Self::AdvancedDaemonSet => &ADVANCED_DAEMONSET,
+        }
+    }
+
+    /// Parses a kind as typed by a user (any spelling [`parse_kind`] accepts), if it is a
+    /// workload.
+    pub fn parse(kind: &str) -> Option<Self> {
+        parse_kind(kind).ok().and_then(|k| k.workload)
+    }
+
+    /// The name users read.
+    pub fn display(self) -> &'static str {
+        self.info().title
+    }
+
+    /// Upstream's default update strategy type when the spec names none: a CloneSet recreates
+    /// pods (`ReCreate`); the Advanced StatefulSet and DaemonSet roll (`RollingUpdate`).
+    pub const fn default_strategy(self) -> &'static str {
+        match self {
+            Self::CloneSet => "ReCreate",
+            Self::AdvancedStatefulSet | Self::AdvancedDaemonSet => "RollingUpdate",
+        }
+    }
+
+    /// Upstream's default `maxUnavailable`: 20% for a CloneSet, 1 for the others.
+    pub const fn default_max_unavailable(self) -> &'static str {
+        match self {
+            Self::CloneSet => "20%",
+            Self::AdvancedStatefulSet | Self::AdvancedDaemonSet => "1",
+        }
+    }
+
+    /// Upstream's default `maxSurge` (None: the kind has no surge).
+    pub const fn default_max_surge(self) -> Option<&'static str> {
+        match self {
+            Self::CloneSet | Self::AdvancedDaemonSet => Some("0"),
+            Self::AdvancedStatefulSet => None,
+        }
+    }
+
+    /// The Advanced StatefulSet's default `podUpdatePolicy` and the Advanced DaemonSet's default
+    /// `rollingUpdateType`; None for a CloneSet, whose strategy type says it.
+    pub const fn default_update_policy(self) -> Option<&'static str> {
+        match self {
+            Self::CloneSet => None,
+            Self::AdvancedStatefulSet => Some("ReCreate"),
+            Self::AdvancedDaemonSet => Some("Standard"),
+        }
+    }
+
+    /// True when the partition may be a percent (only a CloneSet's is an IntOrString).
+    pub const fn partition_percent(self) -> bool {
+        matches!(self, Self::CloneSet)
+    }
+
+    /// True when the console scales it (a DaemonSet's size is its nodes').
+    pub const fn scalable(self) -> bool {
+        !matches!(self, Self::AdvancedDaemonSet)
+    }
+}
+
+/// The kinds whose DELETE Kruise's webhooks guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProtectedKind {
+    /// core/v1 Namespace.
+    Namespace,
+    /// apiextensions.k8s.io CustomResourceDefinition (v1 and v1beta1).
+    CustomResourceDefinition,
+    /// apps.kruise.io CloneSet.
+    CloneSet,
+    /// apps.kruise.io StatefulSet (Advanced StatefulSet).
+    AdvancedStatefulSet,
+    /// apps.kruise.io UnitedDeployment.
+    UnitedDeployment,
+    /// apps/v1 Deployment.
+    Deployment,
+    /// apps/v1 ReplicaSet.
+    ReplicaSet,
+    /// apps/v1 StatefulSet.
+    StatefulSet,
+    /// core/v1 Service.
+    Service,
+    /// networking.k8s.io Ingress (v1 and v1beta1).
+    Ingress,
 }
 
 impl KindInfo {
@@ -47,6 +161,11 @@ impl KindInfo {
     /// True for the Kruise CRDs (groups `apps.kruise.io` and `policy.kruise.io`).
     pub fn is_kruise(&self) -> bool {
         self.group.ends_with(".kruise.io")
+    }
+
+    /// True for objects that live in a namespace.
+    pub fn is_namespaced(&self) -> bool {
+        self.scope == Scope::Namespaced
     }
 
     /// The spelling the product shows: the singular name when unambiguous and short, else the
@@ -82,7 +201,8 @@ const APPS_KRUISE: &str = "apps.kruise.io";
 
 macro_rules! kind {
     ($kind:literal, $group:expr, $plural:literal, $singular:literal, [$($short:literal),*],
-     [$($alias:literal),*], $scope:ident, [$($version:literal),+]) => {
+     [$($alias:literal),*], $scope:ident, [$($version:literal),+], $title:literal, $titles:literal,
+     $workload:expr, $protected:expr) => {
         KindInfo {
             kind: $kind,
             group: $group,
@@ -92,44 +212,139 @@ macro_rules! kind {
             aliases: &[$($alias),*],
             scope: Scope::$scope,
             versions: &[$($version),+],
+            title: $title,
+            titles: $titles,
+            workload: $workload,
+            protected: $protected,
         }
     };
 }
 
-/// Every Kruise CRD (v1.8.4) and the built-in kinds the product names.
+use ProtectedKind as P;
+use WorkloadKind as W;
+
+// Every Kruise CRD (v1.8.4) and the built-in kinds the product names.
 #[rustfmt::skip]
+pub const CLONESET: KindInfo = kind!("CloneSet", APPS_KRUISE, "clonesets", "cloneset", ["clone"], ["cs"], Namespaced, ["v1alpha1"], "CloneSet", "CloneSets", Some(W::CloneSet), Some(P::CloneSet));
+#[rustfmt::skip]
+pub const ADVANCED_STATEFULSET: KindInfo = kind!("StatefulSet", APPS_KRUISE, "statefulsets", "statefulset", ["sts", "asts"], [], Namespaced, ["v1beta1", "v1alpha1"], "Advanced StatefulSet", "Advanced StatefulSets", Some(W::AdvancedStatefulSet), Some(P::AdvancedStatefulSet));
+#[rustfmt::skip]
+pub const ADVANCED_DAEMONSET: KindInfo = kind!("DaemonSet", APPS_KRUISE, "daemonsets", "daemonset", ["daemon", "ads"], [], Namespaced, ["v1alpha1"], "Advanced DaemonSet", "Advanced DaemonSets", Some(W::AdvancedDaemonSet), None);
+#[rustfmt::skip]
+pub const SIDECARSET: KindInfo = kind!("SidecarSet", APPS_KRUISE, "sidecarsets", "sidecarset", [], [], Cluster, ["v1alpha1"], "SidecarSet", "SidecarSets", None, None);
+#[rustfmt::skip]
+pub const POD_PROBE_MARKER: KindInfo = kind!("PodProbeMarker", APPS_KRUISE, "podprobemarkers", "podprobemarker", [], ["ppm"], Namespaced, ["v1alpha1"], "PodProbeMarker", "PodProbeMarkers", None, None);
+#[rustfmt::skip]
+pub const NODE_POD_PROBE: KindInfo = kind!("NodePodProbe", APPS_KRUISE, "nodepodprobes", "nodepodprobe", [], ["npp"], Cluster, ["v1alpha1"], "NodePodProbe", "NodePodProbes", None, None);
+#[rustfmt::skip]
+pub const CONTAINER_RECREATE_REQUEST: KindInfo = kind!("ContainerRecreateRequest", APPS_KRUISE, "containerrecreaterequests", "containerrecreaterequest", ["crr"], [], Namespaced, ["v1alpha1"], "ContainerRecreateRequest", "ContainerRecreateRequests", None, None);
+#[rustfmt::skip]
+pub const POD_UNAVAILABLE_BUDGET: KindInfo = kind!("PodUnavailableBudget", "policy.kruise.io", "podunavailablebudgets", "podunavailablebudget", ["pub"], [], Namespaced, ["v1alpha1"], "PodUnavailableBudget", "PodUnavailableBudgets", None, None);
+#[rustfmt::skip]
+pub const PERSISTENT_POD_STATE: KindInfo = kind!("PersistentPodState", APPS_KRUISE, "persistentpodstates", "persistentpodstate", [], ["pps"], Namespaced, ["v1alpha1"], "PersistentPodState", "PersistentPodStates", None, None);
+#[rustfmt::skip]
+pub const WORKLOAD_SPREAD: KindInfo = kind!("WorkloadSpread", APPS_KRUISE, "workloadspreads", "workloadspread", ["ws"], [], Namespaced, ["v1alpha1"], "WorkloadSpread", "WorkloadSpreads", None, None);
+#[rustfmt::skip]
+pub const UNITED_DEPLOYMENT: KindInfo = kind!("UnitedDeployment", APPS_KRUISE, "uniteddeployments", "uniteddeployment", ["ud"], [], Namespaced, ["v1alpha1"], "UnitedDeployment", "UnitedDeployments", None, Some(P::UnitedDeployment));
+#[rustfmt::skip]
+pub const BROADCAST_JOB: KindInfo = kind!("BroadcastJob", APPS_KRUISE, "broadcastjobs", "broadcastjob", ["bcj"], [], Namespaced, ["v1alpha1"], "BroadcastJob", "BroadcastJobs", None, None);
+#[rustfmt::skip]
+pub const ADVANCED_CRONJOB: KindInfo = kind!("AdvancedCronJob", APPS_KRUISE, "advancedcronjobs", "advancedcronjob", ["acj"], [], Namespaced, ["v1alpha1"], "AdvancedCronJob", "AdvancedCronJobs", None, None);
+#[rustfmt::skip]
+pub const IMAGE_PULL_JOB: KindInfo = kind!("ImagePullJob", APPS_KRUISE, "imagepulljobs", "imagepulljob", [], [], Namespaced, ["v1alpha1"], "ImagePullJob", "ImagePullJobs", None, None);
+#[rustfmt::skip]
+pub const IMAGE_LIST_PULL_JOB: KindInfo = kind!("ImageListPullJob", APPS_KRUISE, "imagelistpulljobs", "imagelistpulljob", [], [], Namespaced, ["v1alpha1"], "ImageListPullJob", "ImageListPullJobs", None, None);
+#[rustfmt::skip]
+pub const NODE_IMAGE: KindInfo = kind!("NodeImage", APPS_KRUISE, "nodeimages", "nodeimage", [], [], Cluster, ["v1alpha1"], "NodeImage", "NodeImages", None, None);
+#[rustfmt::skip]
+pub const RESOURCE_DISTRIBUTION: KindInfo = kind!("ResourceDistribution", APPS_KRUISE, "resourcedistributions", "resourcedistribution", ["distributor"], [], Cluster, ["v1alpha1"], "ResourceDistribution", "ResourceDistributions", None, None);
+#[rustfmt::skip]
+pub const POD: KindInfo = kind!("Pod", "", "pods", "pod", ["po"], [], Namespaced, ["v1"], "Pod", "Pods", None, None);
+#[rustfmt::skip]
+pub const NAMESPACE: KindInfo = kind!("Namespace", "", "namespaces", "namespace", ["ns"], [], Cluster, ["v1"], "Namespace", "Namespaces", None, Some(P::Namespace));
+#[rustfmt::skip]
+pub const NODE: KindInfo = kind!("Node", "", "nodes", "node", ["no"], [], Cluster, ["v1"], "Node", "Nodes", None, None);
+#[rustfmt::skip]
+pub const EVENT: KindInfo = kind!("Event", "", "events", "event", ["ev"], [], Namespaced, ["v1"], "Event", "Events", None, None);
+#[rustfmt::skip]
+pub const PERSISTENT_VOLUME_CLAIM: KindInfo = kind!("PersistentVolumeClaim", "", "persistentvolumeclaims", "persistentvolumeclaim", ["pvc"], [], Namespaced, ["v1"], "PersistentVolumeClaim", "PersistentVolumeClaims", None, None);
+#[rustfmt::skip]
+pub const SERVICE: KindInfo = kind!("Service", "", "services", "service", ["svc"], [], Namespaced, ["v1"], "Service", "Services", None, Some(P::Service));
+#[rustfmt::skip]
+pub const CONTROLLER_REVISION: KindInfo = kind!("ControllerRevision", "apps", "controllerrevisions", "controllerrevision", [], [], Namespaced, ["v1"], "ControllerRevision", "ControllerRevisions", None, None);
+#[rustfmt::skip]
+pub const DEPLOYMENT: KindInfo = kind!("Deployment", "apps", "deployments", "deployment", ["deploy"], [], Namespaced, ["v1"], "Deployment", "Deployments", None, Some(P::Deployment));
+#[rustfmt::skip]
+pub const REPLICASET: KindInfo = kind!("ReplicaSet", "apps", "replicasets", "replicaset", ["rs"], [], Namespaced, ["v1"], "ReplicaSet", "ReplicaSets", None, Some(P::ReplicaSet));
+#[rustfmt::skip]
+pub const STATEFULSET: KindInfo = kind!("StatefulSet", "apps", "statefulsets", "statefulset", ["sts"], [], Namespaced, ["v1"], "StatefulSet", "StatefulSets", None, Some(P::StatefulSet));
+#[rustfmt::skip]
+pub const DAEMONSET: KindInfo = kind!("DaemonSet", "apps", "daemonsets", "daemonset", ["ds"], [], Namespaced, ["v1"], "DaemonSet", "DaemonSets", None, None);
+#[rustfmt::skip]
+pub const INGRESS: KindInfo = kind!("Ingress", "networking.k8s.io", "ingresses", "ingress", ["ing"], [], Namespaced, ["v1"], "Ingress", "Ingresses", None, Some(P::Ingress));
+#[rustfmt::skip]
+pub const CUSTOM_RESOURCE_DEFINITION: KindInfo = kind!("CustomResourceDefinition", "apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition", ["crd", "crds"], [], Cluster, ["v1"], "CustomResourceDefinition", "CustomResourceDefinitions", None, Some(P::CustomResourceDefinition));
+
+/// Every kind in the table above.
 pub const KINDS: &[KindInfo] = &[
-    kind!("CloneSet", APPS_KRUISE, "clonesets", "cloneset", ["clone"], ["cs"], Namespaced, ["v1alpha1"]),
-    kind!("StatefulSet", APPS_KRUISE, "statefulsets", "statefulset", ["sts", "asts"], [], Namespaced, ["v1beta1", "v1alpha1"]),
-    kind!("DaemonSet", APPS_KRUISE, "daemonsets", "daemonset", ["daemon", "ads"], [], Namespaced, ["v1alpha1"]),
-    kind!("SidecarSet", APPS_KRUISE, "sidecarsets", "sidecarset", [], [], Cluster, ["v1alpha1"]),
-    kind!("PodProbeMarker", APPS_KRUISE, "podprobemarkers", "podprobemarker", [], ["ppm"], Namespaced, ["v1alpha1"]),
-    kind!("NodePodProbe", APPS_KRUISE, "nodepodprobes", "nodepodprobe", [], ["npp"], Cluster, ["v1alpha1"]),
-    kind!("ContainerRecreateRequest", APPS_KRUISE, "containerrecreaterequests", "containerrecreaterequest", ["crr"], [], Namespaced, ["v1alpha1"]),
-    kind!("PodUnavailableBudget", "policy.kruise.io", "podunavailablebudgets", "podunavailablebudget", ["pub"], [], Namespaced, ["v1alpha1"]),
-    kind!("PersistentPodState", APPS_KRUISE, "persistentpodstates", "persistentpodstate", [], ["pps"], Namespaced, ["v1alpha1"]),
-    kind!("WorkloadSpread", APPS_KRUISE, "workloadspreads", "workloadspread", ["ws"], [], Namespaced, ["v1alpha1"]),
-    kind!("UnitedDeployment", APPS_KRUISE, "uniteddeployments", "uniteddeployment", ["ud"], [], Namespaced, ["v1alpha1"]),
-    kind!("BroadcastJob", APPS_KRUISE, "broadcastjobs", "broadcastjob", ["bcj"], [], Namespaced, ["v1alpha1"]),
-    kind!("AdvancedCronJob", APPS_KRUISE, "advancedcronjobs", "advancedcronjob", ["acj"], [], Namespaced, ["v1alpha1"]),
-    kind!("ImagePullJob", APPS_KRUISE, "imagepulljobs", "imagepulljob", [], [], Namespaced, ["v1alpha1"]),
-    kind!("ImageListPullJob", APPS_KRUISE, "imagelistpulljobs", "imagelistpulljob", [], [], Namespaced, ["v1alpha1"]),
-    kind!("NodeImage", APPS_KRUISE, "nodeimages", "nodeimage", [], [], Cluster, ["v1alpha1"]),
-    kind!("ResourceDistribution", APPS_KRUISE, "resourcedistributions", "resourcedistribution", ["distributor"], [], Cluster, ["v1alpha1"]),
-    kind!("Pod", "", "pods", "pod", ["po"], [], Namespaced, ["v1"]),
-    kind!("Namespace", "", "namespaces", "namespace", ["ns"], [], Cluster, ["v1"]),
-    kind!("Node", "", "nodes", "node", ["no"], [], Cluster, ["v1"]),
-    kind!("Event", "", "events", "event", ["ev"], [], Namespaced, ["v1"]),
-    kind!("PersistentVolumeClaim", "", "persistentvolumeclaims", "persistentvolumeclaim", ["pvc"], [], Namespaced, ["v1"]),
-    kind!("Service", "", "services", "service", ["svc"], [], Namespaced, ["v1"]),
-    kind!("ControllerRevision", "apps", "controllerrevisions", "controllerrevision", [], [], Namespaced, ["v1"]),
-    kind!("Deployment", "apps", "deployments", "deployment", ["deploy"], [], Namespaced, ["v1"]),
-    kind!("ReplicaSet", "apps", "replicasets", "replicaset", ["rs"], [], Namespaced, ["v1"]),
-    kind!("StatefulSet", "apps", "statefulsets", "statefulset", ["sts"], [], Namespaced, ["v1"]),
-    kind!("DaemonSet", "apps", "daemonsets", "daemonset", ["ds"], [], Namespaced, ["v1"]),
-    kind!("Ingress", "networking.k8s.io", "ingresses", "ingress", ["ing"], [], Namespaced, ["v1"]),
-    kind!("CustomResourceDefinition", "apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition", ["crd", "crds"], [], Cluster, ["v1"]),
+    CLONESET,
+    ADVANCED_STATEFULSET,
+    ADVANCED_DAEMONSET,
+    SIDECARSET,
+    POD_PROBE_MARKER,
+    NODE_POD_PROBE,
+    CONTAINER_RECREATE_REQUEST,
+    POD_UNAVAILABLE_BUDGET,
+    PERSISTENT_POD_STATE,
+    WORKLOAD_SPREAD,
+    UNITED_DEPLOYMENT,
+    BROADCAST_JOB,
+    ADVANCED_CRONJOB,
+    IMAGE_PULL_JOB,
+    IMAGE_LIST_PULL_JOB,
+    NODE_IMAGE,
+    RESOURCE_DISTRIBUTION,
+    POD,
+    NAMESPACE,
+    NODE,
+    EVENT,
+    PERSISTENT_VOLUME_CLAIM,
+    SERVICE,
+    CONTROLLER_REVISION,
+    DEPLOYMENT,
+    REPLICASET,
+    STATEFULSET,
+    DAEMONSET,
+    INGRESS,
+    CUSTOM_RESOURCE_DEFINITION,
 ];
+
+/// The kind of an object read from outside, by its API group and kind name (`apps.kruise.io`,
+/// `CloneSet`); None for a kind the product does not name.
+pub fn find(group: &str, kind: &str) -> Option<&'static KindInfo> {
+    KINDS.iter().find(|k| k.kind == kind && k.group == group)
+}
+
+/// The kind an owner reference names (decoded by its apiVersion and kind).
+pub fn of_owner(owner: &OwnerReference) -> Option<&'static KindInfo> {
+    find_by_api_version(&owner.api_version, &owner.kind)
+}
+
+/// The owner reference in `owners` that is the controller and of `kind`.
+pub fn controller_of<'a>(
+    owners: Option<&'a [OwnerReference]>,
+    kind: &KindInfo,
+) -> Option<&'a OwnerReference> {
+    owners?
+        .iter()
+        .find(|o| o.controller == Some(true) && of_owner(o) == Some(kind))
+}
+
+/// [`find`] by an object's `apiVersion` (`apps.kruise.io/v1beta1`, `v1`) and kind.
+pub fn find_by_api_version(api_version: &str, kind: &str) -> Option<&'static KindInfo> {
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    find(group, kind)
+}
 
 /// Why a `KIND` spelling was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -230,35 +445,55 @@ impl Kind {
         )
     }
 
+    /// The kind's description (a SidecarSet revision is a ControllerRevision).
+    pub fn info(self) -> &'static KindInfo {
+        match self {
+            Kind::CloneSet => &CLONESET,
+            Kind::StatefulSet => &ADVANCED_STATEFULSET,
+            Kind::DaemonSet => &ADVANCED_DAEMONSET,
+            Kind::Pod => &POD,
+            Kind::PodUnavailableBudget => &POD_UNAVAILABLE_BUDGET,
+            Kind::SidecarSet => &SIDECARSET,
+            Kind::PodProbeMarker => &POD_PROBE_MARKER,
+            Kind::NodePodProbe => &NODE_POD_PROBE,
+            Kind::ContainerRecreateRequest => &CONTAINER_RECREATE_REQUEST,
+            Kind::SidecarSetRevision => &CONTROLLER_REVISION,
+        }
+    }
+
+    /// The watched kind of `info`, if the console watches it (ControllerRevisions only as
+    /// SidecarSet revisions).
+    pub fn of(info: &KindInfo) -> Option<Kind> {
+        Self::ALL.into_iter().find(|k| k.info() == info)
+    }
+
+    /// Every watched kind.
+    pub const ALL: [Kind; 10] = [
+        Kind::CloneSet,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::Pod,
+        Kind::PodUnavailableBudget,
+        Kind::SidecarSet,
+        Kind::PodProbeMarker,
+        Kind::NodePodProbe,
+        Kind::ContainerRecreateRequest,
+        Kind::SidecarSetRevision,
+    ];
+
     /// The variant's name, as `{:?}` prints it.
     pub fn debug_name(self) -> &'static str {
         match self {
-            Kind::CloneSet => "CloneSet",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::DaemonSet => "DaemonSet",
-            Kind::Pod => "Pod",
-            Kind::PodUnavailableBudget => "PodUnavailableBudget",
-            Kind::SidecarSet => "SidecarSet",
-            Kind::PodProbeMarker => "PodProbeMarker",
-            Kind::NodePodProbe => "NodePodProbe",
-            Kind::ContainerRecreateRequest => "ContainerRecreateRequest",
             Kind::SidecarSetRevision => "SidecarSetRevision",
+            kind => kind.info().kind,
         }
     }
 
     /// The kind's plural name as the console shows it.
     pub fn plural(self) -> &'static str {
         match self {
-            Kind::CloneSet => "CloneSets",
-            Kind::StatefulSet => "Advanced StatefulSets",
-            Kind::DaemonSet => "Advanced DaemonSets",
-            Kind::Pod => "Pods",
-            Kind::PodUnavailableBudget => "PodUnavailableBudgets",
-            Kind::SidecarSet => "SidecarSets",
-            Kind::PodProbeMarker => "PodProbeMarkers",
-            Kind::NodePodProbe => "NodePodProbes",
-            Kind::ContainerRecreateRequest => "ContainerRecreateRequests",
             Kind::SidecarSetRevision => "SidecarSet revisions",
+            kind => kind.info().titles,
         }
     }
 }

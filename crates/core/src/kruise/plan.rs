@@ -24,44 +24,7 @@ pub mod statefulset;
 
 pub use daemonset::AdsInput;
 
-/// The workload kinds the console knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkloadKind {
-    CloneSet,
-    AdvancedStatefulSet,
-    AdvancedDaemonSet,
-}
-
-impl WorkloadKind {
-    /// Parses the CLI spellings (`cloneset|clone|cs`, `asts|statefulset.apps.kruise.io`,
-    /// `ads|daemonset.apps.kruise.io`, plurals too).
-    pub fn parse(kind: &str) -> Option<Self> {
-        match kind.to_ascii_lowercase().as_str() {
-            "cloneset"
-            | "clonesets"
-            | "clone"
-            | "cs"
-            | "cloneset.apps.kruise.io"
-            | "clonesets.apps.kruise.io" => Some(Self::CloneSet),
-            "asts" | "statefulset.apps.kruise.io" | "statefulsets.apps.kruise.io" => {
-                Some(Self::AdvancedStatefulSet)
-            }
-            "ads" | "daemonset.apps.kruise.io" | "daemonsets.apps.kruise.io" => {
-                Some(Self::AdvancedDaemonSet)
-            }
-            _ => None,
-        }
-    }
-
-    /// The name users read.
-    pub fn display(self) -> &'static str {
-        match self {
-            Self::CloneSet => "CloneSet",
-            Self::AdvancedStatefulSet => "Advanced StatefulSet",
-            Self::AdvancedDaemonSet => "Advanced DaemonSet",
-        }
-    }
-}
+pub use crate::api::kinds::WorkloadKind;
 
 /// The workload as the planner sees it.
 #[derive(Debug, Clone, PartialEq)]

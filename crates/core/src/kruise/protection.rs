@@ -17,50 +17,12 @@ pub const PROTECTION_CASCADING: &str = "Cascading";
 
 pub use crate::kruise::admission::Verdict;
 
-/// The kinds whose DELETE Kruise's webhooks guard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProtectedKind {
-    /// core/v1 Namespace.
-    Namespace,
-    /// apiextensions.k8s.io CustomResourceDefinition (v1 and v1beta1).
-    CustomResourceDefinition,
-    /// apps.kruise.io CloneSet.
-    CloneSet,
-    /// apps.kruise.io StatefulSet (Advanced StatefulSet).
-    AdvancedStatefulSet,
-    /// apps.kruise.io UnitedDeployment.
-    UnitedDeployment,
-    /// apps/v1 Deployment.
-    Deployment,
-    /// apps/v1 ReplicaSet.
-    ReplicaSet,
-    /// apps/v1 StatefulSet.
-    StatefulSet,
-    /// core/v1 Service.
-    Service,
-    /// networking.k8s.io Ingress (v1 and v1beta1).
-    Ingress,
-}
+pub use crate::api::kinds::ProtectedKind;
 
 /// Which webhook guards a kind, by apiVersion and kind. Anything else (Advanced DaemonSet,
 /// DaemonSet, Jobs, Pods, ...) is not protected.
 pub fn protected_kind(api_version: &str, kind: &str) -> Option<ProtectedKind> {
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    Some(match (group, kind) {
-        ("", "Namespace") => ProtectedKind::Namespace,
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
-            ProtectedKind::CustomResourceDefinition
-        }
-        ("apps.kruise.io", "CloneSet") => ProtectedKind::CloneSet,
-        ("apps.kruise.io", "StatefulSet") => ProtectedKind::AdvancedStatefulSet,
-        ("apps.kruise.io", "UnitedDeployment") => ProtectedKind::UnitedDeployment,
-        ("apps", "Deployment") => ProtectedKind::Deployment,
-        ("apps", "ReplicaSet") => ProtectedKind::ReplicaSet,
-        ("apps", "StatefulSet") => ProtectedKind::StatefulSet,
-        ("", "Service") => ProtectedKind::Service,
-        ("networking.k8s.io", "Ingress") => ProtectedKind::Ingress,
-        _ => return None,
-    })
+    crate::api::kinds::find_by_api_version(api_version, kind).and_then(|k| k.protected)
 }
 
 /// A pod of the namespace being deleted.
