@@ -23,7 +23,7 @@ use serde_json::Value;
 pub use paths::Paths;
 pub use prepare::{Recheck, prepare, recheck, template_diff};
 
-use crate::api::kinds::{self, KindInfo};
+use crate::api::kinds::{self, Kind, KindInfo};
 
 /// The object an action is about.
 ///
@@ -79,6 +79,11 @@ impl Target {
             namespace: namespace.map(str::to_owned),
             name: name.to_owned(),
         }
+    }
+
+    /// The object the console watches as `kind` (a SidecarSet revision is a ControllerRevision).
+    pub fn watched(kind: Kind, namespace: &str, name: &str) -> Self {
+        Self::new(kind.info(), Some(namespace), name)
     }
 
     /// The kind's description (names, versions, scope).

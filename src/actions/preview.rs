@@ -20,7 +20,7 @@ use k8s_openapi::{
 };
 use serde_json::Value;
 
-pub use change::{change_for, preview_input, workload_kind};
+pub use change::{change_for, live_input, preview_input, workload_kind};
 
 use crate::{
     api::cloneset::from_served_json,

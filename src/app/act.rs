@@ -12,26 +12,12 @@ use super::{
 };
 use crate::{
     actions::{Action, Target},
-    api::kinds::parse_kind,
     config,
 };
 
-/// The action layer's target for a workload of the console.
+/// The action layer's target for an object the console watches.
 pub fn target_of(kind: Kind, namespace: &str, name: &str) -> Option<Target> {
-    let short = match kind {
-        Kind::CloneSet => "cs",
-        Kind::StatefulSet => "asts",
-        Kind::DaemonSet => "ads",
-        Kind::Pod => "pod",
-        Kind::PodUnavailableBudget => "pub",
-        Kind::SidecarSet => "sidecarset",
-        Kind::PodProbeMarker => "ppm",
-        Kind::NodePodProbe => "nodepodprobe",
-        Kind::ContainerRecreateRequest => "crr",
-        Kind::SidecarSetRevision => "controllerrevision",
-    };
-    let info = parse_kind(short).ok()?;
-    Some(Target::new(info, Some(namespace), name))
+    Some(Target::watched(kind, namespace, name))
 }
 
 /// The workload a mutating key is about.

@@ -33,8 +33,8 @@ use super::{
     errors::Plain,
     watchset::WatchSet,
 };
+pub use crate::actions::preview::live_input;
 pub use act::done_text;
-pub use rollout::live_input;
 
 use super::act::Actor;
 use crate::{

@@ -6,7 +6,10 @@
 //! planner compares it with the pods' `controller-revision-hash` exactly as the controller will.
 
 use anyhow::{Result, anyhow};
-use k8s_openapi::api::core::v1::{Node, Pod, PodTemplateSpec};
+use k8s_openapi::{
+    api::core::v1::{Node, Pod, PodTemplateSpec},
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
 use serde_json::Value;
 
 use super::{ads::ads_workload, asts_workload, cloneset_workload, plan_input};
@@ -16,7 +19,7 @@ use crate::{
     kruise::{
         cloneset::reconcile::revisions as cloneset_revisions,
         daemonset::reconcile::history,
-        plan::{Change, PlanInput, WorkloadKind},
+        plan::{Change, PlanInput, PlanWorkload, WorkloadKind},
         statefulset::reconcile::revisions as statefulset_revisions,
     },
 };
@@ -167,13 +170,7 @@ pub fn preview_input(
     nodes: &[Node],
     now: i64,
 ) -> Result<PlanInput> {
-    let kind = workload_kind(target)
-        .ok_or_else(|| anyhow!("{} has no rollout to preview", target.describe()))?;
-    let (mut workload, meta) = match kind {
-        WorkloadKind::CloneSet => cloneset_workload(&state.version, &state.object)?,
-        WorkloadKind::AdvancedStatefulSet => asts_workload(&state.object)?,
-        WorkloadKind::AdvancedDaemonSet => ads_workload(&state.object, nodes)?,
-    };
+    let (kind, mut workload, meta) = read_workload(target, state, nodes)?;
     let change = change_for(target, action, state)?;
     if let Action::Scale {
         replicas,
@@ -192,6 +189,36 @@ pub fn preview_input(
         }
     }
     Ok(plan_input(workload, &meta, pods, change, now))
+}
+
+/// The planner's input for `change` on `target` as read (no action applied to it: what the
+/// rollout view asks of the next step, or of nothing), with its pods and nodes.
+pub fn live_input(
+    target: &Target,
+    state: &ObjectState,
+    pods: &[Pod],
+    nodes: &[Node],
+    change: Change,
+    now: i64,
+) -> Result<PlanInput> {
+    let (_, workload, meta) = read_workload(target, state, nodes)?;
+    Ok(plan_input(workload, &meta, pods, change, now))
+}
+
+/// The workload as the planner reads it, by its kind.
+fn read_workload(
+    target: &Target,
+    state: &ObjectState,
+    nodes: &[Node],
+) -> Result<(WorkloadKind, PlanWorkload, ObjectMeta)> {
+    let kind = workload_kind(target)
+        .ok_or_else(|| anyhow!("{} has no rollout to plan", target.describe()))?;
+    let (workload, meta) = match kind {
+        WorkloadKind::CloneSet => cloneset_workload(&state.version, &state.object)?,
+        WorkloadKind::AdvancedStatefulSet => asts_workload(&state.object)?,
+        WorkloadKind::AdvancedDaemonSet => ads_workload(&state.object, nodes)?,
+    };
+    Ok((kind, workload, meta))
 }
 
 #[cfg(test)]

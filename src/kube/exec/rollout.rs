@@ -10,14 +10,14 @@ use std::{
 };
 
 use anyhow::{Result, anyhow};
-use k8s_openapi::api::core::v1::{Event as CoreEvent, Node, ObjectReference};
+use k8s_openapi::api::core::v1::{Event as CoreEvent, Node, ObjectReference, Pod};
 use kube::{Api, Client, api::ListParams};
 
 use super::{event_row, last_seen};
 use crate::{
     actions::{
         ObjectState, Prepared, Target,
-        preview::{self, ads::ads_workload, preview_input, workload_kind},
+        preview::{live_input, preview_input, workload_kind},
     },
     api::kinds,
     app::msg::{EffectResult, ObjectEvent, ObjectRef, Prediction},
@@ -78,29 +78,81 @@ pub async fn predict(
     prepared: &Prepared,
     state: &ObjectState,
 ) -> Option<Result<Prediction, String>> {
-    let kind = workload_kind(&prepared.target)?;
+    workload_kind(&prepared.target)?;
+    let result = prediction(
+        client,
+        gates,
+        &prepared.target,
+        state,
+        prepared.action.describe(),
+        |pods, nodes, now| {
+            preview_input(&prepared.target, &prepared.action, state, pods, nodes, now)
+        },
+    )
+    .await;
+    Some(result.map_err(|e| format!("{e:#}")))
+}
+
+/// `Effect::PlanRollout`: the next step (or what happens next as things stand) on the objects
+/// as the server has them now.
+pub async fn plan_rollout(
+    actor: Arc<Actor>,
+    client: Client,
+    gates: Arc<Gates>,
+    workload: ObjectRef,
+    partition: Option<String>,
+) -> EffectResult {
+    let target = Target::watched(
+        workload.kind,
+        workload.namespace.as_deref().unwrap_or_default(),
+        &workload.name,
+    );
     let result = async {
-        let ns = prepared.target.namespace.clone().unwrap_or_default();
-        let (pods, nodes) = workload::plan_objects(client, kind, &ns, &state.object).await?;
-        let now = jiff::Timestamp::now().as_second();
-        let mut input = preview_input(
-            &prepared.target,
-            &prepared.action,
-            state,
-            &pods,
-            &nodes,
-            now,
-        )?;
-        let plan = plan_with(&mut input, gates.get(client).await)?;
-        Ok::<_, anyhow::Error>(Prediction {
-            change: prepared.action.describe(),
-            nodes: nodes_of(kind, &input),
-            plan,
-        })
+        let state = actor.read(&target, false).await?;
+        let (change, text) = match &partition {
+            Some(p) => (Change::Partition(p.clone()), format!("partition → {p}")),
+            None => (Change::Nothing, "no change".to_owned()),
+        };
+        prediction(
+            &client,
+            &gates,
+            &target,
+            &state,
+            text,
+            |pods, nodes, now| live_input(&target, &state, pods, nodes, change, now),
+        )
+        .await
     }
     .await
     .map_err(|e| format!("{e:#}"));
-    Some(result)
+    EffectResult::RolloutPlan {
+        workload,
+        result: Box::new(result),
+    }
+}
+
+/// Plans what `input` makes of `target` (as `state` shows it) against its pods and nodes as
+/// the server has them now, with the cluster's feature gates; `change` names the change.
+async fn prediction(
+    client: &Client,
+    gates: &Gates,
+    target: &Target,
+    state: &ObjectState,
+    change: String,
+    input: impl FnOnce(&[Pod], &[Node], i64) -> Result<PlanInput>,
+) -> Result<Prediction> {
+    let kind = workload_kind(target)
+        .ok_or_else(|| anyhow!("{} has no rollout to plan", target.describe()))?;
+    let ns = target.namespace.clone().unwrap_or_default();
+    let (pods, nodes) = workload::plan_objects(client, kind, &ns, &state.object).await?;
+    let now = jiff::Timestamp::now().as_second();
+    let mut input = input(&pods, &nodes, now)?;
+    let plan = plan_with(&mut input, gates.get(client).await)?;
+    Ok(Prediction {
+        change,
+        nodes: nodes_of(kind, &input),
+        plan,
+    })
 }
 
 /// Pod → node, for an Advanced DaemonSet (its plan orders nodes).
@@ -113,67 +165,6 @@ fn nodes_of(kind: WorkloadKind, input: &PlanInput) -> BTreeMap<String, String> {
         .iter()
         .map(|p| (p.name.clone(), p.node_name.clone()))
         .collect()
-}
-
-/// The planner's input for `change` on `target` as read, with its pods and nodes.
-pub fn live_input(
-    target: &Target,
-    state: &ObjectState,
-    pods: &[k8s_openapi::api::core::v1::Pod],
-    nodes: &[Node],
-    change: Change,
-    now: i64,
-) -> Result<PlanInput> {
-    let kind = workload_kind(target)
-        .ok_or_else(|| anyhow!("{} has no rollout to plan", target.describe()))?;
-    let (workload, meta) = match kind {
-        WorkloadKind::CloneSet => preview::cloneset_workload(&state.version, &state.object)?,
-        WorkloadKind::AdvancedStatefulSet => preview::asts_workload(&state.object)?,
-        WorkloadKind::AdvancedDaemonSet => ads_workload(&state.object, nodes)?,
-    };
-    Ok(preview::plan_input(workload, &meta, pods, change, now))
-}
-
-/// `Effect::PlanRollout`: the next step (or what happens next as things stand) on the objects
-/// as the server has them now.
-pub async fn plan_rollout(
-    actor: Arc<Actor>,
-    client: Client,
-    gates: Arc<Gates>,
-    workload: ObjectRef,
-    partition: Option<String>,
-) -> EffectResult {
-    let result = async {
-        let target = crate::app::act::target_of(
-            workload.kind,
-            workload.namespace.as_deref().unwrap_or_default(),
-            &workload.name,
-        )
-        .ok_or_else(|| anyhow!("{} has no rollout", workload.name))?;
-        let kind = workload_kind(&target)
-            .ok_or_else(|| anyhow!("{} has no rollout", target.describe()))?;
-        let state = actor.read(&target, false).await?;
-        let ns = target.namespace.clone().unwrap_or_default();
-        let (pods, nodes) = self::workload::plan_objects(&client, kind, &ns, &state.object).await?;
-        let (change, text) = match &partition {
-            Some(p) => (Change::Partition(p.clone()), format!("partition → {p}")),
-            None => (Change::Nothing, "no change".to_owned()),
-        };
-        let now = jiff::Timestamp::now().as_second();
-        let mut input = live_input(&target, &state, &pods, &nodes, change, now)?;
-        let plan = plan_with(&mut input, gates.get(&client).await)?;
-        Ok::<_, anyhow::Error>(Prediction {
-            change: text,
-            nodes: nodes_of(kind, &input),
-            plan,
-        })
-    }
-    .await
-    .map_err(|e| format!("{e:#}"));
-    EffectResult::RolloutPlan {
-        workload,
-        result: Box::new(result),
-    }
 }
 
 /// `Effect::FetchRolloutEvents`: the events of the workload and of its pods, newest last.
