@@ -84,7 +84,12 @@ pub fn asts_workload(json: &Value) -> Result<(PlanWorkload, ObjectMeta)> {
         update_revision,
         strategy_type: field("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
             .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "ReCreate".to_owned()),
+            .unwrap_or_else(|| {
+                WorkloadKind::AdvancedStatefulSet
+                    .default_update_policy()
+                    .unwrap_or_default()
+                    .to_owned()
+            }),
         min_ready_seconds: rolling.as_ref().map_or(0, |r| r.min_ready_seconds),
         asts: Some(asts),
         ..PlanWorkload::default()

@@ -43,12 +43,14 @@ pub fn render_plan(plan: &Plan, input: &PlanInput, partition_text: &str) -> Stri
             // Upstream's defaults: CloneSet 20%, Advanced StatefulSet 1.
             match plan.kind {
                 WorkloadKind::AdvancedDaemonSet => "unset",
-                WorkloadKind::AdvancedStatefulSet => "1",
-                WorkloadKind::CloneSet => "20%",
+                kind => kind.default_max_unavailable(),
             }
         ),
         plan.max_unavailable,
-        or_default(w.max_surge.as_ref(), "0"),
+        or_default(
+            w.max_surge.as_ref(),
+            plan.kind.default_max_surge().unwrap_or("0")
+        ),
         plan.max_surge,
         if w.strategy_type.is_empty() {
             "ReCreate"

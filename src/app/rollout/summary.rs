@@ -5,10 +5,15 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::runtime::reflector::ObjectRef as StoreRef;
 
 use crate::{
-    api::{CloneSet, DaemonSet, StatefulSet},
+    api::{CloneSet, DaemonSet, StatefulSet, kinds::WorkloadKind},
     app::{msg::Kind, route::Owner, stores::Stores},
     kruise::intstr::{calculate_partition_replicas, expected_updated_replicas},
 };
+
+/// The workload kinds, for their upstream defaults.
+const CS: WorkloadKind = WorkloadKind::CloneSet;
+const ASTS: WorkloadKind = WorkloadKind::AdvancedStatefulSet;
+const ADS: WorkloadKind = WorkloadKind::AdvancedDaemonSet;
 
 /// What the rollout view's header and gauges show.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -86,15 +91,21 @@ fn cloneset(cs: &CloneSet) -> Summary {
         replicas,
         current_revision: status.current_revision,
         update_revision: status.update_revision,
-        strategy: s.type_.clone().unwrap_or_else(|| "ReCreate".to_owned()),
+        strategy: s
+            .type_
+            .clone()
+            .unwrap_or_else(|| CS.default_strategy().to_owned()),
         partition: s.partition.as_ref().map(text),
         partition_pods: calculate_partition_replicas(s.partition.as_ref(), Some(replicas))
             .unwrap_or(0),
         max_unavailable: s
             .max_unavailable
             .as_ref()
-            .map_or_else(|| "20%".to_owned(), text),
-        max_surge: s.max_surge.as_ref().map_or_else(|| "0".to_owned(), text),
+            .map_or_else(|| CS.default_max_unavailable().to_owned(), text),
+        max_surge: s
+            .max_surge
+            .as_ref()
+            .map_or_else(|| CS.default_max_surge().unwrap_or("0").to_owned(), text),
         paused: s.paused,
         updated: status.updated_replicas,
         expected_updated: expected_updated_replicas(s.partition.as_ref(), replicas),
@@ -116,21 +127,21 @@ fn statefulset(sts: &StatefulSet) -> Summary {
     let policy = rolling
         .pod_update_policy
         .clone()
-        .unwrap_or_else(|| "ReCreate".to_owned());
+        .unwrap_or_else(|| ASTS.default_update_policy().unwrap_or_default().to_owned());
     Summary {
         replicas,
         current_revision: status.current_revision,
         update_revision: status.update_revision,
         strategy: format!(
             "{} ({policy})",
-            strategy.type_.as_deref().unwrap_or("RollingUpdate")
+            strategy.type_.as_deref().unwrap_or(ASTS.default_strategy())
         ),
         partition: rolling.partition.map(|p| p.to_string()),
         partition_pods: partition,
         max_unavailable: rolling
             .max_unavailable
             .as_ref()
-            .map_or_else(|| "1".to_owned(), text),
+            .map_or_else(|| ASTS.default_max_unavailable().to_owned(), text),
         max_surge: "-".to_owned(),
         paused: rolling.paused,
         updated: status.updated_replicas,
@@ -156,19 +167,22 @@ fn daemonset(ds: &DaemonSet) -> Summary {
         update_revision: status.daemon_set_hash,
         strategy: format!(
             "{} ({})",
-            strategy.type_.as_deref().unwrap_or("RollingUpdate"),
-            rolling.rolling_update_type.as_deref().unwrap_or("Standard")
+            strategy.type_.as_deref().unwrap_or(ADS.default_strategy()),
+            rolling
+                .rolling_update_type
+                .as_deref()
+                .unwrap_or(ADS.default_update_policy().unwrap_or_default())
         ),
         partition: rolling.partition.map(|p| p.to_string()),
         partition_pods: partition,
         max_unavailable: rolling
             .max_unavailable
             .as_ref()
-            .map_or_else(|| "1".to_owned(), text),
+            .map_or_else(|| ADS.default_max_unavailable().to_owned(), text),
         max_surge: rolling
             .max_surge
             .as_ref()
-            .map_or_else(|| "0".to_owned(), text),
+            .map_or_else(|| ADS.default_max_surge().unwrap_or("0").to_owned(), text),
         paused: rolling.paused,
         updated: status.updated_number_scheduled,
         expected_updated: (desired - partition).max(0),

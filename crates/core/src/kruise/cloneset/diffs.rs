@@ -6,7 +6,8 @@ use super::{CloneSetParams, PodInfo, state};
 use crate::kruise::{FeatureGates, intstr, revision};
 
 /// Default `updateStrategy.maxUnavailable`.
-pub const DEFAULT_MAX_UNAVAILABLE: &str = "20%";
+pub const DEFAULT_MAX_UNAVAILABLE: &str =
+    crate::api::kinds::WorkloadKind::CloneSet.default_max_unavailable();
 
 /// Port of sync/cloneset_sync_utils.go::expectationDiffs (v1.8.4).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
