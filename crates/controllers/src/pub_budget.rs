@@ -28,6 +28,7 @@ use super::{
 };
 use crate::{
     api::PodUnavailableBudget,
+    api::kinds::{self, KindInfo},
     kruise::{
         pub_budget::{
             RELATED_PUB_ANNOTATION, is_pod_ready, is_pod_state_consistent,
@@ -67,10 +68,10 @@ fn group_of(api_version: &str) -> &str {
 fn workload_of(cache: &Cache, pod: &Pod) -> Option<(String, String, String)> {
     let owner = controller_of(&pod.metadata)?;
     let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
-    if group_of(&owner.api_version) == "apps"
-        && owner.kind == "ReplicaSet"
+    if kinds::of_owner(owner) == Some(&kinds::REPLICASET)
         && let Some(rs) = cache.replicasets.get(ns, &owner.name)
-        && let Some(dep) = controller_of(&rs.metadata).filter(|d| d.kind == "Deployment")
+        && let Some(dep) =
+            controller_of(&rs.metadata).filter(|d| kinds::of_owner(d) == Some(&kinds::DEPLOYMENT))
     {
         return Some((
             group_of(&dep.api_version).to_owned(),
@@ -121,7 +122,7 @@ fn enqueue_pubs_of_pod(queue: &Queue<PodUnavailableBudget>, cache: &Cache, pod: 
 fn enqueue_pubs_of_workload(
     queue: &Queue<PodUnavailableBudget>,
     cache: &Cache,
-    (group, kind): (&str, &str),
+    kind: &KindInfo,
     meta: &kube::api::ObjectMeta,
     template_labels: Option<&BTreeMap<String, String>>,
 ) {
@@ -131,7 +132,9 @@ fn enqueue_pubs_of_workload(
     let labels = template_labels.unwrap_or(&empty);
     for p in cache.pubs.filter(ns, |_| true) {
         let guards = match &p.spec.target_ref {
-            Some(t) => group_of(&t.api_version) == group && t.kind == kind && t.name == name,
+            Some(t) => {
+                kinds::find_by_api_version(&t.api_version, &t.kind) == Some(kind) && t.name == name
+            }
             None => p.spec.selector.as_ref().is_some_and(|s| {
                 !selector::is_empty(s) && selector::matches(s, labels).unwrap_or(false)
             }),
@@ -173,7 +176,7 @@ fn watch_workload<K>(
     queue: &Queue<PodUnavailableBudget>,
     shared: &Arc<Shared>,
     informer: &super::cache::Informer<K>,
-    group_kind: (&'static str, &'static str),
+    kind: &'static KindInfo,
     replicas: fn(&K) -> Option<i32>,
     template_labels: fn(&K) -> Option<&BTreeMap<String, String>>,
 ) where
@@ -191,13 +194,7 @@ fn watch_workload<K>(
             Change::Deleted(obj) => *obj,
             Change::Resynced => return,
         };
-        enqueue_pubs_of_workload(
-            &q,
-            &shared.cache,
-            group_kind,
-            obj.meta(),
-            template_labels(obj),
-        );
+        enqueue_pubs_of_workload(&q, &shared.cache, kind, obj.meta(), template_labels(obj));
     });
 }
 
@@ -284,7 +281,7 @@ fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
         queue,
         shared,
         &cache.clonesets,
-        ("apps.kruise.io", "CloneSet"),
+        &kinds::CLONESET,
         |w| w.spec.replicas,
         |w| {
             w.spec
@@ -298,7 +295,7 @@ fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
         queue,
         shared,
         &cache.statefulsets,
-        ("apps.kruise.io", "StatefulSet"),
+        &kinds::ADVANCED_STATEFULSET,
         |w| w.spec.replicas,
         |w| {
             w.spec
@@ -312,7 +309,7 @@ fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
         queue,
         shared,
         &cache.deployments,
-        ("apps", "Deployment"),
+        &kinds::DEPLOYMENT,
         |w| w.spec.as_ref().and_then(|s| s.replicas),
         |w| {
             w.spec
@@ -325,7 +322,7 @@ fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
         queue,
         shared,
         &cache.k8s_statefulsets,
-        ("apps", "StatefulSet"),
+        &kinds::STATEFULSET,
         |w| w.spec.as_ref().and_then(|s| s.replicas),
         |w| {
             w.spec

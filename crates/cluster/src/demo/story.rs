@@ -26,6 +26,8 @@ use serde_json::{Value, json};
 
 use kruise_client::errors::Plain as _;
 
+use crate::api::kinds;
+
 pub use objects::PROBE_CONDITION;
 
 /// How many simulated nodes a scenario of about `pods` pods spreads over.
@@ -162,7 +164,7 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     for obj in story
         .objects
         .iter()
-        .filter(|o| o.ar.kind == "AdvancedCronJob")
+        .filter(|o| kinds::find(&o.ar.group, &o.ar.kind) == Some(&kinds::ADVANCED_CRONJOB))
     {
         cron_job_status(client, obj).await?;
     }

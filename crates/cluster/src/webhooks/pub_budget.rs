@@ -11,6 +11,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use serde_json::{Value, json};
 
 use super::{Hook, op_str, verdict};
+use crate::api::kinds;
 use crate::kruise::{
     FeatureGates,
     pub_budget::{PodUnavailableBudget, admission::pod_admission_json},
@@ -190,7 +191,7 @@ fn workload_of(store: &Store, ns: &str, pod: &Value) -> Option<(String, String, 
             })
     };
     let owner = controller(pod)?;
-    if owner.0 == "apps" && owner.1 == "ReplicaSet" {
+    if kinds::find(&owner.0, &owner.1) == Some(&kinds::REPLICASET) {
         let rs = store.get_value("apps/v1", "ReplicaSet", ns, &owner.2);
         if let Some(deployment) = rs.as_ref().and_then(controller) {
             return Some(deployment);
