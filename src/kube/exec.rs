@@ -16,9 +16,10 @@ mod seed_state;
 mod spread;
 mod whatif;
 
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, future::Future, sync::Arc};
 
 use anyhow::Result;
+use futures::FutureExt as _;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
 use kube::{
     Api, Client,
@@ -153,32 +154,37 @@ impl Executor {
         }
     }
 
+    /// Runs `result` in a task of its own and sends what it yields to `update`.
+    fn answer(&self, result: impl Future<Output = EffectResult> + Send + 'static) {
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(Msg::EffectDone(result.await));
+        });
+    }
+
     /// Executes one effect (fetches are spawned; a switch completes before this returns).
     pub async fn execute(&mut self, effect: Effect) {
+        let client = self.conn.client.clone();
+        let (actor, gates) = (self.actor.clone(), self.gates.clone());
+        let namespace = self.namespace.clone();
         match effect {
             Effect::FetchYaml(target) => {
-                let client = self.conn.client.clone();
                 let ar = resource_of(target.kind, self.watches.apis());
                 let ns = self.target_namespace(&target);
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let result = match fetch_yaml(client, &ar, &ns, &target.name).await {
+                self.answer(async move {
+                    match fetch_yaml(client, &ar, &ns, &target.name).await {
                         Ok(yaml) => EffectResult::Yaml { target, yaml },
                         Err(err) => failed(format!("fetch YAML of {}", describe(&target)), err),
-                    };
-                    let _ = tx.send(Msg::EffectDone(result));
+                    }
                 });
             }
             Effect::FetchEvents(target) => {
-                let client = self.conn.client.clone();
                 let ns = self.target_namespace(&target);
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let result = match fetch_events(client, &ns, &target).await {
+                self.answer(async move {
+                    match fetch_events(client, &ns, &target).await {
                         Ok(events) => EffectResult::Events { target, events },
                         Err(err) => failed(format!("fetch events of {}", describe(&target)), err),
-                    };
-                    let _ = tx.send(Msg::EffectDone(result));
+                    }
                 });
             }
             Effect::Switch { context, namespace } => {
@@ -195,153 +201,60 @@ impl Executor {
                 let _ = self.tx.send(Msg::EffectDone(result));
             }
             Effect::Prepare(req) => {
-                let (actor, client, tx) = (
-                    self.actor.clone(),
-                    self.conn.client.clone(),
-                    self.tx.clone(),
-                );
-                let gates = self.gates.clone();
-                tokio::spawn(async move {
-                    let req = *req;
-                    let result =
-                        act::prepare(actor, client, gates, req.id, req.target, req.action).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
+                let req = *req;
+                self.answer(act::prepare(
+                    actor, client, gates, req.id, req.target, req.action,
+                ));
             }
             Effect::Perform(req) => {
-                let (actor, tx) = (self.actor.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let req = *req;
-                    let result = act::perform(actor, req.id, req.prepared, req.state).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
+                let req = *req;
+                self.answer(act::perform(actor, req.id, req.prepared, req.state));
             }
             Effect::PlanRollout {
                 workload,
                 partition,
-            } => {
-                let (actor, client, tx) = (
-                    self.actor.clone(),
-                    self.conn.client.clone(),
-                    self.tx.clone(),
-                );
-                let gates = self.gates.clone();
-                tokio::spawn(async move {
-                    let result =
-                        rollout::plan_rollout(actor, client, gates, workload, partition).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
-            }
+            } => self.answer(rollout::plan_rollout(
+                actor, client, gates, workload, partition,
+            )),
             Effect::FetchRolloutEvents { workload, pods } => {
                 let ns = self.target_namespace(&workload);
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let result = rollout::rollout_events(client, ns, workload, pods).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
+                self.answer(rollout::rollout_events(client, ns, workload, pods));
             }
-            Effect::FetchRevisions { id, target } => {
-                let (actor, tx) = (self.actor.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let result = act::revisions(actor, id, target).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
-            }
+            Effect::FetchRevisions { id, target } => self.answer(act::revisions(actor, id, target)),
             Effect::Restart(run) => {
-                let (actor, client, tx) = (
-                    self.actor.clone(),
-                    self.conn.client.clone(),
-                    self.tx.clone(),
-                );
-                tokio::spawn(recovery::restart(actor, client, tx, *run));
+                tokio::spawn(recovery::restart(actor, client, self.tx.clone(), *run));
             }
             Effect::FetchProtected => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = recovery::protected(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::Protected(result)));
-                });
+                self.answer(recovery::protected(client, namespace).map(EffectResult::Protected))
             }
-            Effect::FetchBroadcastJobs => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = seed::broadcast_jobs(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::BroadcastJobs(result)));
-                });
-            }
-            Effect::FetchWorkloadSpreads => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = spread::workload_spreads(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::WorkloadSpreads(result)));
-                });
-            }
-            Effect::FetchUnitedDeployments => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = spread::united_deployments(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::UnitedDeployments(result)));
-                });
-            }
-            Effect::FetchImages(kind) => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = images::list(client, namespace, kind).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::Images { kind, result }));
-                });
-            }
-            Effect::FetchPersistentPodStates => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = seed_state::persistent_pod_states(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::PersistentPodStates(result)));
-                });
-            }
+            Effect::FetchBroadcastJobs => self
+                .answer(seed::broadcast_jobs(client, namespace).map(EffectResult::BroadcastJobs)),
+            Effect::FetchWorkloadSpreads => self.answer(
+                spread::workload_spreads(client, namespace).map(EffectResult::WorkloadSpreads),
+            ),
+            Effect::FetchUnitedDeployments => self.answer(
+                spread::united_deployments(client, namespace).map(EffectResult::UnitedDeployments),
+            ),
+            Effect::FetchImages(kind) => self.answer(
+                images::list(client, namespace, kind)
+                    .map(move |result| EffectResult::Images { kind, result }),
+            ),
+            Effect::FetchPersistentPodStates => self.answer(
+                seed_state::persistent_pod_states(client, namespace)
+                    .map(EffectResult::PersistentPodStates),
+            ),
             Effect::FetchDistributions => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let result = seed_state::distributions(client).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::Distributions(result)));
-                });
+                self.answer(seed_state::distributions(client).map(EffectResult::Distributions))
             }
             Effect::FetchCronJobs => {
-                let (client, tx) = (self.conn.client.clone(), self.tx.clone());
-                let namespace = self.namespace.clone();
-                tokio::spawn(async move {
-                    let result = seed::cron_jobs(client, namespace).await;
-                    let _ = tx.send(Msg::EffectDone(EffectResult::CronJobs(result)));
-                });
+                self.answer(seed::cron_jobs(client, namespace).map(EffectResult::CronJobs))
             }
-            Effect::ReadJournal => {
-                let (journal, tx) = (self.journal.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let result = act::read_journal(journal).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
-            }
-            Effect::WhatIf(req) => {
-                let (actor, client, tx) = (
-                    self.actor.clone(),
-                    self.conn.client.clone(),
-                    self.tx.clone(),
-                );
-                let gates = self.gates.clone();
-                tokio::spawn(async move {
-                    let result = whatif::whatif(actor, client, gates, *req).await;
-                    let _ = tx.send(Msg::EffectDone(result));
-                });
-            }
+            Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
+            Effect::WhatIf(req) => self.answer(whatif::whatif(actor, client, gates, *req)),
             Effect::StreamLogs(req) => {
                 self.logs.retain(|_, task| !task.is_finished());
                 let id = req.id;
-                let task =
-                    tokio::spawn(logs::stream(self.conn.client.clone(), req, self.tx.clone()));
+                let task = tokio::spawn(logs::stream(client, req, self.tx.clone()));
                 self.logs.insert(id, task.abort_handle());
             }
             Effect::StopLogs(id) => {
