@@ -6,7 +6,9 @@ use std::{net::SocketAddr, path::PathBuf};
 
 use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
 
-use crate::cmd::args::{ImageArg, WorkloadArg};
+pub mod args;
+
+use args::{ImageArg, WorkloadArg};
 
 /// kruise-tui: a terminal operations console for OpenKruise.
 ///
@@ -318,7 +320,7 @@ pub struct RolloutStatusArgs {
     #[arg(short, long)]
     pub watch: bool,
     /// With --watch (implied): give up after this long (30s, 2m, 1h30m; 0 waits forever).
-    #[arg(long, value_name = "DURATION", value_parser = crate::cmd::args::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = args::duration)]
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -397,7 +399,7 @@ pub struct RestartArgs {
     #[arg(long)]
     pub wait: bool,
     /// How long each wait may take with --wait.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::cmd::args::duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = args::duration)]
     pub timeout: std::time::Duration,
     /// Fail (stop at the first container that fails) or Ignore.
     #[arg(long, value_name = "POLICY", default_value = "Fail")]
@@ -423,11 +425,11 @@ pub struct RestartArgs {
 pub struct ProtectArgs {
     /// The object, as KIND/NAME: ns, crd, cs, asts, ud, deploy, rs, sts, svc, ing (and their
     /// other spellings).
-    #[arg(value_name = "KIND/NAME", value_parser = crate::cmd::args::ProtectedArg::parse)]
-    pub target: crate::cmd::args::ProtectedArg,
+    #[arg(value_name = "KIND/NAME", value_parser = args::ProtectedArg::parse)]
+    pub target: args::ProtectedArg,
     /// always, cascading or off.
-    #[arg(value_name = "always|cascading|off", value_parser = crate::cmd::args::ProtectionValue::parse)]
-    pub value: crate::cmd::args::ProtectionValue,
+    #[arg(value_name = "always|cascading|off", value_parser = args::ProtectionValue::parse)]
+    pub value: args::ProtectionValue,
 }
 
 #[derive(Debug, Clone, Subcommand)]
