@@ -148,38 +148,17 @@ impl ImageArg {
 }
 
 /// A duration as kubectl takes it: `30s`, `2m`, `1h30m`, `500ms`, a bare number of seconds;
-/// `0` is no limit.
+/// `0` is no limit. jiff's parser reads it, so its friendly spellings (`1h 30m`, `90 seconds`)
+/// and ISO 8601 (`PT90S`) are taken too; days are not (say `24h`).
 pub fn duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration (e.g. 30s, 2m, 1h30m)");
     let text = text.trim();
-    if text.is_empty() {
-        return Err(bad());
-    }
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(bad)?;
-        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::try_from_secs_f64(number * seconds).map_err(|_| bad())?;
-    }
-    Ok(total)
+    let parsed = text
+        .parse::<jiff::SignedDuration>()
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 30s, 2m, 1h30m)"))?;
+    Duration::try_from(parsed).map_err(|_| format!("{text:?} is negative: give 0 or more"))
 }
 
 #[cfg(test)]
@@ -277,8 +256,14 @@ mod tests {
         assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(duration("45"), Ok(Duration::from_secs(45)));
         assert_eq!(duration("0"), Ok(Duration::ZERO));
-        for bad in ["", "abc", "10x", "s", "-5s", "1.2.3s"] {
-            assert!(duration(bad).is_err(), "{bad}");
+        assert_eq!(duration(" 1h 30m "), Ok(Duration::from_secs(5400)));
+        assert_eq!(duration("90 seconds"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "abc", "10x", "s", "1.2.3s", "2d", "-1"] {
+            let err = duration(bad).expect_err(bad);
+            assert!(err.contains("is not a duration (e.g. 30s"), "{bad}: {err}");
         }
+        let err = duration("-5s").expect_err("negative");
+        assert!(err.contains("is negative"), "{err}");
     }
 }
