@@ -12,8 +12,9 @@ use args::{ImageArg, WorkloadArg};
 
 /// kruise-tui: a terminal operations console for OpenKruise.
 ///
-/// The kubeconfig flags (`--kubeconfig --context -n -A --readonly`) go before or after the
-/// subcommand, as kubectl's do; the console's own flags go with no subcommand.
+/// The kubeconfig flags (`--kubeconfig --context -n -A --readonly`) go before or after any
+/// subcommand, as kubectl's global flags do (those that talk to no cluster ignore them); the
+/// console's own flags go with no subcommand.
 #[derive(Debug, Parser)]
 #[command(name = "kruise-tui", version, about)]
 pub struct Cli {
@@ -52,8 +53,9 @@ impl Cli {
         cli
     }
 
-    /// A flag given where it means nothing: a console flag with a subcommand, a kubeconfig flag
-    /// with a subcommand that does not talk to a cluster, `-A` with one object.
+    /// A flag given where it means nothing: a console flag with a subcommand, `-A` with one
+    /// object. The kubeconfig flags go with every subcommand, as kubectl's global flags do, and
+    /// those that talk to no cluster (`config paths`, `demo-server`) ignore them.
     fn misplaced(&self) -> Option<String> {
         let command = self.command.as_ref()?;
         let c = &self.console;
@@ -72,31 +74,19 @@ impl Cli {
                 "{flag} is a flag of the console (kruise-tui with no subcommand), not of {name}"
             ));
         }
-        let k = &c.kube;
-        let kube_flag = [
-            (k.kubeconfig.is_some(), "--kubeconfig"),
-            (k.context.is_some(), "--context"),
-            (k.namespace.is_some(), "--namespace"),
-            (k.all_namespaces, "--all-namespaces"),
-            (k.readonly, "--readonly"),
-        ]
-        .into_iter()
-        .find(|(set, _)| *set);
-        match (command, kube_flag) {
-            (Command::DemoServer(_) | Command::Config(_), Some((_, flag))) => Some(format!(
-                "{flag} does not apply to {name}: it talks to no cluster"
-            )),
-            (
-                Command::Plan(_)
-                | Command::Rollout(_)
-                | Command::Set(_)
-                | Command::Scale(_)
-                | Command::Restart(_)
-                | Command::Protect(_),
-                _,
-            ) if k.all_namespaces => Some(format!(
-                "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
-            )),
+        match command {
+            Command::Plan(_)
+            | Command::Rollout(_)
+            | Command::Set(_)
+            | Command::Scale(_)
+            | Command::Restart(_)
+            | Command::Protect(_)
+                if c.kube.all_namespaces =>
+            {
+                Some(format!(
+                    "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
+                ))
+            }
             _ => None,
         }
     }

@@ -67,6 +67,50 @@ fn kubeconfig_flags_go_before_or_after_the_subcommand() {
     }
 }
 
+/// Every subcommand, with what it needs.
+const EVERY_SUBCOMMAND: &[&str] = &[
+    "demo-server",
+    "sim-nodes",
+    "controllers",
+    "plan cs/web --partition 3",
+    "rollout status cs/web",
+    "rollout history cs/web",
+    "rollout undo cs/web",
+    "rollout pause cs/web",
+    "rollout resume cs/web",
+    "rollout partition cs/web 3",
+    "set image cs/web main=nginx:1.27",
+    "scale cs/web --replicas 3",
+    "restart web-0",
+    "protect cs/web always",
+    "config paths",
+];
+
+#[test]
+fn every_subcommand_takes_the_kubeconfig_flags_either_side() {
+    const FLAGS: &str = "--kubeconfig /k --context c -n ns --readonly";
+    for sub in EVERY_SUBCOMMAND {
+        for args in [format!("{FLAGS} {sub}"), format!("{sub} {FLAGS}")] {
+            let k = ok(&args).console.kube;
+            assert_eq!(
+                (
+                    k.kubeconfig.as_deref(),
+                    k.context.as_deref(),
+                    k.namespace.as_deref(),
+                    k.readonly
+                ),
+                (Some(std::path::Path::new("/k")), Some("c"), Some("ns"), true),
+                "{args}"
+            );
+        }
+    }
+    // -A too, where a subcommand is not about one object.
+    for sub in ["demo-server", "sim-nodes", "controllers", "config paths"] {
+        assert!(ok(&format!("-A {sub}")).console.kube.all_namespaces, "{sub}");
+        assert!(ok(&format!("{sub} -A")).console.kube.all_namespaces, "{sub}");
+    }
+}
+
 #[test]
 fn the_console_keeps_its_flags() {
     let cli = ok("--demo --pods 50 --theme high-contrast --keymap default");
@@ -112,16 +156,6 @@ fn flags_that_mean_nothing_where_given_are_usage_errors() {
     );
     let err = usage_error("--theme x plan cs/web --partition 3");
     assert!(err.contains("--theme is a flag of the console"), "{err}");
-    let err = usage_error("-n demo demo-server");
-    assert!(
-        err.contains("--namespace does not apply to demo-server"),
-        "{err}"
-    );
-    let err = usage_error("--readonly config paths");
-    assert!(
-        err.contains("--readonly does not apply to config paths"),
-        "{err}"
-    );
     let err = usage_error("rollout status cs/web -A");
     assert!(
         err.contains("--all-namespaces does not apply to rollout status"),
