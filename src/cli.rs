@@ -6,12 +6,15 @@ use std::{net::SocketAddr, path::PathBuf};
 
 use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
 
-use crate::cmd::args::{ImageArg, WorkloadArg};
+pub mod args;
+
+use args::{ImageArg, PartitionArg, WorkloadArg};
 
 /// kruise-tui: a terminal operations console for OpenKruise.
 ///
-/// The kubeconfig flags (`--kubeconfig --context -n -A --readonly`) go before or after the
-/// subcommand, as kubectl's do; the console's own flags go with no subcommand.
+/// The kubeconfig flags (`--kubeconfig --context -n -A --readonly`) go before or after any
+/// subcommand, as kubectl's global flags do (those that talk to no cluster ignore them); the
+/// console's own flags go with no subcommand.
 #[derive(Debug, Parser)]
 #[command(name = "kruise-tui", version, about)]
 pub struct Cli {
@@ -35,23 +38,50 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         let cli = Cli::try_parse_from(args)?;
-        match cli.misplaced() {
-            Some(message) => Err(Cli::command().error(ErrorKind::ArgumentConflict, message)),
+        match cli.problem() {
+            Some(err) => Err(err),
             None => Ok(cli),
         }
     }
 
     fn checked(cli: Cli) -> Cli {
-        if let Some(message) = cli.misplaced() {
-            Cli::command()
-                .error(ErrorKind::ArgumentConflict, message)
-                .exit();
+        if let Some(err) = cli.problem() {
+            err.exit();
         }
         cli
     }
 
-    /// A flag given where it means nothing: a console flag with a subcommand, a kubeconfig flag
-    /// with a subcommand that does not talk to a cluster, `-A` with one object.
+    /// What clap cannot see alone: a flag where it means nothing, a value the workload's kind
+    /// never takes.
+    fn problem(&self) -> Option<clap::Error> {
+        if let Some(message) = self.misplaced() {
+            return Some(Cli::command().error(ErrorKind::ArgumentConflict, message));
+        }
+        let message = self.invalid_for_kind()?;
+        Some(Cli::command().error(ErrorKind::ValueValidation, message))
+    }
+
+    /// A percent partition for a kind whose partition counts pods (Advanced StatefulSet,
+    /// Advanced DaemonSet): wrong whatever the cluster holds.
+    fn invalid_for_kind(&self) -> Option<String> {
+        let (target, partition, arg) = match self.command.as_ref()? {
+            Command::Plan(a) => (&a.target, &a.partition, "--partition <VALUE>"),
+            Command::Rollout(RolloutCommand::Partition(a)) => (&a.target, &a.value, "<VALUE>"),
+            _ => return None,
+        };
+        (partition.is_percent() && target.kind.kind != "CloneSet").then(|| {
+            format!(
+                "invalid value '{}' for '{arg}': the partition of {} is a number of pods, not \
+                 a percent",
+                partition.text,
+                target.resource_name()
+            )
+        })
+    }
+
+    /// A flag given where it means nothing: a console flag with a subcommand, `-A` with one
+    /// object. The kubeconfig flags go with every subcommand, as kubectl's global flags do, and
+    /// those that talk to no cluster (`config paths`, `demo-server`) ignore them.
     fn misplaced(&self) -> Option<String> {
         let command = self.command.as_ref()?;
         let c = &self.console;
@@ -70,31 +100,19 @@ impl Cli {
                 "{flag} is a flag of the console (kruise-tui with no subcommand), not of {name}"
             ));
         }
-        let k = &c.kube;
-        let kube_flag = [
-            (k.kubeconfig.is_some(), "--kubeconfig"),
-            (k.context.is_some(), "--context"),
-            (k.namespace.is_some(), "--namespace"),
-            (k.all_namespaces, "--all-namespaces"),
-            (k.readonly, "--readonly"),
-        ]
-        .into_iter()
-        .find(|(set, _)| *set);
-        match (command, kube_flag) {
-            (Command::DemoServer(_) | Command::Config(_), Some((_, flag))) => Some(format!(
-                "{flag} does not apply to {name}: it talks to no cluster"
-            )),
-            (
-                Command::Plan(_)
-                | Command::Rollout(_)
-                | Command::Set(_)
-                | Command::Scale(_)
-                | Command::Restart(_)
-                | Command::Protect(_),
-                _,
-            ) if k.all_namespaces => Some(format!(
-                "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
-            )),
+        match command {
+            Command::Plan(_)
+            | Command::Rollout(_)
+            | Command::Set(_)
+            | Command::Scale(_)
+            | Command::Restart(_)
+            | Command::Protect(_)
+                if c.kube.all_namespaces =>
+            {
+                Some(format!(
+                    "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
+                ))
+            }
             _ => None,
         }
     }
@@ -115,7 +133,8 @@ pub struct KubeArgs {
         long,
         value_name = "NS",
         conflicts_with = "all_namespaces",
-        global = true
+        global = true,
+        value_parser = args::namespace_name
     )]
     pub namespace: Option<String>,
     /// Show all namespaces.
@@ -215,7 +234,12 @@ impl Command {
 #[derive(Debug, Clone, Args)]
 pub struct DemoServerArgs {
     /// Loopback address to listen on (port 0 picks a free port).
-    #[arg(long, value_name = "127.0.0.1:PORT", default_value = "127.0.0.1:0")]
+    #[arg(
+        long,
+        value_name = "127.0.0.1:PORT",
+        default_value = "127.0.0.1:0",
+        value_parser = args::loopback
+    )]
     pub listen: SocketAddr,
     /// Where to write a kubeconfig for kubectl (default: the XDG state dir).
     #[arg(long, value_name = "PATH")]
@@ -280,8 +304,13 @@ pub struct PlanArgs {
     #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
     pub target: WorkloadArg,
     /// The proposed partition: a number or a percent ("3", "40%").
-    #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
-    pub partition: String,
+    #[arg(
+        long,
+        value_name = "VALUE",
+        allow_negative_numbers = true,
+        value_parser = PartitionArg::parse
+    )]
+    pub partition: PartitionArg,
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -318,7 +347,7 @@ pub struct RolloutStatusArgs {
     #[arg(short, long)]
     pub watch: bool,
     /// With --watch (implied): give up after this long (30s, 2m, 1h30m; 0 waits forever).
-    #[arg(long, value_name = "DURATION", value_parser = crate::cmd::args::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = args::duration)]
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -326,8 +355,8 @@ pub struct RolloutStatusArgs {
 pub struct RolloutHistoryArgs {
     #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
     pub target: WorkloadArg,
-    /// Print the pod template of this revision.
-    #[arg(long, value_name = "N")]
+    /// Print the pod template of this revision (0, as in kubectl, lists them all).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..))]
     pub revision: Option<i64>,
 }
 
@@ -336,8 +365,8 @@ pub struct RolloutUndoArgs {
     #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
     pub target: WorkloadArg,
     /// The revision to go back to (`rollout history` lists them); default: the newest whose
-    /// template differs from the current one.
-    #[arg(long, value_name = "N")]
+    /// template differs from the current one (what 0 means, as in kubectl).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..))]
     pub to_revision: Option<i64>,
 }
 
@@ -346,8 +375,12 @@ pub struct RolloutPartitionArgs {
     #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
     pub target: WorkloadArg,
     /// The partition: a number of pods ("3") or, for a CloneSet, a percent ("40%").
-    #[arg(value_name = "VALUE", allow_negative_numbers = true)]
-    pub value: String,
+    #[arg(
+        value_name = "VALUE",
+        allow_negative_numbers = true,
+        value_parser = PartitionArg::parse
+    )]
+    pub value: PartitionArg,
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -380,42 +413,47 @@ pub struct ScaleArgs {
     )]
     pub replicas: i32,
     /// CloneSet: the pods to delete (`scaleStrategy.podsToDelete`), comma-separated.
-    #[arg(long, value_name = "POD,...", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "POD,...",
+        value_delimiter = ',',
+        value_parser = args::pod_in_list
+    )]
     pub pods: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct RestartArgs {
     /// The pod.
-    #[arg(value_name = "POD")]
+    #[arg(value_name = "POD", value_parser = args::object_name)]
     pub pod: String,
     /// A container to restart (repeat for more; default: every container of the pod).
-    #[arg(short = 'c', long = "container", value_name = "CONTAINER")]
+    #[arg(short = 'c', long = "container", value_name = "CONTAINER", value_parser = args::container_name)]
     pub containers: Vec<String>,
     /// Wait until the restart completed and the pod is Ready again (and, while the pod's
     /// PodUnavailableBudget allows no disruption, wait for it rather than refuse).
     #[arg(long)]
     pub wait: bool,
     /// How long each wait may take with --wait.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::cmd::args::duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = args::duration)]
     pub timeout: std::time::Duration,
     /// Fail (stop at the first container that fails) or Ignore.
-    #[arg(long, value_name = "POLICY", default_value = "Fail")]
+    #[arg(long, value_name = "Fail|Ignore", default_value = "Fail", value_parser = args::failure_policy)]
     pub failure_policy: String,
     /// Recreate the next container only once the previous one is ready.
     #[arg(long)]
     pub ordered_recreate: bool,
     /// Seconds the pod is kept not-ready before a container stops.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3, value_parser = clap::value_parser!(i64).range(0..))]
     pub unready_grace_period_seconds: i64,
     /// Seconds a recreated container must run to count as succeeded.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3, value_parser = clap::value_parser!(i32).range(0..))]
     pub min_started_seconds: i32,
-    /// Seconds after which the request fails if not finished.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    /// Seconds after which the request fails if not finished (1 or more).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(i64).range(1..))]
     pub active_deadline_seconds: i64,
     /// Seconds a finished request is kept.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800, value_parser = clap::value_parser!(i32).range(0..))]
     pub ttl_seconds_after_finished: i32,
 }
 
@@ -423,11 +461,11 @@ pub struct RestartArgs {
 pub struct ProtectArgs {
     /// The object, as KIND/NAME: ns, crd, cs, asts, ud, deploy, rs, sts, svc, ing (and their
     /// other spellings).
-    #[arg(value_name = "KIND/NAME", value_parser = crate::cmd::args::ProtectedArg::parse)]
-    pub target: crate::cmd::args::ProtectedArg,
+    #[arg(value_name = "KIND/NAME", value_parser = args::ProtectedArg::parse)]
+    pub target: args::ProtectedArg,
     /// always, cascading or off.
-    #[arg(value_name = "always|cascading|off", value_parser = crate::cmd::args::ProtectionValue::parse)]
-    pub value: crate::cmd::args::ProtectionValue,
+    #[arg(value_name = "always|cascading|off", value_parser = args::ProtectionValue::parse)]
+    pub value: args::ProtectionValue,
 }
 
 #[derive(Debug, Clone, Subcommand)]

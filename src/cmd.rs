@@ -1,5 +1,5 @@
 //! The subcommands that act on one workload (`plan`, `rollout …`, `set image`, `scale`), beside
-//! the console: each parses its arguments (`crate::cli`, [`args`]), reads through `crate::kube`,
+//! the console: each parses its arguments (`crate::cli`, [`crate::cli::args`]), reads through `crate::kube`,
 //! predicts with the plan API (`crate::actions::preview`), sends through the action layer
 //! (`crate::kube::act::Actor`: pinned patches, journal, `--readonly`) and prints.
 //!
@@ -7,7 +7,6 @@
 //! [`ActError`](crate::kube::act::ActError) line for actions); 2 usage error (clap, including
 //! an unknown KIND).
 
-pub mod args;
 mod mutate;
 pub mod plan;
 pub mod protect;
@@ -24,7 +23,7 @@ use anyhow::{Context as _, Result};
 
 use crate::{
     actions::Target,
-    cli::KubeArgs,
+    cli::{KubeArgs, args::WorkloadArg},
     config::Paths,
     journal::Journal,
     kruise::plan::WorkloadKind,
@@ -33,7 +32,6 @@ use crate::{
         connect::{Connection, connect},
     },
 };
-use args::WorkloadArg;
 
 /// Runs `future` to completion on a runtime of its own (the subcommands are one-shot).
 fn block_on<T>(future: impl Future<Output = Result<T>>) -> Result<T> {

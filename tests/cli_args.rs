@@ -1,8 +1,9 @@
 //! The command line as parsed: the kubeconfig flags before or after any subcommand (as kubectl
 //! takes them), the console's own flags only without one, every KIND spelling, and usage errors
-//! (exit code 2) for what means nothing where it is given.
+//! (exit code 2) for what means nothing where it is given or is malformed.
 
 use clap::error::ErrorKind;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::cli::{Cli, Command, RolloutCommand, SetCommand};
 
 fn parse(args: &str) -> Result<Cli, clap::Error> {
@@ -67,6 +68,61 @@ fn kubeconfig_flags_go_before_or_after_the_subcommand() {
     }
 }
 
+/// Every subcommand, with what it needs.
+const EVERY_SUBCOMMAND: &[&str] = &[
+    "demo-server",
+    "sim-nodes",
+    "controllers",
+    "plan cs/web --partition 3",
+    "rollout status cs/web",
+    "rollout history cs/web",
+    "rollout undo cs/web",
+    "rollout pause cs/web",
+    "rollout resume cs/web",
+    "rollout partition cs/web 3",
+    "set image cs/web main=nginx:1.27",
+    "scale cs/web --replicas 3",
+    "restart web-0",
+    "protect cs/web always",
+    "config paths",
+];
+
+#[test]
+fn every_subcommand_takes_the_kubeconfig_flags_either_side() {
+    const FLAGS: &str = "--kubeconfig /k --context c -n ns --readonly";
+    for sub in EVERY_SUBCOMMAND {
+        for args in [format!("{FLAGS} {sub}"), format!("{sub} {FLAGS}")] {
+            let k = ok(&args).console.kube;
+            assert_eq!(
+                (
+                    k.kubeconfig.as_deref(),
+                    k.context.as_deref(),
+                    k.namespace.as_deref(),
+                    k.readonly
+                ),
+                (
+                    Some(std::path::Path::new("/k")),
+                    Some("c"),
+                    Some("ns"),
+                    true
+                ),
+                "{args}"
+            );
+        }
+    }
+    // -A too, where a subcommand is not about one object.
+    for sub in ["demo-server", "sim-nodes", "controllers", "config paths"] {
+        assert!(
+            ok(&format!("-A {sub}")).console.kube.all_namespaces,
+            "{sub}"
+        );
+        assert!(
+            ok(&format!("{sub} -A")).console.kube.all_namespaces,
+            "{sub}"
+        );
+    }
+}
+
 #[test]
 fn the_console_keeps_its_flags() {
     let cli = ok("--demo --pods 50 --theme high-contrast --keymap default");
@@ -112,16 +168,6 @@ fn flags_that_mean_nothing_where_given_are_usage_errors() {
     );
     let err = usage_error("--theme x plan cs/web --partition 3");
     assert!(err.contains("--theme is a flag of the console"), "{err}");
-    let err = usage_error("-n demo demo-server");
-    assert!(
-        err.contains("--namespace does not apply to demo-server"),
-        "{err}"
-    );
-    let err = usage_error("--readonly config paths");
-    assert!(
-        err.contains("--readonly does not apply to config paths"),
-        "{err}"
-    );
     let err = usage_error("rollout status cs/web -A");
     assert!(
         err.contains("--all-namespaces does not apply to rollout status"),
@@ -206,11 +252,110 @@ fn values_are_checked_while_parsing() {
     assert!(a.watch);
     assert_eq!(a.timeout, Some(std::time::Duration::from_secs(120)));
     usage_error("rollout status cs/web --timeout soon");
-    // A negative partition is a value (refused with its reason when run), not a flag.
-    let cli = ok("rollout partition cs/web -1");
+    let cli = ok("rollout partition cs/web 40%");
     let Some(Command::Rollout(RolloutCommand::Partition(a))) = cli.command else {
         panic!("partition");
     };
-    assert_eq!(a.value, "-1");
+    assert_eq!(a.value.value, IntOrString::String("40%".into()));
     usage_error("rollout partition cs/web");
+}
+
+/// A value that is wrong whatever the cluster holds is a usage error (exit 2), with clap's
+/// message and the reason; what the cluster decides (more than the replicas, a pod that does
+/// not exist) is refused when the command runs (exit 1).
+#[test]
+fn malformed_values_are_usage_errors() {
+    for (args, why) in [
+        (
+            "rollout partition cs/web abc",
+            "partition \"abc\" is not a number of pods",
+        ),
+        (
+            "rollout partition cs/web -1",
+            "partition \"-1\" is negative",
+        ),
+        (
+            "rollout partition cs/web 150%",
+            "partition \"150%\" is over 100%",
+        ),
+        ("plan cs/web --partition abc", "is not a number of pods"),
+        ("plan cs/web --partition -3", "is negative"),
+        (
+            "rollout partition asts/db 50%",
+            "the partition of statefulset.apps.kruise.io/db is a number of pods, not a percent",
+        ),
+        ("plan ads/agent --partition 10%", "not a percent"),
+        ("rollout status cs/Web_1", "\"Web_1\" is not an object name"),
+        ("protect cs/web. always", "is not an object name"),
+        (
+            "set image cs/web Main=nginx:1.27",
+            "\"Main\" is not a container name",
+        ),
+        ("restart Web-0", "is not an object name"),
+        (
+            "restart web-0 -c bad_name",
+            "\"bad_name\" is not a container name",
+        ),
+        (
+            "restart web-0 --failure-policy sometimes",
+            "give Fail or Ignore",
+        ),
+        (
+            "restart web-0 --active-deadline-seconds 0",
+            "0 is not in 1..",
+        ),
+        ("restart web-0 --min-started-seconds=-1", "-1 is not in 0.."),
+        ("restart web-0 --timeout 2d", "is not a duration"),
+        ("restart web-0 --timeout=-5s", "is negative"),
+        (
+            "scale cs/web --replicas 2 --pods web-a,Web-B",
+            "\"Web-B\" is not an object name",
+        ),
+        ("rollout undo cs/web --to-revision=-1", "-1 is not in 0.."),
+        ("rollout history cs/web --revision x", "invalid digit"),
+        (
+            "demo-server --listen 0.0.0.0:8080",
+            "served on loopback only",
+        ),
+        ("demo-server --listen localhost", "is not an address"),
+        (
+            "-n Prod rollout status cs/web",
+            "\"Prod\" is not a namespace name",
+        ),
+        ("rollout status cs/web -n demo_1", "is not a namespace name"),
+    ] {
+        let err = usage_error(args);
+        assert!(err.contains(why), "{args}: {err}");
+    }
+    // The same values, well-formed.
+    let cli = ok("restart web-0 -c app --failure-policy ignore --timeout 1m30s");
+    let Some(Command::Restart(a)) = cli.command else {
+        panic!("restart");
+    };
+    assert_eq!(
+        (
+            a.pod.as_str(),
+            a.containers,
+            a.failure_policy.as_str(),
+            a.timeout
+        ),
+        (
+            "web-0",
+            vec!["app".to_owned()],
+            "Ignore",
+            std::time::Duration::from_secs(90)
+        )
+    );
+    let cli = ok("plan asts/db --partition 2");
+    let Some(Command::Plan(a)) = cli.command else {
+        panic!("plan");
+    };
+    assert_eq!(
+        (a.partition.text.as_str(), a.partition.value),
+        ("2", IntOrString::Int(2))
+    );
+    // A stray comma in --pods is no pod; 0 is kubectl's "the previous revision".
+    ok("scale cs/web --replicas 2 --pods web-a,,web-b,");
+    ok("rollout undo cs/web --to-revision 0");
+    ok("demo-server --listen [::1]:0");
 }

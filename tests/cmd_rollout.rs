@@ -164,14 +164,15 @@ async fn a_partition_rollout_walked_from_the_command_line_moves_the_predicted_po
     );
     assert!(now.iter().all(|(n, p)| p.ready && p.uid == first[n].uid));
 
-    // Bad partitions: refused with the reason, nothing sent.
-    for (value, reason) in [
-        ("abc", "partition \"abc\" is not a number of pods"),
-        ("150%", "partition \"150%\" is over 100%"),
-        ("-1", "partition \"-1\" is negative"),
-        ("7", "partition 7 is more than the 6 replicas"),
+    // Bad partitions: refused with the reason, nothing sent. A malformed one is a usage error
+    // (2); one the workload refuses, a refusal (1).
+    for (value, code, reason) in [
+        ("abc", 2, "partition \"abc\" is not a number of pods"),
+        ("150%", 2, "partition \"150%\" is over 100%"),
+        ("-1", 2, "partition \"-1\" is negative"),
+        ("7", 1, "partition 7 is more than the 6 replicas"),
     ] {
-        cli.fails(&["rollout", "partition", "cs/web", value], 1, reason)
+        cli.fails(&["rollout", "partition", "cs/web", value], code, reason)
             .await;
     }
     assert_eq!(

@@ -160,7 +160,7 @@ async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
     );
     cli.fails(
         &["rollout", "partition", "ads/agent", "50%"],
-        1,
+        2,
         "not a percent",
     )
     .await;

@@ -187,8 +187,9 @@ async fn plan_reads_the_cloneset_and_pods_from_the_embedded_cluster() {
         run.stderr
     );
 
+    // Malformed whatever the cluster holds: a usage error.
     let run = plan(kubeconfig, &["cs/web", "--partition", "150%"]).await;
-    assert_eq!(run.code, Some(1));
+    assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("over 100%"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
 
@@ -256,8 +257,9 @@ async fn plan_reads_an_advanced_statefulset_from_the_embedded_cluster() {
         run.stdout
     );
 
+    // A percent for a kind whose partition counts pods: a usage error, whatever the cluster.
     let run = plan(kubeconfig, &["asts/db", "--partition", "40%"]).await;
-    assert_eq!(run.code, Some(1));
+    assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("not a percent"), "{}", run.stderr);
     cluster.shutdown().await;
 }
@@ -362,9 +364,13 @@ async fn plan_reads_an_advanced_daemonset_and_the_nodes_from_the_embedded_cluste
         assert!(run.stdout.contains(numbers), "{numbers}: {}", run.stdout);
     }
 
-    for (partition, why) in [("6", "more than the 5 nodes"), ("40%", "not a percent")] {
+    // More than the nodes is the cluster's answer (1); a percent is wrong for any ADS (2).
+    for (partition, code, why) in [
+        ("6", 1, "more than the 5 nodes"),
+        ("40%", 2, "not a percent"),
+    ] {
         let run = plan(kubeconfig, &["ads/log-agent", "--partition", partition]).await;
-        assert_eq!(run.code, Some(1), "{partition}: {}", run.stdout);
+        assert_eq!(run.code, Some(code), "{partition}: {}", run.stdout);
         assert!(run.stderr.contains(why), "{partition}: {}", run.stderr);
     }
     cluster.shutdown().await;

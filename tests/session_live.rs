@@ -337,8 +337,9 @@ async fn undo_after_a_crashing_image_restores_the_template_and_the_pods_recover(
         .await;
     live.open_rollout("checkout").await;
     live.until("3 pods ready", 60, settled).await;
-    // The bad image, set from the console: `i`, edit the container's line, confirm.
-    live.press(&["i"]).await;
+    // The bad image, set from the console: `i`, edit the container's line (End keeps the
+    // selected value to edit, as in a browser), confirm.
+    live.press(&["i", "end"]).await;
     for _ in "1.0".chars() {
         live.press(&["backspace"]).await;
     }

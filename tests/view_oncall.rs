@@ -202,6 +202,18 @@ fn sidecarsets_view_and_pods() {
     insta::assert_snapshot!("sidecarset_mesh_pods", h.screen());
 }
 
+/// On a wide terminal the NAME column is as wide as the longest SidecarSet name (and a
+/// space), not half the screen.
+#[test]
+fn sidecarsets_name_column_fits_the_names_at_180_columns() {
+    let mut h = oncall((180, 14));
+    h.command("sidecarset");
+    let screen = h.screen();
+    let (width, longest) = harness::name_column(&screen, "MATCHED");
+    assert_eq!(longest, "logtail".len(), "{screen}");
+    assert_eq!(width, "logtail".len() + 1, "{screen}");
+}
+
 #[test]
 fn probe_markers_view() {
     let mut h = oncall((150, 14));

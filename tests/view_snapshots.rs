@@ -25,6 +25,17 @@ fn workloads_one_namespace() {
     insta::assert_snapshot!(h.screen());
 }
 
+/// On a wide terminal the NAME column is as wide as the longest name (and a space), not half
+/// the screen; the room left over stays at the right.
+#[test]
+fn workloads_name_column_fits_the_names_at_180_columns() {
+    let mut h = Harness::loaded(Some("demo"), (180, 24));
+    let screen = h.screen();
+    let (width, longest) = harness::name_column(&screen, "PROTECT");
+    assert!(longest >= 3, "{screen}");
+    assert_eq!(width, longest.max("NAME".len()) + 1, "{screen}");
+}
+
 #[test]
 fn workloads_narrow_terminal() {
     let mut h = Harness::loaded(Some("demo"), (80, 24));

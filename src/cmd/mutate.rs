@@ -9,13 +9,13 @@ use anyhow::{Result, bail};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::Value;
 
-use super::{Session, args::WorkloadArg, render::render_moves, workload_kind};
+use super::{Session, render::render_moves, workload_kind};
 use crate::{
     actions::{
         Action, ObjectState, Paths, Prepared, Target,
         preview::{change_for, is_active_and_owned, preview_input},
     },
-    cli::KubeArgs,
+    cli::{KubeArgs, args::WorkloadArg},
     kruise::plan::{self, Change, WorkloadKind},
     kube::{act::ActError, workload},
 };

@@ -9,16 +9,12 @@ use crate::{
         ads::ads_plan_input_from_objects, asts_plan_input_from_objects, plan_input_from_objects,
     },
     cli::{KubeArgs, PlanArgs},
-    kruise::{
-        intstr,
-        plan::{self, WorkloadKind},
-    },
+    kruise::plan::{self, WorkloadKind},
     kube::workload,
 };
 
 /// `kruise-tui plan KIND/NAME --partition V`.
 pub fn run(kube: &KubeArgs, args: PlanArgs) -> Result<()> {
-    intstr::parse_partition_input(&args.partition, None)?;
     let text = block_on(fetch_and_plan(kube, &args))?;
     print!("{text}");
     Ok(())
@@ -40,7 +36,7 @@ async fn fetch_and_plan(kube: &KubeArgs, args: &PlanArgs) -> Result<String> {
     .await?;
     let (pods, nodes) = workload::plan_objects(client, kind, namespace, &json).await?;
     let now = jiff::Timestamp::now().as_second();
-    let partition = &args.partition;
+    let partition = &args.partition.text;
     let input = match kind {
         WorkloadKind::AdvancedDaemonSet => {
             ads_plan_input_from_objects(json, &nodes, &pods, partition, now)?

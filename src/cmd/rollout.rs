@@ -6,13 +6,11 @@ mod history;
 mod status;
 
 use anyhow::Result;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{block_on, mutate};
 use crate::{
     actions::Action,
     cli::{KubeArgs, RolloutCommand},
-    kruise::intstr,
 };
 
 pub use history::{Revision, render_history};
@@ -27,7 +25,8 @@ pub fn run(kube: &KubeArgs, command: RolloutCommand) -> Result<()> {
             kube,
             &args.target,
             Action::Undo {
-                to_revision: args.to_revision,
+                // 0 is kubectl's "the previous revision": the default.
+                to_revision: args.to_revision.filter(|n| *n != 0),
             },
             true,
         )),
@@ -37,27 +36,15 @@ pub fn run(kube: &KubeArgs, command: RolloutCommand) -> Result<()> {
         RolloutCommand::Resume(args) => {
             block_on(mutate::run(kube, &args.target, Action::Resume, true))
         }
-        RolloutCommand::Partition(args) => {
-            // What needs no cluster to refuse ("abc", "150%", "-1") is refused before connecting;
-            // the rest (more than the replicas, a percent on a count-only kind) once read.
-            intstr::parse_partition_input(&args.value, None)?;
-            block_on(mutate::run(
-                kube,
-                &args.target,
-                Action::Partition {
-                    value: partition_value(&args.value),
-                },
-                true,
-            ))
-        }
-    }
-}
-
-/// The partition as typed: a whole number is a count, anything else is passed on as text for
-/// the action layer to accept as a percent or refuse with the reason ("abc", "150%").
-fn partition_value(text: &str) -> IntOrString {
-    match text.trim().parse::<i32>() {
-        Ok(n) => IntOrString::Int(n),
-        Err(_) => IntOrString::String(text.trim().to_owned()),
+        // What needs no cluster to refuse ("abc", "150%", "-1", a percent on a kind that counts
+        // pods) was a usage error while parsing; more than the replicas is refused once read.
+        RolloutCommand::Partition(args) => block_on(mutate::run(
+            kube,
+            &args.target,
+            Action::Partition {
+                value: args.value.value,
+            },
+            true,
+        )),
     }
 }

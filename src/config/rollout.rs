@@ -6,7 +6,7 @@
 //! batches = [1, "10%", "25%", "50%", "100%"]   # pods updated at each step
 //! stall = "10m"    # triage calls a rollout stuck after this long without progress
 //! ```
-//! `stall` is a number of seconds or a duration like `"90s"`, `"10m"`, `"1h"`.
+//! `stall` is a number of seconds or a duration like `"90s"`, `"10m"`, `"1h30m"`.
 //! An entry is a pod count (≥ 1) or a percent of the pods (`"1%"`..`"100%"`). A bad entry, or a
 //! `batches` that is not a list, is a warning and the default plan applies. No IO here.
 
@@ -75,25 +75,21 @@ pub struct RolloutConfig {
 /// `stall` by default: Deployment's progressDeadlineSeconds default.
 pub const DEFAULT_STALL_SECONDS: i64 = 600;
 
-/// `90`, `"90s"`, `"10m"`, `"1h"` → seconds (at least 1).
+/// `90`, `"90s"`, `"10m"`, `"1h30m"` → seconds (at least 1). jiff reads the text, so its
+/// friendly spellings (`"1h 30m"`, `"10 minutes"`) are taken too; days are not (say `"24h"`).
 fn parse_stall(value: &toml::Value) -> Result<i64, String> {
     let secs = match value {
         toml::Value::Integer(n) => *n,
         toml::Value::String(s) => {
             let s = s.trim();
-            let (digits, unit) = match s.char_indices().last() {
-                Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
-                _ => (s, 's'),
-            };
-            let n: i64 = digits
-                .trim()
-                .parse()
-                .map_err(|_| format!("{s:?} is not a duration like \"90s\", \"10m\" or \"1h\""))?;
-            match unit {
-                's' => n,
-                'm' => n.saturating_mul(60),
-                'h' => n.saturating_mul(3600),
-                _ => return Err(format!("{s:?}: the unit must be s, m or h")),
+            match s.parse::<i64>() {
+                Ok(n) => n,
+                Err(_) => s
+                    .parse::<jiff::SignedDuration>()
+                    .map_err(|_| {
+                        format!("{s:?} is not a duration like \"90s\", \"10m\" or \"1h30m\"")
+                    })?
+                    .as_secs(),
             }
         }
         other => {
@@ -309,12 +305,15 @@ mod tests {
             ("\"90s\"", 90),
             ("\"10m\"", 600),
             ("\"1h\"", 3600),
+            ("\"1h30m\"", 5400),
+            ("\"120\"", 120),
+            ("\"2 minutes\"", 120),
         ] {
             let (config, warnings) = load(&format!("[rollout]\nstall = {text}"));
             assert_eq!(config.stall_seconds, want, "{text}");
             assert!(warnings.is_empty(), "{warnings:?}");
         }
-        for bad in ["0", "\"soon\"", "\"5d\"", "[1]"] {
+        for bad in ["0", "\"soon\"", "\"5d\"", "\"-5m\"", "\"500ms\"", "[1]"] {
             let (config, warnings) = load(&format!("[rollout]\nstall = {bad}"));
             assert_eq!(config.stall_seconds, DEFAULT_STALL_SECONDS, "{bad}");
             assert!(warnings[0].contains("`rollout.stall`"), "{warnings:?}");

@@ -6,14 +6,14 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Paragraph, Widget, Wrap},
+    widgets::{Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
     seedlist::{detail_block, detail_object, list_table},
-    widgets::table::{self, Column},
+    widgets::table::{self, Cell, Column},
 };
 use crate::{
     api::AdvancedCronJob,

@@ -330,6 +330,8 @@ fn form(app: &App, f: &Form, area: Rect, buf: &mut Buffer) {
         } else {
             role(app, Role::HeaderValue)
         });
+        // A focused field's prefilled value is selected: typing replaces it.
+        text.set_selection_style(role(app, Role::RowSelected));
         text.render(input, buf);
         y += 1;
     }

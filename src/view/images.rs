@@ -9,14 +9,13 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::Span,
-    widgets::Cell,
 };
 
 use super::{
     age,
     header::role,
     seedlist::list_table,
-    widgets::table::{self, Column},
+    widgets::table::{self, Cell, Column},
 };
 use crate::{
     api::{ImageListPullJob, ImagePullJob, NodeImage},

@@ -9,14 +9,14 @@ use ratatui::{
     layout::{Constraint, Layout, Rect},
     style::Style,
     text::{Line, Span},
-    widgets::{Cell, Paragraph, Widget, Wrap},
+    widgets::{Paragraph, Widget, Wrap},
 };
 
 use super::{
     age,
     header::role,
     seedlist::{detail_block, detail_object, list_table},
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
     api::PersistentPodState,

@@ -5,13 +5,12 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::Cell,
 };
 
 use super::{
     age,
     header::{kind_name, role},
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
     app::{

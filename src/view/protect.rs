@@ -5,12 +5,12 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Layout, Rect},
     text::{Line, Span},
-    widgets::{Cell, Paragraph, Widget, Wrap},
+    widgets::{Paragraph, Widget, Wrap},
 };
 
 use super::{
     header::role,
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
     actions::guard::Verdict,

@@ -7,14 +7,14 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Paragraph, Widget},
+    widgets::{Paragraph, Widget},
 };
 
 use super::{
     age,
     header::role,
     seedlist::{detail_block, detail_head, detail_object, list_table, table_offset},
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
     workloadspreads::{node_term, tolerations},
 };
 use crate::{

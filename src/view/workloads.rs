@@ -7,13 +7,12 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::Cell,
 };
 
 use super::{
     age,
     header::{kind_plural, role},
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
     app::{

@@ -11,7 +11,7 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::{Cell, Paragraph, Widget},
+    widgets::{Paragraph, Widget},
 };
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ use super::{
     age,
     header::role,
     seedlist::{detail_block, detail_head, detail_object, list_table, table_offset},
-    widgets::table::{self, Column, TableSpec},
+    widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
     api::{

@@ -3,6 +3,11 @@
 //! checks the input and, when it is good, hands the action on; bad input is refused inline
 //! with the reason and the form keeps its text. `Tab`/`↑`/`↓` move between fields, `Esc`
 //! cancels.
+//!
+//! A field's prefilled value is selected when the field gets the focus, as a browser selects a
+//! prefilled input: the first character typed replaces it (`6`, then `150%`, is `150%`), a
+//! backspace clears it, and an arrow key keeps it to edit. `Ctrl-U` kills to the start of the
+//! line, as readline does (ratatui-textarea binds it to undo).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -108,6 +113,7 @@ impl Form {
             focus: 0,
             error: None,
         }
+        .focused()
     }
 
     pub fn scale(target: Target, replicas: i32, marked: Vec<String>) -> Form {
@@ -130,12 +136,16 @@ impl Form {
             focus: 0,
             error: None,
         }
+        .focused()
     }
 
     pub fn image(target: Target, images: Vec<(String, String)>) -> Form {
         Form {
             title: format!("Set images of {}", target.describe()),
-            info: vec!["one image per container; unchanged lines are left alone".to_owned()],
+            info: vec![
+                "one image per container (unchanged ones are left alone); → or End to edit a line"
+                    .to_owned(),
+            ],
             fields: images
                 .iter()
                 .map(|(name, image)| Field::new(name.clone(), image))
@@ -145,6 +155,7 @@ impl Form {
             focus: 0,
             error: None,
         }
+        .focused()
     }
 
     /// `r`: the containers to restart (default all) and the ContainerRecreateRequest strategy
@@ -193,6 +204,27 @@ impl Form {
             focus: 0,
             error: None,
         }
+        .focused()
+    }
+
+    /// Moves the focus to field `i`: the field left keeps its text unselected, the one
+    /// entered has its value selected, so typing replaces it.
+    fn focus_on(&mut self, i: usize) {
+        if let Some(field) = self.fields.get_mut(self.focus) {
+            field.input.cancel_selection();
+        }
+        self.focus = i;
+        if let Some(field) = self.fields.get_mut(i)
+            && !field.text().is_empty()
+        {
+            field.input.select_all();
+        }
+    }
+
+    /// The form as opened: the first field focused, its value selected.
+    fn focused(mut self) -> Form {
+        self.focus_on(0);
+        self
     }
 
     pub fn key(&mut self, ev: KeyEvent) -> Outcome {
@@ -208,19 +240,32 @@ impl Form {
                 };
             }
             KeyCode::Tab | KeyCode::Down => {
-                self.focus = (self.focus + 1) % self.fields.len().max(1);
+                self.focus_on((self.focus + 1) % self.fields.len().max(1));
             }
             KeyCode::BackTab | KeyCode::Up => {
                 let n = self.fields.len().max(1);
-                self.focus = (self.focus + n - 1) % n;
+                self.focus_on((self.focus + n - 1) % n);
             }
             // Line editing only: no newlines, no undo history shortcuts that span lines.
             KeyCode::Char('m' | 'j') if ev.modifiers.contains(KeyModifiers::CONTROL) => {}
-            _ => {
+            // readline's kill to the start of the line (the selection, when there is one).
+            KeyCode::Char('u') if ev.modifiers.contains(KeyModifiers::CONTROL) => {
                 if let Some(field) = self.fields.get_mut(self.focus)
-                    && field.input.input(ev)
+                    && field.input.delete_line_by_head()
                 {
                     self.error = None;
+                }
+            }
+            _ => {
+                if let Some(field) = self.fields.get_mut(self.focus) {
+                    let selecting = field.input.is_selecting();
+                    if field.input.input(ev) {
+                        self.error = None;
+                    } else if selecting && !ev.modifiers.contains(KeyModifiers::SHIFT) {
+                        // A move (even one that cannot go further, → at the end) drops the
+                        // selection: the value stays, to be edited.
+                        field.input.cancel_selection();
+                    }
                 }
             }
         }
@@ -366,118 +411,4 @@ impl Form {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::kinds::parse_kind;
-
-    fn target(kind: &str) -> Target {
-        Target::new(parse_kind(kind).expect("kind"), Some("demo"), "web")
-    }
-
-    fn typed(form: &mut Form, text: &str) {
-        form.fields[form.focus].input = TextArea::new(vec![text.to_owned()]);
-    }
-
-    #[test]
-    fn bad_partitions_are_refused_with_the_reason() {
-        let mut form = Form::partition(target("cs"), Some("6"), 6, 10, true);
-        for (text, why) in [
-            ("abc", "not a number of pods"),
-            ("150%", "over 100%"),
-            ("-1", "negative"),
-            ("11", "more than the 10 replicas"),
-        ] {
-            typed(&mut form, text);
-            let err = form.check().expect_err(text);
-            assert!(err.contains(why), "{text}: {err}");
-        }
-        typed(&mut form, "40%");
-        assert_eq!(
-            form.check(),
-            Ok(Action::Partition {
-                value: IntOrString::String("40%".into())
-            })
-        );
-        let mut asts = Form::partition(target("asts"), Some("2"), 2, 3, false);
-        typed(&mut asts, "50%");
-        assert!(asts.check().expect_err("percent").contains("not a percent"));
-    }
-
-    #[test]
-    fn scaling_down_with_marked_pods_deletes_exactly_those() {
-        let form = Form::scale(target("cs"), 5, vec!["web-a".into(), "web-b".into()]);
-        assert_eq!(
-            form.fields[0].text(),
-            "3",
-            "proposes one pod fewer per mark"
-        );
-        assert_eq!(
-            form.check(),
-            Ok(Action::Scale {
-                replicas: 3,
-                pods: vec!["web-a".into(), "web-b".into()]
-            })
-        );
-        let mut form = form;
-        typed(&mut form, "4");
-        assert!(form.check().expect_err("too few").contains("scale to 3"));
-    }
-
-    #[test]
-    fn restart_defaults_to_every_container_and_refuses_unknown_ones() {
-        let pod = Target::new(parse_kind("pod").expect("kind"), Some("demo"), "web-1");
-        let mut form = Form::restart(pod, vec!["app".into(), "side".into()], vec![]);
-        assert_eq!(
-            form.check(),
-            Ok(Action::Restart {
-                containers: vec!["app".into(), "side".into()],
-                strategy: RestartStrategy::default(),
-            })
-        );
-        typed(&mut form, "app, nope");
-        assert!(
-            form.check()
-                .expect_err("unknown")
-                .contains("no container \"nope\"")
-        );
-        typed(&mut form, "side");
-        form.focus = 1;
-        typed(&mut form, "Sometimes");
-        assert!(form.check().expect_err("policy").contains("Fail or Ignore"));
-        form.focus = 5;
-        typed(&mut form, "1");
-        form.focus = 1;
-        typed(&mut form, "Ignore");
-        let Ok(Action::Restart {
-            containers,
-            strategy,
-        }) = form.check()
-        else {
-            panic!("restart");
-        };
-        assert_eq!(containers, vec!["side".to_owned()]);
-        assert_eq!(strategy.failure_policy, "Ignore");
-        assert_eq!(strategy.active_deadline_seconds, 1);
-    }
-
-    #[test]
-    fn images_send_only_what_changed() {
-        let mut form = Form::image(
-            target("cs"),
-            vec![("app".into(), "a:1".into()), ("side".into(), "s:1".into())],
-        );
-        assert!(
-            form.check()
-                .expect_err("unchanged")
-                .contains("no image changed")
-        );
-        form.focus = 1;
-        typed(&mut form, "s:2");
-        assert_eq!(
-            form.check(),
-            Ok(Action::SetImage {
-                images: vec![("side".into(), "s:2".into())]
-            })
-        );
-    }
-}
+mod tests;

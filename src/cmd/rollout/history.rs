@@ -172,7 +172,8 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutHistoryArgs) -> Result<()>
         .and_then(Value::as_str)
         .unwrap_or_default();
     let owned = workload::revisions_of(client, &session.namespace, uid).await?;
-    if let Some(number) = args.revision {
+    // 0 is kubectl's "list them all": the default.
+    if let Some(number) = args.revision.filter(|n| *n != 0) {
         let rev = owned.iter().find(|r| r.revision == number).ok_or_else(|| {
             let mut known: Vec<i64> = owned.iter().map(|r| r.revision).collect();
             known.sort_unstable();

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::{
     actions::Paths,
-    cli::{KubeArgs, RolloutStatusArgs},
-    cmd::{Session, args::WorkloadArg, workload_kind},
+    cli::{KubeArgs, RolloutStatusArgs, args::WorkloadArg},
+    cmd::{Session, workload_kind},
     kruise::{intstr::calculate_partition_replicas, plan::WorkloadKind},
     kube::workload,
 };

@@ -5,7 +5,6 @@ use ratatui::{
     buffer::Buffer,
     layout::{Constraint, Rect},
     text::{Line, Span},
-    widgets::Cell,
 };
 
 use super::{super::age, empty_state};
@@ -14,7 +13,7 @@ use crate::{
     config::Role,
     view::{
         header::role,
-        widgets::table::{self, Column, TableSpec},
+        widgets::table::{self, Cell, Column, TableSpec},
     },
 };
 

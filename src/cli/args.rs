@@ -1,10 +1,66 @@
 //! What the subcommands' arguments mean, checked while parsing so a bad one is a usage error
 //! (exit 2): `KIND/NAME` (every spelling of PRODUCT §2, restricted to the kinds a verb
-//! takes), `CONTAINER=IMAGE`, and durations (`30s`, `2m`, `1h30m`).
+//! takes), object and container names, partitions (`3`, `40%`), `CONTAINER=IMAGE`, durations
+//! (`30s`, `2m`, `1h30m`) and the like. What depends on the cluster (a name that does not exist,
+//! a partition over the replicas) is refused when the command runs (exit 1).
 
-use std::time::Duration;
+use std::{net::SocketAddr, time::Duration};
 
-use crate::api::kinds::{self, KindError, KindInfo};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::{
+    api::kinds::{self, KindError, KindInfo},
+    kruise::{intstr::parse_partition_input, validation},
+};
+
+/// An object's name as the API server takes it (a DNS-1123 subdomain: `web`, `web-0`), so a
+/// name no object can have is a usage error rather than a "not found".
+pub fn object_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    if !validation::dns1123_subdomain_errors(name).is_empty() {
+        return Err(format!(
+            "{name:?} is not an object name: lowercase letters, digits, '-' and '.', \
+             starting and ending with a letter or digit"
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// A namespace's name (a DNS-1123 label: `demo`, `kube-system`).
+pub fn namespace_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if !validation::is_dns1123_label(name) {
+        return Err(format!(
+            "{name:?} is not a namespace name: up to 63 lowercase letters, digits and '-', \
+             starting and ending with a letter or digit"
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// One entry of a comma-separated list of pods (`--pods a,b`): a pod name, or nothing (a
+/// stray comma).
+pub fn pod_in_list(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Ok(String::new());
+    }
+    object_name(text)
+}
+
+/// A container's name (a DNS-1123 label: `nginx`, `log-agent`).
+pub fn container_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if !validation::is_dns1123_label(name) {
+        return Err(format!(
+            "{name:?} is not a container name: up to 63 lowercase letters, digits and '-', \
+             starting and ending with a letter or digit"
+        ));
+    }
+    Ok(name.to_owned())
+}
 
 /// `KIND/NAME` as given: the kind resolved by [`kinds::parse_kind`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +125,7 @@ impl WorkloadArg {
         }
         Ok(WorkloadArg {
             kind: info,
-            name: name.trim().to_owned(),
+            name: object_name(name)?,
         })
     }
 
@@ -106,7 +162,7 @@ impl ProtectedArg {
         }
         Ok(ProtectedArg {
             kind: info,
-            name: name.trim().to_owned(),
+            name: object_name(name)?,
         })
     }
 }
@@ -135,51 +191,81 @@ pub struct ImageArg {
 
 impl ImageArg {
     pub fn parse(text: &str) -> Result<ImageArg, String> {
-        match text.split_once('=') {
-            Some((c, i)) if !c.trim().is_empty() && !i.trim().is_empty() => Ok(ImageArg {
-                container: c.trim().to_owned(),
-                image: i.trim().to_owned(),
-            }),
-            _ => Err(format!(
-                "{text:?} is not CONTAINER=IMAGE (e.g. nginx=nginx:1.27)"
-            )),
+        let (container, image) = text
+            .split_once('=')
+            .map(|(c, i)| (c.trim(), i.trim()))
+            .filter(|(c, i)| !c.is_empty() && !i.is_empty())
+            .ok_or_else(|| format!("{text:?} is not CONTAINER=IMAGE (e.g. nginx=nginx:1.27)"))?;
+        if image.contains(char::is_whitespace) {
+            return Err(format!("{text:?}: the image {image:?} has a space in it"));
         }
+        Ok(ImageArg {
+            container: container_name(container)?,
+            image: image.to_owned(),
+        })
     }
 }
 
-/// A duration as kubectl takes it: `30s`, `2m`, `1h30m`, `500ms`, a bare number of seconds;
-/// `0` is no limit.
-pub fn duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration (e.g. 30s, 2m, 1h30m)");
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(bad());
+/// A partition as typed: a number of pods (`3`) or a percent (`40%`), checked while parsing
+/// ("abc", "-1", "150%" are usage errors); what depends on the workload (a percent on a kind
+/// that counts pods: [`PartitionArg::is_percent`], more than its replicas) is checked later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionArg {
+    /// As typed, trimmed (the planner reads it so).
+    pub text: String,
+    pub value: IntOrString,
+}
+
+impl PartitionArg {
+    pub fn parse(text: &str) -> Result<PartitionArg, String> {
+        let value = parse_partition_input(text, None).map_err(|e| e.to_string())?;
+        Ok(PartitionArg {
+            text: text.trim().to_owned(),
+            value,
+        })
     }
+
+    pub fn is_percent(&self) -> bool {
+        matches!(self.value, IntOrString::String(_))
+    }
+}
+
+/// A ContainerRecreateRequest's `failurePolicy`: `Fail` or `Ignore` (any case).
+pub fn failure_policy(text: &str) -> Result<String, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "fail" => Ok("Fail".to_owned()),
+        "ignore" => Ok("Ignore".to_owned()),
+        _ => Err(format!("{text:?}: give Fail or Ignore")),
+    }
+}
+
+/// A loopback address to serve on (`127.0.0.1:PORT`, `[::1]:PORT`): the embedded cluster
+/// refuses any other (see `EmbeddedCluster::start`), so another is a usage error.
+pub fn loopback(text: &str) -> Result<SocketAddr, String> {
+    let addr: SocketAddr = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not an address like 127.0.0.1:8080"))?;
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "{addr}: the embedded cluster is served on loopback only (127.0.0.1, ::1)"
+        ));
+    }
+    Ok(addr)
+}
+
+/// A duration as kubectl takes it: `30s`, `2m`, `1h30m`, `500ms`, a bare number of seconds;
+/// `0` is no limit. jiff's parser reads it, so its friendly spellings (`1h 30m`, `90 seconds`)
+/// and ISO 8601 (`PT90S`) are taken too; days are not (say `24h`).
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(bad)?;
-        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::try_from_secs_f64(number * seconds).map_err(|_| bad())?;
-    }
-    Ok(total)
+    let parsed = text.parse::<jiff::SignedDuration>().map_err(|_| {
+        format!("{text:?} is not a duration (e.g. 30s, 2m, 1h30m; the units: ms, s, m, h)")
+    })?;
+    Duration::try_from(parsed).map_err(|_| format!("{text:?} is negative: give 0 or more"))
 }
 
 #[cfg(test)]
@@ -254,6 +340,42 @@ mod tests {
     }
 
     #[test]
+    fn names_partitions_and_policies() {
+        assert_eq!(object_name(" web-0 "), Ok("web-0".to_owned()));
+        assert_eq!(
+            object_name("clonesets.apps.kruise.io"),
+            Ok("clonesets.apps.kruise.io".to_owned())
+        );
+        for bad in ["", "Web", "web_0", "-web", "web.", &"a".repeat(254)] {
+            assert!(object_name(bad).is_err(), "{bad}");
+        }
+        assert_eq!(pod_in_list(" "), Ok(String::new()));
+        assert_eq!(namespace_name("kube-system"), Ok("kube-system".to_owned()));
+        assert!(namespace_name("Prod").is_err() && namespace_name("a.b").is_err());
+        assert!(container_name(&"a".repeat(64)).is_err());
+        assert!(container_name("a.b").is_err(), "a label, not a subdomain");
+        let p = PartitionArg::parse(" 40% ").expect("a percent");
+        assert_eq!((p.text.as_str(), p.is_percent()), ("40%", true));
+        assert_eq!(
+            PartitionArg::parse("3").map(|p| p.value),
+            Ok(IntOrString::Int(3))
+        );
+        for (bad, why) in [
+            ("abc", "not a number"),
+            ("-1", "negative"),
+            ("101%", "over 100%"),
+        ] {
+            let err = PartitionArg::parse(bad).expect_err(bad);
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        assert_eq!(failure_policy("ignore"), Ok("Ignore".to_owned()));
+        assert_eq!(failure_policy("Fail"), Ok("Fail".to_owned()));
+        assert!(failure_policy("retry").is_err());
+        assert!(loopback("127.0.0.1:0").is_ok() && loopback("[::1]:8080").is_ok());
+        assert!(loopback("10.0.0.1:80").is_err() && loopback("127.0.0.1").is_err());
+    }
+
+    #[test]
     fn images_and_durations() {
         assert_eq!(
             ImageArg::parse("nginx=nginx:1.27"),
@@ -271,14 +393,24 @@ mod tests {
         for bad in ["nginx", "=nginx:1", "nginx="] {
             assert!(ImageArg::parse(bad).is_err(), "{bad}");
         }
+        let err = ImageArg::parse("app=nginx 1.27").expect_err("a space");
+        assert!(err.contains("has a space in it"), "{err}");
+        let err = ImageArg::parse("App=nginx").expect_err("not a container name");
+        assert!(err.contains("\"App\" is not a container name"), "{err}");
         assert_eq!(duration("30s"), Ok(Duration::from_secs(30)));
         assert_eq!(duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(duration("1h30m"), Ok(Duration::from_secs(5400)));
         assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(duration("45"), Ok(Duration::from_secs(45)));
         assert_eq!(duration("0"), Ok(Duration::ZERO));
-        for bad in ["", "abc", "10x", "s", "-5s", "1.2.3s"] {
-            assert!(duration(bad).is_err(), "{bad}");
+        assert_eq!(duration(" 1h 30m "), Ok(Duration::from_secs(5400)));
+        assert_eq!(duration("90 seconds"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "abc", "10x", "s", "1.2.3s", "2d", "-1"] {
+            let err = duration(bad).expect_err(bad);
+            assert!(err.contains("is not a duration (e.g. 30s"), "{bad}: {err}");
         }
+        let err = duration("-5s").expect_err("negative");
+        assert!(err.contains("is negative"), "{err}");
     }
 }
