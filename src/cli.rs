@@ -146,9 +146,9 @@ pub struct KubeArgs {
 }
 
 impl KubeArgs {
-    /// The kubeconfig and context these flags choose, for [`crate::kube::connect`].
-    pub fn source(&self) -> crate::kube::connect::Source {
-        crate::kube::connect::Source {
+    /// The kubeconfig and context these flags choose, for [`kruise_client::connect`].
+    pub fn source(&self) -> kruise_client::connect::Source {
+        kruise_client::connect::Source {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
         }
