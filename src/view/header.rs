@@ -266,10 +266,7 @@ pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
 
 /// The kind as users read it (`Advanced StatefulSet`).
 pub fn kind_long_name(kind: crate::app::Kind) -> &'static str {
-    match kind {
-        crate::app::Kind::SidecarSetRevision => kind.debug_name(),
-        other => other.info().title,
-    }
+    kind.title()
 }
 
 pub fn kind_name(kind: crate::app::Kind) -> &'static str {

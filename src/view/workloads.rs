@@ -125,12 +125,10 @@ fn empty_state(app: &App, list: &ListView, what: &str, where_: &str) -> Vec<Line
 }
 
 fn kind_short(kind: Kind) -> &'static str {
-    match kind {
-        Kind::CloneSet => "CS",
-        Kind::StatefulSet => "ASTS",
-        Kind::DaemonSet => "ADS",
-        other => other.debug_name(),
-    }
+    kind.info().workload.map_or(
+        kind.debug_name(),
+        crate::api::kinds::WorkloadKind::abbreviation,
+    )
 }
 
 fn workload_cells<'a>(

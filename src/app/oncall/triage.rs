@@ -98,14 +98,6 @@ pub struct Input<'a> {
     pub denials: &'a [Denial],
 }
 
-fn kind_title(kind: Kind) -> &'static str {
-    match kind {
-        Kind::StatefulSet => "Advanced StatefulSet",
-        Kind::DaemonSet => "Advanced DaemonSet",
-        other => other.debug_name(),
-    }
-}
-
 fn minutes(secs: i64) -> String {
     if secs < 120 {
         format!("{secs}s")
@@ -176,7 +168,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
     }
     for (i, w) in input.workloads.iter().enumerate() {
         let pods = by_workload.get(&i).map(Vec::as_slice).unwrap_or_default();
-        let subject = format!("{} {}/{}", kind_title(w.kind), w.namespace, w.name);
+        let subject = format!("{} {}/{}", w.kind.title(), w.namespace, w.name);
         let object = ObjectRef {
             kind: w.kind,
             namespace: Some(w.namespace.clone()),

@@ -72,6 +72,15 @@ impl WorkloadKind {
         self.info().title
     }
 
+    /// The short column name of the workload lists (`CS`, `ASTS`, `ADS`).
+    pub const fn abbreviation(self) -> &'static str {
+        match self {
+            Self::CloneSet => "CS",
+            Self::AdvancedStatefulSet => "ASTS",
+            Self::AdvancedDaemonSet => "ADS",
+        }
+    }
+
     /// Upstream's default update strategy type when the spec names none: a CloneSet recreates
     /// pods (`ReCreate`); the Advanced StatefulSet and DaemonSet roll (`RollingUpdate`).
     pub const fn default_strategy(self) -> &'static str {
@@ -486,6 +495,15 @@ impl Kind {
         match self {
             Kind::SidecarSetRevision => "SidecarSetRevision",
             kind => kind.info().kind,
+        }
+    }
+
+    /// The kind's name as messages say it (`Advanced StatefulSet`; a SidecarSet revision by its
+    /// variant's name).
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::SidecarSetRevision => "SidecarSetRevision",
+            kind => kind.info().title,
         }
     }
 
