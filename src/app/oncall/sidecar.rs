@@ -8,7 +8,7 @@ use k8s_openapi::api::{apps::v1::ControllerRevision, core::v1::Pod};
 
 use super::super::{rows::PodRow, stores::Stores};
 use crate::{
-    api::{SidecarSet, keys, podstate::sidecarset_upgrade_specs},
+    api::{SidecarSet, keys, podstate::sidecarset_upgrade_specs, sidecarset::SidecarContainer},
     kruise::{
         selector,
         sidecarset::{
@@ -44,13 +44,6 @@ fn label<'a>(
         .map(String::as_str)
 }
 
-fn is_hot(c: &crate::api::sidecarset::SidecarContainer) -> bool {
-    c.upgrade_strategy
-        .as_ref()
-        .and_then(|u| u.upgrade_type.as_deref())
-        == Some("HotUpgrade")
-}
-
 pub fn sidecar_row(set: &SidecarSet) -> SidecarRow {
     let status = set.status.clone().unwrap_or_default();
     let strategy = &set.spec.update_strategy;
@@ -74,8 +67,12 @@ pub fn sidecar_row(set: &SidecarSet) -> SidecarRow {
             .map_or_else(|| "-".to_owned(), intstr),
         paused: strategy.paused,
         injection,
-        latest_revision: status.latest_revision.unwrap_or_default(),
-        hot: set.spec.containers.iter().any(is_hot),
+        latest_revision: status.latest_revision,
+        hot: set
+            .spec
+            .containers
+            .iter()
+            .any(SidecarContainer::is_hot_upgrade),
     }
 }
 
@@ -189,7 +186,7 @@ pub fn sidecar_pods(
         };
         for c in &set.spec.containers {
             let cname = c.container.name.clone();
-            let names: Vec<(String, &'static str)> = if is_hot(c) {
+            let names: Vec<(String, &'static str)> = if c.is_hot_upgrade() {
                 let (working, empty) = pod_hot_upgrade_containers(&cname, &whole);
                 vec![(working, "working"), (empty, "empty")]
             } else {

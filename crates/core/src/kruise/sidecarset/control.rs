@@ -9,8 +9,8 @@ use k8s_openapi::api::core::v1::Pod;
 use super::{
     SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
     pod_state::{inplace_update_states, pod_annotation, pod_sidecar_set_without_image_revision},
-    types::SidecarSet,
 };
+use crate::api::sidecarset::SidecarSet;
 
 /// The pod container names a set owns: cold sidecars by name, hot ones as both twins.
 ///

@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use sha2::{Digest, Sha256};
 
-use super::{gojson, types::SidecarSetSpec};
+use super::gojson;
+use crate::api::sidecarset::SidecarSetSpec;
 
 /// apimachinery `rand.SafeEncodeString` alphabet (no vowels, no confusable digits).
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";

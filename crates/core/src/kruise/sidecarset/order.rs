@@ -13,7 +13,7 @@ use crate::kruise::{
     updatesort,
 };
 
-use super::types::{UpdatePriorityStrategy, UpdateScatterTerm};
+use crate::api::common::{UpdatePriorityStrategy, UpdateScatterTerm};
 
 type Labels = BTreeMap<String, String>;
 
@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn priority_ties_put_larger_index_first() {
         let strategy = UpdatePriorityStrategy {
-            order_priority: vec![super::super::types::UpdatePriorityOrderTerm {
+            order_priority: vec![crate::api::common::UpdatePriorityOrderTerm {
                 ordered_key: "k".to_owned(),
             }],
             ..Default::default()

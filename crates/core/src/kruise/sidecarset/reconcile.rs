@@ -20,9 +20,9 @@ use super::{
         is_pod_injected_sidecar_set, is_pod_sidecar_updated, record_inplace_update_state,
         update_pod_annotations_in_upgrade,
     },
-    types::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
     upgrade::next_upgrade_pods,
 };
+use crate::api::sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus};
 
 /// What one pass decided.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{gojson, hash::safe_encode_string, history::RevisionRef, types::SidecarSet};
+use super::{gojson, hash::safe_encode_string, history::RevisionRef};
+use crate::api::sidecarset::SidecarSet;
 
 /// A stored revision as registration needs it.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,10 +16,11 @@ use crate::kruise::validation::{
 use super::{
     history::RevisionRef,
     matching::{NamespaceLabels, is_namespace_overlapping, is_selector_overlapping},
-    types::{
-        AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, PATCH_OVERWRITE, PATCH_RETAIN, ROLLING_UPDATE,
-        SidecarContainer, SidecarSet, UpdatePriorityStrategy, UpdateScatterTerm,
-    },
+};
+use crate::api::common::{UpdatePriorityStrategy, UpdateScatterTerm};
+use crate::api::sidecarset::{
+    AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, PATCH_OVERWRITE, PATCH_RETAIN, ROLLING_UPDATE,
+    SidecarContainer, SidecarSet,
 };
 
 pub mod podspec;
