@@ -92,8 +92,7 @@ fn pod_change_matters(old: &Pod, new: &Pod) -> bool {
             .collect::<Vec<_>>()
     };
     (old.metadata.deletion_timestamp.is_none() && new.metadata.deletion_timestamp.is_some())
-        || crate::kruise::sidecarset::control::is_running_and_ready(old)
-            != crate::kruise::sidecarset::control::is_running_and_ready(new)
+        || api::pod::is_running_and_ready(old) != api::pod::is_running_and_ready(new)
         || statuses(old) != statuses(new)
         || old.metadata.labels != new.metadata.labels
         || old.metadata.annotations != new.metadata.annotations

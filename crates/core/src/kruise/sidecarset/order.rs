@@ -23,9 +23,7 @@ type Labels = BTreeMap<String, String>;
 fn active_pod_info(pod: &Pod) -> PodInfo {
     let nanos = |t: &Time| i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX);
     let status = pod.status.as_ref();
-    let ready = status
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready" && c.status == "True"));
+    let ready = crate::api::pod::ready_condition(pod);
     PodInfo {
         phase: status.and_then(|s| s.phase.clone()).unwrap_or_default(),
         node_name: pod

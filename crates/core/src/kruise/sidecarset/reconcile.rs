@@ -12,7 +12,7 @@ use super::{
     SIDECARSET_VERSION_PREFIX, SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
     control::{
         is_pod_active, is_pod_consistent_with_sidecar_set, is_pod_ready, is_pod_state_consistent,
-        is_running_and_ready, pod_hot_upgrade_containers, sidecar_containers_in_pod,
+        pod_hot_upgrade_containers, sidecar_containers_in_pod,
     },
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
@@ -22,7 +22,10 @@ use super::{
     },
     upgrade::next_upgrade_pods,
 };
-use crate::api::sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus};
+use crate::api::{
+    pod::is_running_and_ready,
+    sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
+};
 
 /// What one pass decided.
 #[derive(Debug, Clone, Default, PartialEq)]
