@@ -189,9 +189,9 @@ fn sidecarset_examples() {
     let c = &set.spec.containers[0];
     assert_eq!(c.container.name, "nginx-sidecar");
     assert_eq!(c.container.image.as_deref(), Some("nginx:1.18"));
-    let up = c.upgrade_strategy.as_ref().unwrap();
-    assert_eq!(up.upgrade_type.as_deref(), Some("HotUpgrade"));
-    assert_eq!(up.hot_upgrade_empty_image.as_deref(), Some("empty:1.0.0"));
+    let up = &c.upgrade_strategy;
+    assert_eq!(up.upgrade_type, "HotUpgrade");
+    assert_eq!(up.hot_upgrade_empty_image, "empty:1.0.0");
     let post_start = c
         .container
         .lifecycle
@@ -221,7 +221,7 @@ fn sidecarset_examples() {
     assert!(set.spec.containers.is_empty());
     let patches = &set.spec.patch_pod_metadata;
     assert_eq!(patches.len(), 2);
-    assert_eq!(patches[0].patch_policy.as_deref(), Some("MergePatchJson"));
+    assert_eq!(patches[0].patch_policy, "MergePatchJson");
     assert_eq!(patches[0].annotations["oom-score"], r#"{"log-agent": 1}"#);
     assert_eq!(
         patches[1].annotations[keys::CONTAINER_LAUNCH_PRIORITY],

@@ -198,7 +198,7 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
     wait_for("the first revision", || async {
         let set = sidecarset(&client, "log-agent").await;
         set.status
-            .and_then(|s| s.latest_revision)
+            .map(|s| s.latest_revision)
             .filter(|r| !r.is_empty())
     })
     .await;
@@ -208,7 +208,7 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
     let before = ready_pods(&client, "web", 4).await;
     let set = status_is(&client, "log-agent", (4, 4, 4, 4)).await;
     let set_hash = set.metadata.annotations.clone().unwrap()["kruise.io/sidecarset-hash"].clone();
-    let first_revision = set.status.clone().unwrap().latest_revision.unwrap();
+    let first_revision = set.status.clone().unwrap().latest_revision;
     for p in &before {
         assert_eq!(spec_image(p, "agent"), "agent:1");
         assert_eq!(spec_image(p, "app"), "app:1");
@@ -292,7 +292,7 @@ async fn a_sidecarset_injects_new_pods_and_upgrades_them_in_place_under_its_part
         "maxUnavailable 1 exceeded: {worst} upgraded pods unavailable at once"
     );
     let set = status_is(&client, "log-agent", (4, 3, 4, 3)).await;
-    let second_revision = set.status.clone().unwrap().latest_revision.unwrap();
+    let second_revision = set.status.clone().unwrap().latest_revision;
     assert_ne!(second_revision, first_revision);
     assert_eq!(revisions_of(&client, "log-agent").await.len(), 2);
     // The partition holds: a while later still exactly 3.
@@ -557,7 +557,7 @@ async fn new_pods_get_the_revision_the_injection_strategy_names_and_history_is_p
              image: {image}\n"
         )
     };
-    let latest = |v: SidecarSet| v.status.and_then(|s| s.latest_revision).unwrap_or_default();
+    let latest = |v: SidecarSet| v.status.map(|s| s.latest_revision).unwrap_or_default();
     kubectl.apply(&[], &set_yaml("agent:1", "v1")).await;
     let r1 = wait_for("the first revision", || async {
         Some(latest(sidecarset(&client, "log").await)).filter(|r| !r.is_empty())

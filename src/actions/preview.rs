@@ -258,7 +258,7 @@ pub fn plan_pod(pod: &Pod) -> PlanPod {
     let status = pod.status.clone().unwrap_or_default();
     let conditions = status.conditions.unwrap_or_default();
     let condition = |t: &str| conditions.iter().find(|c| c.type_ == t);
-    let ready = condition("Ready").filter(|c| c.status == "True");
+    let ready = crate::api::pod::ready_condition(pod);
     PlanPod {
         name: pod.metadata.name.clone().unwrap_or_default(),
         revision: labels

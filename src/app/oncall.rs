@@ -256,7 +256,8 @@ impl App {
             return Vec::new();
         };
         let revisions = self.stores.oncall.sidecar_revisions.state();
-        sidecar::sidecar_pods(set, &revisions, &self.pods)
+        // The console does not watch Namespaces: a namespaceSelector is not checked here.
+        sidecar::sidecar_pods(set, &revisions, &self.pods, None)
     }
 
     pub(crate) fn budget(&self, namespace: &str, name: &str) -> Option<&rows::PubRow> {

@@ -13,7 +13,7 @@ use super::{act::Actor, guard::pod_budget_verdict};
 pub use crate::app::restart::{Step, Update};
 use crate::{
     actions::{Action, ObjectState, Prepared, Target, guard::Verdict},
-    api::ContainerRecreateRequest,
+    api::{ContainerRecreateRequest, pod::is_ready},
     kruise::pub_budget::PubOperation,
 };
 
@@ -23,13 +23,6 @@ pub struct Limits {
     /// False: refuse (rather than wait) while the budget allows no disruption, and stop once
     /// the request is created.
     pub wait: bool,
-}
-
-fn is_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 fn crr_step(pod: &str, crr: &ContainerRecreateRequest) -> Step {

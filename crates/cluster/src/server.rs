@@ -32,6 +32,7 @@ use std::{
 };
 
 use anyhow::{Context, bail};
+use base64::{Engine, engine::general_purpose::STANDARD};
 use tokio::{net::TcpListener, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
@@ -129,7 +130,7 @@ impl EmbeddedCluster {
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));
         let tls = tls::Tls::generate()?;
-        let ca_pem = tls.cert_pem();
+        let ca_pem = tls.cert_pem().to_owned();
         nsinit::populate_all(&store, &ca_pem);
         let shared = Arc::new(http::Shared {
             store: store.clone(),
@@ -189,7 +190,7 @@ impl EmbeddedCluster {
 
     /// The server's self-signed certificate (PEM), the CA in the kubeconfig.
     pub fn ca_pem(&self) -> String {
-        self.tls.cert_pem()
+        self.tls.cert_pem().to_owned()
     }
 
     /// A kubeconfig for kubectl and kube-rs, with one context. It uses the TLS side of the port
@@ -201,7 +202,7 @@ impl EmbeddedCluster {
              contexts:\n- name: {context}\n  context:\n    cluster: {context}\n    user: {context}\n    \
              namespace: {namespace}\ncurrent-context: {context}\n",
             url = self.https_url(),
-            ca = tls::base64(self.tls.cert_pem().as_bytes()),
+            ca = STANDARD.encode(self.tls.cert_pem()),
             token = self.shared.token,
         )
     }

@@ -62,21 +62,6 @@ pub struct Ctx {
     namespace_ready: AtomicBool,
 }
 
-/// The port's view of a SidecarSet (the same JSON).
-fn to_port(set: &api::SidecarSet) -> Result<SidecarSet, ReconcileError> {
-    serde_json::to_value(set)
-        .and_then(serde_json::from_value)
-        .map_err(|e| ReconcileError::new(format!("cannot read the SidecarSet: {e}")))
-}
-
-fn to_api_status(
-    status: &SidecarSetStatus,
-) -> Result<api::sidecarset::SidecarSetStatus, ReconcileError> {
-    serde_json::to_value(status)
-        .and_then(serde_json::from_value)
-        .map_err(|e| ReconcileError::new(format!("cannot encode the SidecarSet status: {e}")))
-}
-
 fn pod_key(pod: &Pod) -> String {
     format!(
         "{}/{}",
@@ -107,8 +92,7 @@ fn pod_change_matters(old: &Pod, new: &Pod) -> bool {
             .collect::<Vec<_>>()
     };
     (old.metadata.deletion_timestamp.is_none() && new.metadata.deletion_timestamp.is_some())
-        || crate::kruise::sidecarset::control::is_running_and_ready(old)
-            != crate::kruise::sidecarset::control::is_running_and_ready(new)
+        || api::pod::is_running_and_ready(old) != api::pod::is_running_and_ready(new)
         || statuses(old) != statuses(new)
         || old.metadata.labels != new.metadata.labels
         || old.metadata.annotations != new.metadata.annotations
@@ -267,18 +251,18 @@ fn candidate_pods(ctx: &Ctx, set: &SidecarSet) -> Vec<Pod> {
 }
 
 async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
-    let set = to_port(&obj)?;
+    let set: &SidecarSet = &obj;
     let name = set.name().to_owned();
-    let namespaces = namespace_labels(&ctx, &set).await?;
-    let pods = candidate_pods(&ctx, &set);
+    let namespaces = namespace_labels(&ctx, set).await?;
+    let pods = candidate_pods(&ctx, set);
 
     // 1. The latest revision, its custom version label, and the history kept.
-    let (latest, collisions, history) = register_revision(&ctx, &set).await?;
+    let (latest, collisions, history) = register_revision(&ctx, set).await?;
     let latest_name = latest.metadata.name.clone().unwrap_or_default();
     let (matched, status) =
-        sync::matched_and_status(&set, &pods, &namespaces, &latest_name, collisions);
+        sync::matched_and_status(set, &pods, &namespaces, &latest_name, collisions);
     let matched_pods: Vec<&Pod> = matched.iter().map(|&i| &pods[i]).collect();
-    let truncation = revisions::truncate(&set, &history, &matched_pods);
+    let truncation = revisions::truncate(set, &history, &matched_pods);
     let rev_api: Api<ControllerRevision> =
         Api::namespaced(ctx.shared.client.clone(), REVISION_NAMESPACE);
     for rev_name in &truncation.delete {
@@ -320,7 +304,7 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         .sidecarsets
         .all()
         .iter()
-        .filter_map(|s| to_port(s).ok())
+        .map(|s| SidecarSet::clone(s))
         .collect();
     let rctx = ReconcileContext {
         all_sets: &all_sets,
@@ -501,7 +485,7 @@ async fn write_status(
     let mut status = status.clone();
     for _ in 0..CONFLICT_RETRIES {
         status.observed_generation = current.metadata.generation.unwrap_or_default();
-        current.status = Some(to_api_status(&status)?);
+        current.status = Some(status.clone());
         match write::replace_status(&api, &current).await {
             Ok(_) => return Ok(()),
             Err(err) if write::code(&err) == Some(409) => current = api.get(&name).await?,

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::{Counts, Settings, Stop};
 use crate::{
     actions::ApiRequest,
+    api::pod::is_ready,
     cluster::sim::{
         kubelet::{self, PodAction, Timing},
         schedule,
@@ -263,13 +264,6 @@ pub fn controlled_by(pod: &Pod, uid: &str) -> bool {
         .iter()
         .flatten()
         .any(|r| r.controller == Some(true) && r.uid == uid)
-}
-
-pub fn is_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 fn revision_label(pod: &Pod) -> &str {

@@ -46,10 +46,7 @@ pub(super) fn placed(p: &Pod) -> (String, String, bool) {
     let phase = status
         .and_then(|s| s.phase.clone())
         .unwrap_or_else(|| "Pending".to_owned());
-    let ready = status
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
-    (node, phase, ready)
+    (node, phase, crate::api::pod::is_ready(p))
 }
 
 /// `Effect::FetchCronJobs`: the AdvancedCronJobs in `namespace`, or in every namespace.

@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::{Container, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kruise_tui::api::{common::UpdateScatterTerm, sidecarset::SidecarSetPatchPodMetadata};
 use kruise_tui::kruise::sidecarset::{
     self as ss, SidecarContainer, SidecarSet, SidecarSetSpec, control, hash, history, inject,
-    matching, metadata, pod_state, types, upgrade, validate,
+    matching, metadata, pod_state, upgrade, validate,
 };
 use kruise_tui::kruise::{FeatureGates, KruiseVersion, intstr};
 use serde_json::{Value, json};
@@ -149,7 +150,7 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         "nextUpgradePods" => flows::next_upgrade_pods(i, e)?,
         "reconcileUpgrade" => flows::reconcile_upgrade(i)?,
         "parseUpdateScatterTerms" => {
-            let terms: Vec<types::UpdateScatterTerm> = parse("scatter", &i["scatter"])?;
+            let terms: Vec<UpdateScatterTerm> = parse("scatter", &i["scatter"])?;
             let mut pods = Vec::new();
             for (key, values) in i["podLabelValuesInOrder"].as_object().into_iter().flatten() {
                 for v in values.as_array().into_iter().flatten() {
@@ -266,7 +267,7 @@ fn update_pod_sidecar_set_hash(i: &Value, e: &Value) -> Result<Value, String> {
 
 fn patch_pod_metadata(i: &Value) -> Result<Value, String> {
     let mut annotations = strings(&i["podAnnotations"]);
-    let groups: Vec<Vec<types::SidecarSetPatchPodMetadata>> =
+    let groups: Vec<Vec<SidecarSetPatchPodMetadata>> =
         if i.get("patchesInSidecarSetOrder").is_some() {
             parse("patchesInSidecarSetOrder", &i["patchesInSidecarSetOrder"])?
         } else {

@@ -9,6 +9,7 @@
 
 mod hpa;
 
+use base64::{Engine, engine::general_purpose::STANDARD};
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -182,7 +183,7 @@ pub fn merge_string_data(secret: &mut Value) {
     if let Some(d) = data.as_object_mut() {
         for (k, v) in plain {
             let text = v.as_str().unwrap_or_default();
-            d.insert(k, json!(super::tls::base64(text.as_bytes())));
+            d.insert(k, json!(STANDARD.encode(text)));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! TLS for kubectl: client-go never sends a bearer token to an `http://` server, so the listener
 //! also speaks TLS (told apart by the first byte of the connection). A fresh ECDSA P-256 key and a
 //! self-signed certificate for 127.0.0.1/::1/localhost are made at start with rcgen (ring
-//! backend); the kubeconfig carries the certificate as its CA.
+//! backend); the kubeconfig carries the certificate (rcgen's PEM) as its CA.
 
 use std::sync::Arc;
 
@@ -14,6 +14,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 /// The server's certificate and rustls configuration.
 pub struct Tls {
     pub cert_der: Vec<u8>,
+    /// The certificate as PEM.
+    cert_pem: String,
     pub config: Arc<rustls::ServerConfig>,
 }
 
@@ -53,6 +55,7 @@ impl Tls {
             .self_signed(&key)
             .context("signing the TLS certificate")?;
         let cert_der = cert.der().to_vec();
+        let cert_pem = cert.pem();
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -66,55 +69,29 @@ impl Tls {
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Tls {
             cert_der,
+            cert_pem,
             config: Arc::new(config),
         })
     }
 
     /// The certificate as PEM.
-    pub fn cert_pem(&self) -> String {
-        let b64 = base64(&self.cert_der);
-        let mut out = String::from("-----BEGIN CERTIFICATE-----\n");
-        for chunk in b64.as_bytes().chunks(64) {
-            out.push_str(&String::from_utf8_lossy(chunk));
-            out.push('\n');
-        }
-        out.push_str("-----END CERTIFICATE-----\n");
-        out
+    pub fn cert_pem(&self) -> &str {
+        &self.cert_pem
     }
-}
-
-/// Standard base64 with padding.
-pub fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
-        out.push(T[(n >> 18) as usize & 63] as char);
-        out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if c.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if c.len() > 2 {
-            T[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use base64::{Engine, engine::general_purpose::STANDARD};
+
+    /// Secret data, protobuf bytes and the kubeconfig's CA are standard base64 with padding.
     #[test]
     fn base64_padding() {
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(STANDARD.encode(b"f"), "Zg==");
+        assert_eq!(STANDARD.encode(b"fo"), "Zm8=");
+        assert_eq!(STANDARD.encode(b"foo"), "Zm9v");
     }
 
     #[test]
@@ -122,5 +99,12 @@ mod tests {
         let t = Tls::generate().unwrap();
         assert!(t.cert_pem().starts_with("-----BEGIN CERTIFICATE-----\n"));
         assert_eq!(t.cert_der[0], 0x30);
+        // 64-column base64 lines of the DER, as kubectl and client-go read it.
+        let body: Vec<&str> = t.cert_pem().lines().collect();
+        assert_eq!(body.last(), Some(&"-----END CERTIFICATE-----"));
+        let inner = &body[1..body.len() - 1];
+        assert!(inner.iter().all(|l| l.len() <= 64));
+        assert!(inner[..inner.len() - 1].iter().all(|l| l.len() == 64));
+        assert_eq!(STANDARD.decode(inner.concat()).unwrap(), t.cert_der);
     }
 }

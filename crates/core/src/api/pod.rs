@@ -2,7 +2,12 @@
 //!
 //! It deserializes straight from a Pod's JSON (unknown fields are skipped), so the pod store never
 //! holds whole Pods. `managedFields` is dropped by the watcher before objects are stored.
+//!
+//! Also the readiness every layer asks of a whole Pod: [`is_ready`] (Kubernetes'
+//! `podutil.IsPodReady`), [`ready_condition`] (since when) and [`is_running_and_ready`] (Kruise's
+//! `util.IsRunningAndReady`).
 
+use k8s_openapi::api::core::v1::{Pod, PodCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -148,9 +153,39 @@ pub struct SlimStateDetail {
     pub message: Option<String>,
 }
 
+/// The pod's `Ready` condition when its status is `True` (its lastTransitionTime says since when
+/// the pod is ready); None when the pod is not ready or has no such condition.
+///
+/// Port of k8s pkg/api/v1/pod/util.go::GetPodReadyCondition + IsPodReadyConditionTrue: the first
+/// condition of type Ready decides.
+pub fn ready_condition(pod: &Pod) -> Option<&PodCondition> {
+    pod.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .filter(|c| c.status == "True")
+}
+
+/// Whether the pod's `Ready` condition is `True`.
+///
+/// Port of k8s pkg/api/v1/pod/util.go::IsPodReady.
+pub fn is_ready(pod: &Pod) -> bool {
+    ready_condition(pod).is_some()
+}
+
+/// Whether the pod is Running, Ready and not being deleted.
+///
+/// Port of Kruise pkg/util/pods.go::IsRunningAndReady (v1.8.4).
+pub fn is_running_and_ready(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_none()
+        && pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+        && is_ready(pod)
+}
+
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::Pod;
     use serde_json::json;
 
     use super::*;
@@ -220,5 +255,33 @@ mod tests {
         let full: Pod = serde_json::from_value(serde_json::to_value(&slim).unwrap()).unwrap();
         let again: SlimPod = serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
         assert_eq!(again, slim);
+    }
+
+    #[test]
+    fn ready_is_the_first_ready_condition_and_running_and_ready_adds_phase_and_deletion() {
+        let pod = |phase: &str, conditions: serde_json::Value| -> Pod {
+            serde_json::from_value(json!({"metadata": {"name": "p"},
+                "status": {"phase": phase, "conditions": conditions}}))
+            .unwrap()
+        };
+        let ready = pod(
+            "Running",
+            json!([{"type": "PodScheduled", "status": "True"},
+                   {"type": "Ready", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"}]),
+        );
+        assert!(is_ready(&ready) && is_running_and_ready(&ready));
+        let since = ready_condition(&ready).and_then(|c| c.last_transition_time.as_ref());
+        assert_eq!(since.map(|t| t.0.as_second()), Some(1_735_689_600));
+        assert!(!is_ready(&pod(
+            "Running",
+            json!([{"type": "Ready", "status": "False"}])
+        )));
+        assert!(!is_ready(&pod("Running", json!([]))));
+        assert!(!is_ready(&Pod::default()));
+        let pending = pod("Pending", json!([{"type": "Ready", "status": "True"}]));
+        assert!(is_ready(&pending) && !is_running_and_ready(&pending));
+        let mut deleting = ready.clone();
+        deleting.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
+        assert!(is_ready(&deleting) && !is_running_and_ready(&deleting));
     }
 }

@@ -1,5 +1,10 @@
 //! SidecarSet (sidecarsets.apps.kruise.io/v1alpha1, cluster-scoped): sidecar containers injected
 //! into matching pods and upgraded in place.
+//!
+//! One type for the console, the controllers and the port (`kruise::sidecarset`). Its fields take
+//! Go's shapes (`apis/apps/v1alpha1/sidecarset_types.go`, v1.8.4): a Go `string` is a `String`
+//! ("" when unset), a non-pointer struct is a struct, a pointer is an `Option`; `null` reads as
+//! the zero value, as Go's decoder does.
 
 use std::collections::BTreeMap;
 
@@ -58,17 +63,29 @@ pub struct SidecarSetSpec {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub containers: Vec<SidecarContainer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub volumes: Vec<Volume>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_strategy: SidecarSetUpdateStrategy,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub injection_strategy: SidecarSetInjectionStrategy,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub image_pull_secrets: Vec<LocalObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_history_limit: Option<i32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub patch_pod_metadata: Vec<SidecarSetPatchPodMetadata>,
 }
 
@@ -78,46 +95,100 @@ pub struct SidecarSetSpec {
 pub struct SidecarContainer {
     #[serde(flatten)]
     pub container: Container,
-    /// BeforeAppContainer (default) | AfterAppContainer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pod_inject_policy: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upgrade_strategy: Option<SidecarContainerUpgradeStrategy>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub share_volume_policy: Option<ShareVolumePolicy>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// [`BEFORE_APP_CONTAINER`] (the default) | [`AFTER_APP_CONTAINER`].
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub pod_inject_policy: String,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub upgrade_strategy: SidecarContainerUpgradeStrategy,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub share_volume_policy: ShareVolumePolicy,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub transfer_env: Vec<TransferEnvVar>,
 }
+
+impl SidecarContainer {
+    /// The container name.
+    pub fn name(&self) -> &str {
+        &self.container.name
+    }
+
+    /// Whether this sidecar is upgraded with the hot-upgrade twin scheme.
+    pub fn is_hot_upgrade(&self) -> bool {
+        self.upgrade_strategy.upgrade_type == HOT_UPGRADE
+    }
+}
+
+/// `podInjectPolicy` value placing the sidecar before the app containers.
+pub const BEFORE_APP_CONTAINER: &str = "BeforeAppContainer";
+/// `podInjectPolicy` value placing the sidecar after the app containers.
+pub const AFTER_APP_CONTAINER: &str = "AfterAppContainer";
+/// `upgradeType` of the twin-container scheme.
+pub const HOT_UPGRADE: &str = "HotUpgrade";
+/// `upgradeType` of a plain in-place image change (the default).
+pub const COLD_UPGRADE: &str = "ColdUpgrade";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarContainerUpgradeStrategy {
-    /// ColdUpgrade (default) | HotUpgrade.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upgrade_type: Option<String>,
+    /// [`COLD_UPGRADE`] (the default) | [`HOT_UPGRADE`].
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub upgrade_type: String,
     /// Image of the idle twin container in a hot upgrade.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hot_upgrade_empty_image: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub hot_upgrade_empty_image: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ShareVolumePolicy {
     /// enabled | disabled.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "type",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub type_: String,
 }
 
 /// Env copied into the sidecar from an app container of the pod.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferEnvVar {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_container_name: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub source_container_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_container_name_from: Option<SourceContainerNameSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub env_name: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub env_names: Vec<String>,
 }
 
@@ -131,10 +202,15 @@ pub struct SourceContainerNameSource {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetUpdateStrategy {
-    /// RollingUpdate (default) | NotUpdate.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// [`ROLLING_UPDATE`] (the default) | [`NOT_UPDATE`].
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "type",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub type_: String,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
     /// Only matching pods are upgraded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,15 +222,24 @@ pub struct SidecarSetUpdateStrategy {
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_strategy: Option<UpdatePriorityStrategy>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub scatter_strategy: Vec<UpdateScatterTerm>,
 }
+
+/// `updateStrategy.type` that stops in-place upgrades altogether.
+pub const NOT_UPDATE: &str = "NotUpdate";
+/// `updateStrategy.type` default.
+pub const ROLLING_UPDATE: &str = "RollingUpdate";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetInjectionStrategy {
     /// New pods get no sidecars while paused.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub paused: bool,
     /// Inject a fixed historical revision instead of the latest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,41 +256,86 @@ pub struct SidecarSetInjectRevision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_name: Option<String>,
     /// Always | Partial.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub policy: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetPatchPodMetadata {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub annotations: BTreeMap<String, String>,
-    /// Retain (default) | Overwrite | MergePatchJson.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patch_policy: Option<String>,
+    /// [`PATCH_RETAIN`] (the default) | [`PATCH_OVERWRITE`] | [`PATCH_MERGE_JSON`].
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub patch_policy: String,
 }
+
+/// Patch policy: set a key only when absent (the default).
+pub const PATCH_RETAIN: &str = "Retain";
+/// Patch policy: always set the key.
+pub const PATCH_OVERWRITE: &str = "Overwrite";
+/// Patch policy: RFC 7386 merge of JSON values.
+pub const PATCH_MERGE_JSON: &str = "MergePatchJson";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SidecarSetStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub matched_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready_pods: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_ready_pods: i32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latest_revision: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub latest_revision: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
 }
 
+impl SidecarSet {
+    /// The set's name.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+
+    /// One of the set's own annotations ("" when absent).
+    pub fn annotation(&self, key: &str) -> &str {
+        self.metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+
+    /// `status.latestRevision` ("" when unset).
+    pub fn latest_revision(&self) -> &str {
+        self.status
+            .as_ref()
+            .map(|s| s.latest_revision.as_str())
+            .unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::Resource as _;
     use serde_json::json;
 
     use super::*;
@@ -231,10 +361,10 @@ mod tests {
         let c = &set.spec.containers[0];
         assert_eq!(c.container.name, "agent");
         assert_eq!(c.container.image.as_deref(), Some("agent:1"));
-        assert_eq!(c.pod_inject_policy.as_deref(), Some("AfterAppContainer"));
-        let up = c.upgrade_strategy.as_ref().unwrap();
-        assert_eq!(up.upgrade_type.as_deref(), Some("HotUpgrade"));
-        assert_eq!(c.transfer_env[0].env_name.as_deref(), Some("TZ"));
+        assert_eq!(c.pod_inject_policy, AFTER_APP_CONTAINER);
+        assert_eq!(c.upgrade_strategy.upgrade_type, HOT_UPGRADE);
+        assert!(c.is_hot_upgrade());
+        assert_eq!(c.transfer_env[0].env_name, "TZ");
         assert!(set.spec.update_strategy.paused);
         assert_eq!(
             set.spec.update_strategy.partition,
@@ -246,5 +376,25 @@ mod tests {
             serde_json::to_value(&set).unwrap()["spec"]["containers"],
             value["spec"]["containers"]
         );
+    }
+
+    #[test]
+    fn null_reads_as_the_go_zero_value() {
+        let set: SidecarSet = serde_json::from_value(json!({
+            "spec": {"containers": [{"name": "a", "podInjectPolicy": null, "upgradeStrategy": null}],
+                     "updateStrategy": null, "volumes": null},
+            "status": {"latestRevision": null, "matchedPods": null}
+        }))
+        .unwrap();
+        assert_eq!(set.spec.containers[0].pod_inject_policy, "");
+        assert!(!set.spec.containers[0].is_hot_upgrade());
+        assert_eq!(set.latest_revision(), "");
+    }
+
+    #[test]
+    fn a_sidecarset_writes_its_type_meta() {
+        let v = serde_json::to_value(SidecarSet::default()).expect("serializes");
+        assert_eq!(v["apiVersion"], SidecarSet::API_VERSION);
+        assert_eq!(v["kind"], SidecarSet::KIND);
     }
 }

@@ -31,11 +31,10 @@ pub mod restore;
 pub mod revision;
 pub mod summary;
 pub mod sync;
-pub mod types;
 pub mod upgrade;
 pub mod validate;
 
-pub use types::{SidecarContainer, SidecarSet, SidecarSetSpec, SidecarSetStatus};
+pub use crate::api::sidecarset::{SidecarContainer, SidecarSet, SidecarSetSpec, SidecarSetStatus};
 
 /// SidecarSet and pod annotation: the set's content hash (per-set JSON map on pods).
 pub const SIDECARSET_HASH_ANNOTATION: &str = crate::api::keys::SIDECARSET_HASH;

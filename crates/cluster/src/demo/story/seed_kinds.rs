@@ -320,14 +320,7 @@ async fn keep_db_states(
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let ready = |p: &Pod| {
         let node = p.spec.as_ref().and_then(|s| s.node_name.clone())?;
-        let ready = p
-            .status
-            .as_ref()?
-            .conditions
-            .as_ref()?
-            .iter()
-            .any(|c| c.type_ == "Ready" && c.status == "True");
-        ready.then(|| (p.metadata.name.clone().unwrap_or_default(), node))
+        crate::api::pod::is_ready(p).then(|| (p.metadata.name.clone().unwrap_or_default(), node))
     };
     let placed = wait_for(120, || async {
         let list = pods

@@ -19,11 +19,12 @@
 
 use std::sync::OnceLock;
 
+use base64::{Engine, engine::general_purpose::STANDARD};
 use prost_reflect::{DynamicMessage, MapKey, ReflectMessage, Value as PValue};
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use crate::server::{builtin::catalog::Catalog, tls::base64};
+use crate::server::builtin::catalog::Catalog;
 
 const META: &str = "apimachinery.pkg.apis.meta.v1";
 const EXT: &str = "apiextensions_apiserver.pkg.apis.apiextensions.v1";
@@ -284,7 +285,7 @@ impl<'c> Writer<'c> {
             PValue::F32(n) => json!(n),
             PValue::F64(n) => json!(n),
             PValue::String(s) => json!(s),
-            PValue::Bytes(b) => json!(base64(b)),
+            PValue::Bytes(b) => json!(STANDARD.encode(b)),
             PValue::List(items) => {
                 let item = schema.and_then(|s| s.get("items"));
                 Value::Array(

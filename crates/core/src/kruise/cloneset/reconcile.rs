@@ -11,6 +11,9 @@ pub mod create;
 pub mod pods;
 pub mod revisions;
 pub mod status;
+mod write;
+
+pub use write::{PodOp, PodWrite, Why};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,7 +30,7 @@ use super::{
     inplace::{PodModel, RevisionTemplate},
     lifecycle::Lifecycle,
     pod_sort::SpreadConstraint,
-    scale::{self, CreationInput, INSTANCE_ID_LABEL, ScaleAction, ScaleInput},
+    scale::{self, ScaleAction, ScaleInput},
     state,
     update::UpdateOrder,
     update_pass::{self, KRUISE_POD_READY, UpdatePassInput},
@@ -75,102 +78,6 @@ pub struct Input<'a> {
     pub version: KruiseVersion,
     /// The clock, unix seconds.
     pub now: i64,
-}
-
-/// Why a pod write happens: decides its events.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Why {
-    Create,
-    Delete,
-    InPlaceUpdate {
-        revision: String,
-    },
-    RecreateUpdate {
-        revision: String,
-    },
-    /// Lifecycle state, in-place readiness, grace period: no event.
-    Refresh,
-}
-
-/// One pod write.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PodOp {
-    Create(Box<Pod>),
-    /// Status first (conditions), then the pod itself; each carries the resourceVersion read.
-    Update {
-        status: Option<Box<Pod>>,
-        pod: Option<Box<Pod>>,
-    },
-    Delete {
-        uid: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PodWrite {
-    pub name: String,
-    pub op: PodOp,
-    pub why: Why,
-}
-
-impl PodWrite {
-    /// The event upstream records when the write succeeds.
-    pub fn success_event(&self) -> Option<EventRecord> {
-        Some(match &self.why {
-            Why::Create => EventRecord::normal(
-                "SuccessfulCreate",
-                format!("succeed to create pod {}", self.name),
-            ),
-            Why::Delete => EventRecord::normal(
-                "SuccessfulDelete",
-                format!("succeed to delete pod {}", self.name),
-            ),
-            Why::InPlaceUpdate { revision } => EventRecord::normal(
-                "SuccessfulUpdatePodInPlace",
-                format!(
-                    "successfully update pod {} in-place(revision {revision})",
-                    self.name
-                ),
-            ),
-            Why::RecreateUpdate { revision } => EventRecord::normal(
-                "SuccessfulUpdatePodReCreate",
-                format!(
-                    "successfully patch pod {} specified-delete for update(revision {revision})",
-                    self.name
-                ),
-            ),
-            Why::Refresh => return None,
-        })
-    }
-
-    /// The event upstream records when the write fails with `err`.
-    pub fn failure_event(&self, err: &str) -> Option<EventRecord> {
-        Some(match &self.why {
-            Why::Create => EventRecord::warning(
-                "FailedCreate",
-                format!("failed to create pod: {err}, pod: {}", self.name),
-            ),
-            Why::Delete => EventRecord::warning(
-                "FailedDelete",
-                format!("failed to delete pod {}: {err}", self.name),
-            ),
-            Why::InPlaceUpdate { revision } => EventRecord::warning(
-                "FailedUpdatePodInPlace",
-                format!(
-                    "failed to update pod {} in-place(revision {revision}): {err}",
-                    self.name
-                ),
-            ),
-            Why::RecreateUpdate { revision } => EventRecord::warning(
-                "FailedUpdatePodReCreate",
-                format!(
-                    "failed to patch pod specified-delete {} for update(revision {revision}): {err}",
-                    self.name
-                ),
-            ),
-            Why::Refresh => return None,
-        })
-    }
 }
 
 /// What one reconcile writes, in order: claims, pods, status, spec (podsToDelete), revisions.
@@ -426,7 +333,7 @@ fn apply_scale(
             ScaleAction::Create {
                 total,
                 from_current,
-            } => create_pods(input, total, from_current, rng, out),
+            } => create::create_pods(input, total, from_current, rng, out),
         }
     }
 }
@@ -463,106 +370,6 @@ fn push_changes(pod: &Pod, model: &PodModel, why: Why, out: &mut Outcome) {
         },
         why,
     });
-}
-
-fn create_pods(
-    input: &Input<'_>,
-    total: i32,
-    from_current: i32,
-    rng: &mut dyn FnMut() -> u64,
-    out: &mut Outcome,
-) {
-    let cs = input.cs;
-    let cs_name = cs.metadata.name.as_deref().unwrap_or_default();
-    let instance_id = |labels: Option<&BTreeMap<String, String>>| {
-        labels.and_then(|l| l.get(INSTANCE_ID_LABEL).cloned())
-    };
-    let pod_ids: Vec<String> = input
-        .all_pod_names
-        .iter()
-        .filter_map(|n| n.strip_prefix(&format!("{cs_name}-")).map(str::to_owned))
-        .collect();
-    let pvc_ids: Vec<String> = input
-        .pvcs
-        .iter()
-        .filter_map(|c| instance_id(c.metadata.labels.as_ref()))
-        .collect();
-    let total = usize::try_from(total).unwrap_or(0);
-    let ids = scale::available_ids(total, &pod_ids, &pvc_ids, rng);
-    let vct_names: Vec<String> = cs
-        .spec
-        .volume_claim_templates
-        .iter()
-        .filter_map(|v| v.metadata.name.clone())
-        .collect();
-    let existing_pvcs: Vec<String> = input
-        .pvcs
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect();
-    let template_gates: Vec<String> = cs
-        .spec
-        .template
-        .spec
-        .as_ref()
-        .and_then(|s| s.readiness_gates.as_ref())
-        .into_iter()
-        .flatten()
-        .map(|g| g.condition_type.clone())
-        .collect();
-    let plan = scale::plan_pod_creations(&CreationInput {
-        cloneset_name: cs_name,
-        expected_creations: total,
-        expected_current_creations: usize::try_from(from_current).unwrap_or(0),
-        current_revision: name_of(input.current),
-        update_revision: name_of(input.update),
-        available_ids: &ids,
-        volume_claim_templates: &vct_names,
-        existing_pvcs: &existing_pvcs,
-        template_readiness_gates: &template_gates,
-        gates: input.gates,
-    });
-    let current_template = revisions::template_of(input.current);
-    let update_template = revisions::template_of(input.update);
-    for new in &plan.pods {
-        let template = if new.from_current {
-            current_template.as_ref()
-        } else {
-            update_template.as_ref()
-        };
-        let Some(template) = template else {
-            out.errors.push(format!(
-                "revision {} holds no pod template",
-                if new.from_current {
-                    name_of(input.current)
-                } else {
-                    name_of(input.update)
-                }
-            ));
-            return;
-        };
-        let id = new
-            .labels
-            .get(INSTANCE_ID_LABEL)
-            .cloned()
-            .unwrap_or_default();
-        for (vct, claim) in &new.claim_names {
-            if plan.pvcs_to_create.contains(claim)
-                && let Some(t) = cs
-                    .spec
-                    .volume_claim_templates
-                    .iter()
-                    .find(|t| t.metadata.name.as_deref() == Some(vct.as_str()))
-            {
-                out.pvcs.push(create::new_claim(cs, t, claim, &id));
-            }
-        }
-        out.pods.push(PodWrite {
-            name: new.name.clone(),
-            op: PodOp::Create(Box::new(create::new_pod(cs, template, new, input.now))),
-            why: Why::Create,
-        });
-    }
 }
 
 fn run_update(

@@ -13,11 +13,7 @@ impl DsPod {
     pub fn from_pod(pod: &Pod, now: Timestamp) -> Self {
         let labels = pod.metadata.labels.as_ref();
         let label = |k: &str| labels.and_then(|l| l.get(k)).cloned();
-        let ready = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+        let ready = crate::api::pod::is_ready(pod);
         Self {
             name: pod.metadata.name.clone().unwrap_or_default(),
             hash: label(HASH_LABEL).unwrap_or_default(),

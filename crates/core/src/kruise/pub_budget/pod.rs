@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::Pod;
 use serde::Deserialize;
 
+use crate::api::pod::is_running_and_ready;
+
 /// Label prefix marking a pod unavailable for PUB and Kruise workloads.
 pub const UNAVAILABLE_LABEL_PREFIX: &str = "unavailable-pod.kruise.io/";
 const INPLACE_STATE: &str = "apps.kruise.io/inplace-update-state";
@@ -28,20 +30,6 @@ fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
 /// Port of apis/apps/pub/lifecycle.go::HasUnavailableLabel (v1.8.4).
 pub fn has_unavailable_label(labels: Option<&BTreeMap<String, String>>) -> bool {
     labels.is_some_and(|l| l.keys().any(|k| k.starts_with(UNAVAILABLE_LABEL_PREFIX)))
-}
-
-/// Running, Ready=True and not terminating (`util.IsRunningAndReady`).
-pub fn is_running_and_ready(pod: &Pod) -> bool {
-    let Some(status) = &pod.status else {
-        return false;
-    };
-    status.phase.as_deref() == Some("Running")
-        && pod.metadata.deletion_timestamp.is_none()
-        && status
-            .conditions
-            .iter()
-            .flatten()
-            .any(|c| c.type_ == "Ready" && c.status == "True")
 }
 
 /// Port of pkg/control/pubcontrol/pub_control.go::IsPodReady (v1.8.4): running and ready, not

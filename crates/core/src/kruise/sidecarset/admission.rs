@@ -8,9 +8,9 @@ use crate::kruise::admission::{Verdict, json_patch};
 use super::{
     defaults::default_sidecar_set,
     inject::{InjectContext, inject_pod_create},
-    types::SidecarSet,
     validate::{ValidationContext, validate_sidecar_set},
 };
+use crate::api::sidecarset::SidecarSet;
 
 /// The mutating step: the defaulted object with both hash annotations, and the JSON patch
 /// from the request object to it.

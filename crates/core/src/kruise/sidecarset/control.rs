@@ -9,8 +9,8 @@ use k8s_openapi::api::core::v1::Pod;
 use super::{
     SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
     pod_state::{inplace_update_states, pod_annotation, pod_sidecar_set_without_image_revision},
-    types::SidecarSet,
 };
+use crate::api::{pod::is_running_and_ready, sidecarset::SidecarSet};
 
 /// The pod container names a set owns: cold sidecars by name, hot ones as both twins.
 ///
@@ -52,18 +52,6 @@ pub fn pod_hot_upgrade_containers(name: &str, pod: &Pod) -> (String, String) {
     } else {
         (one, two)
     }
-}
-
-/// Whether the pod is Running with Ready=True and not being deleted.
-///
-/// Port of pkg/util/pods.go::IsRunningAndReady (v1.8.4).
-pub fn is_running_and_ready(pod: &Pod) -> bool {
-    let status = pod.status.as_ref();
-    pod.metadata.deletion_timestamp.is_none()
-        && status.and_then(|s| s.phase.as_deref()) == Some("Running")
-        && status
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 /// Whether the pod is neither finished nor being deleted.

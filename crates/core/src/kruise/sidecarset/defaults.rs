@@ -7,12 +7,11 @@ use k8s_openapi::api::core::v1::{Container, HTTPGetAction, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{
-    SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
-    hash::sidecar_set_hashes,
-    types::{
-        AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, COLD_UPGRADE, PATCH_RETAIN, ROLLING_UPDATE,
-        SidecarContainer, SidecarSet,
-    },
+    SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, hash::sidecar_set_hashes,
+};
+use crate::api::sidecarset::{
+    AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, COLD_UPGRADE, PATCH_RETAIN, ROLLING_UPDATE,
+    SidecarContainer, SidecarSet,
 };
 
 /// Port of k8s pkg/apis/core/v1/defaults.go::SetDefaults_HTTPGetAction.

@@ -5,17 +5,8 @@ use serde_json::Value;
 
 use sha2::{Digest, Sha256};
 
-use super::{gojson, types::SidecarSetSpec};
-
-/// apimachinery `rand.SafeEncodeString` alphabet (no vowels, no confusable digits).
-const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-
-/// Port of apimachinery `util/rand/rand.go::SafeEncodeString`.
-pub fn safe_encode_string(s: &str) -> String {
-    s.bytes()
-        .map(|b| char::from(SAFE_ALPHABET[usize::from(b) % SAFE_ALPHABET.len()]))
-        .collect()
-}
+use super::gojson;
+use crate::{api::sidecarset::SidecarSetSpec, kruise::revision::safe_encode_string};
 
 /// The exact JSON Kruise hashes for a spec given as Kubernetes JSON (`containers`,
 /// `initContainers` as stored).

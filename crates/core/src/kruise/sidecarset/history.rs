@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::types::SidecarSet;
+use crate::api::sidecarset::SidecarSet;
 
 /// A stored ControllerRevision of a set, as far as truncation cares.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

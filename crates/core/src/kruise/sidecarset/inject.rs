@@ -17,8 +17,8 @@ use super::{
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
     pod_state::{SidecarSetUpgradeSpec, sidecar_list, sidecarset_upgrade_specs},
-    types::{BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet},
 };
+use crate::api::sidecarset::{BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet};
 
 /// Which spec to inject at pod creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::kruise::selector::{self, SelectorError};
 
-use super::types::SidecarSet;
+use crate::api::sidecarset::SidecarSet;
 
 /// Namespace name -> its labels: the Namespace objects that exist.
 pub type NamespaceLabels = BTreeMap<String, BTreeMap<String, String>>;

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{
-    gojson,
-    types::{PATCH_MERGE_JSON, PATCH_OVERWRITE, PATCH_RETAIN, SidecarSetPatchPodMetadata},
+use super::gojson;
+use crate::api::sidecarset::{
+    PATCH_MERGE_JSON, PATCH_OVERWRITE, PATCH_RETAIN, SidecarSetPatchPodMetadata,
 };
 
 /// Why a merge patch could not be applied.

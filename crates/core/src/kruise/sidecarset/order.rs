@@ -13,7 +13,7 @@ use crate::kruise::{
     updatesort,
 };
 
-use super::types::{UpdatePriorityStrategy, UpdateScatterTerm};
+use crate::api::common::{UpdatePriorityStrategy, UpdateScatterTerm};
 
 type Labels = BTreeMap<String, String>;
 
@@ -23,9 +23,7 @@ type Labels = BTreeMap<String, String>;
 fn active_pod_info(pod: &Pod) -> PodInfo {
     let nanos = |t: &Time| i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX);
     let status = pod.status.as_ref();
-    let ready = status
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready" && c.status == "True"));
+    let ready = crate::api::pod::ready_condition(pod);
     PodInfo {
         phase: status.and_then(|s| s.phase.clone()).unwrap_or_default(),
         node_name: pod
@@ -190,7 +188,7 @@ mod tests {
     #[test]
     fn priority_ties_put_larger_index_first() {
         let strategy = UpdatePriorityStrategy {
-            order_priority: vec![super::super::types::UpdatePriorityOrderTerm {
+            order_priority: vec![crate::api::common::UpdatePriorityOrderTerm {
                 ordered_key: "k".to_owned(),
             }],
             ..Default::default()

@@ -15,8 +15,9 @@ pub use crate::api::podstate::{
 
 use super::{
     SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
-    SIDECARSET_INPLACE_UPDATE_STATE_KEY, types::SidecarSet,
+    SIDECARSET_INPLACE_UPDATE_STATE_KEY,
 };
+use crate::api::sidecarset::SidecarSet;
 
 impl SidecarSetUpgradeSpec {
     /// The `kruise.io/sidecarset-hash` entry recording that a pod runs `set` as it is now

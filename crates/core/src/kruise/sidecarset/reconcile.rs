@@ -12,7 +12,7 @@ use super::{
     SIDECARSET_VERSION_PREFIX, SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER,
     control::{
         is_pod_active, is_pod_consistent_with_sidecar_set, is_pod_ready, is_pod_state_consistent,
-        is_running_and_ready, pod_hot_upgrade_containers, sidecar_containers_in_pod,
+        pod_hot_upgrade_containers, sidecar_containers_in_pod,
     },
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
@@ -20,8 +20,11 @@ use super::{
         is_pod_injected_sidecar_set, is_pod_sidecar_updated, record_inplace_update_state,
         update_pod_annotations_in_upgrade,
     },
-    types::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
     upgrade::next_upgrade_pods,
+};
+use crate::api::{
+    pod::is_running_and_ready,
+    sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
 };
 
 /// What one pass decided.

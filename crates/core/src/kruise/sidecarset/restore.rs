@@ -8,10 +8,9 @@ use serde_json::Value;
 
 use super::{
     SIDECARSET_CUSTOM_VERSION_LABEL, SIDECARSET_HASH_ANNOTATION,
-    SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, SIDECARSET_NAME_LABEL,
-    hash::sidecar_set_hashes,
-    types::{SidecarSet, SidecarSetSpec},
+    SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, SIDECARSET_NAME_LABEL, hash::sidecar_set_hashes,
 };
+use crate::api::sidecarset::{SidecarSet, SidecarSetSpec};
 
 /// The namespace SidecarSet ControllerRevisions live in (upstream: kruise-manager's own
 /// namespace, `kruise-system` by default).

@@ -3,7 +3,11 @@
 
 use serde_json::{Value, json};
 
-use super::{gojson, hash::safe_encode_string, history::RevisionRef, types::SidecarSet};
+use super::{gojson, history::RevisionRef};
+use crate::{
+    api::sidecarset::SidecarSet,
+    kruise::revision::{controller_revision_name, hash_controller_revision},
+};
 
 /// A stored revision as registration needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,23 +62,13 @@ fn raw(data: &Value) -> String {
     gojson::encode_any(&json!({"spec": spec}))
 }
 
-/// FNV-1 (32-bit), as Go's `hash/fnv.New32`.
-fn fnv1_32(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(2_166_136_261u32, |h, b| {
-        h.wrapping_mul(16_777_619) ^ u32::from(*b)
-    })
-}
-
 /// `<set>-<hash>` for the data and collision count.
 ///
 /// Port of k8s pkg/controller/history/controller_history.go::HashControllerRevision and
 /// ControllerRevisionName.
 pub fn revision_name(set_name: &str, data: &Value, collision_count: i32) -> String {
-    let mut bytes = raw(data).into_bytes();
-    bytes.extend(collision_count.to_string().bytes());
-    let hash = safe_encode_string(&fnv1_32(&bytes).to_string());
-    let prefix: String = set_name.chars().take(223).collect();
-    format!("{prefix}-{hash}")
+    let hash = hash_controller_revision(raw(data).as_bytes(), Some(collision_count));
+    controller_revision_name(set_name, &hash)
 }
 
 /// Decides how the set's current spec is registered against its stored revisions (sorted
@@ -149,7 +143,6 @@ mod tests {
 
     #[test]
     fn reuse_rollback_and_create() {
-        assert_eq!(fnv1_32(b""), 2_166_136_261);
         let (v1, v2) = (set("i:1"), set("i:2"));
         let (plan, _) = plan_latest_revision(&v1, &[], 0);
         let RevisionPlan::Create { name, revision, .. } = plan else {

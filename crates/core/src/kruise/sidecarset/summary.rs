@@ -15,8 +15,8 @@ use super::{
         pod_sidecar_set_controller_revision, pod_sidecar_set_revision,
         pod_sidecar_set_without_image_revision,
     },
-    types::SidecarSet,
 };
+use crate::api::sidecarset::SidecarSet;
 
 /// One pod's sidecar state for one set.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -19,9 +19,9 @@ use super::{
         ReconcileContext, calculate_status, flip_hot_upgrading, is_matching_pod,
         set_upgradable_condition,
     },
-    types::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
     upgrade::next_upgrade_pods,
 };
+use crate::api::sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus};
 use crate::kruise::events::EventRecord;
 
 /// The matched pods (indexes into `pods`) and the status they give, with `latest_revision`

@@ -21,9 +21,9 @@ use super::{
     pod_state::{is_pod_sidecar_updated, update_pod_annotations_in_upgrade},
     reconcile::{ReconcileContext, reconcile},
     summary::pod_sidecar_summary,
-    types::{SidecarContainer, SidecarSet},
     upgrade::next_upgrade_pods,
 };
+use crate::api::sidecarset::{SidecarContainer, SidecarSet};
 
 fn now() -> jiff::Timestamp {
     jiff::Timestamp::UNIX_EPOCH

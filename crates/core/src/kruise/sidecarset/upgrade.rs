@@ -15,8 +15,9 @@ use super::{
     control::{is_pod_ready, is_pod_state_consistent, is_sidecar_set_upgradable},
     order,
     pod_state::is_pod_sidecar_updated,
-    types::{SidecarSet, UpdateScatterTerm},
 };
+use crate::api::common::UpdateScatterTerm;
+use crate::api::sidecarset::SidecarSet;
 
 /// The outcome of [`next_upgrade_pods`]: indexes into the matched pods.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

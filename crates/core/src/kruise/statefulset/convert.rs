@@ -3,17 +3,14 @@
 use k8s_openapi::{api::core::v1::Pod, jiff::Timestamp};
 
 use super::{AstsPod, LIFECYCLE_STATE_LABEL, REVISION_LABEL, SPECIFIED_DELETE_LABEL};
-use crate::kruise::pub_budget::pod::check_in_place_update_completed;
+use crate::{
+    api::pod::{is_ready, ready_condition},
+    kruise::pub_budget::pod::check_in_place_update_completed,
+};
 
 /// Seconds since the pod's Ready condition turned True at `now` (None when not ready or unknown).
 pub fn ready_for_seconds(pod: &Pod, now: Timestamp) -> Option<i64> {
-    let cond = pod
-        .status
-        .as_ref()?
-        .conditions
-        .as_ref()?
-        .iter()
-        .find(|c| c.type_ == "Ready" && c.status == "True")?;
+    let cond = ready_condition(pod)?;
     let since = cond.last_transition_time.as_ref()?.0;
     Some(now.as_second() - since.as_second())
 }
@@ -23,9 +20,7 @@ impl AstsPod {
     pub fn from_pod(pod: &Pod, now: Timestamp) -> Self {
         let labels = pod.metadata.labels.clone().unwrap_or_default();
         let status = pod.status.as_ref();
-        let ready = status
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+        let ready = is_ready(pod);
         Self {
             name: pod.metadata.name.clone().unwrap_or_default(),
             revision: labels.get(REVISION_LABEL).cloned().unwrap_or_default(),

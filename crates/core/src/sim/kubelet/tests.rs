@@ -7,6 +7,7 @@ use k8s_openapi::{
 };
 
 use super::*;
+use crate::api::pod::is_ready;
 
 fn t(secs: i64) -> Timestamp {
     Timestamp::from_second(1_800_000_000 + secs).unwrap()
@@ -68,10 +69,6 @@ fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<&'a PodCondition> {
         .as_ref()?
         .iter()
         .find(|c| c.type_ == type_)
-}
-
-fn is_ready(pod: &Pod) -> bool {
-    condition(pod, "Ready").is_some_and(|c| c.status == "True")
 }
 
 fn container<'a>(pod: &'a Pod, name: &str) -> &'a ContainerStatus {

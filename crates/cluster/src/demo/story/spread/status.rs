@@ -11,18 +11,12 @@ use serde_json::{Value, json};
 use crate::api::{
     WorkloadSpread,
     keys::{MATCHED_WORKLOADSPREAD, SUBSET_NAME, UNITED_DEPLOYMENT_REVISION_HASH},
+    pod::is_ready,
 };
 use crate::kruise::workloadspread::subset_statuses;
 
 fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
     pod.metadata.labels.as_ref()?.get(key).map(String::as_str)
-}
-
-fn ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 /// `status` of a WorkloadSpread: per subset the active pods matched to it, the replicas it
@@ -124,7 +118,7 @@ pub(super) fn united(ud: &DynamicObject, sets: &[DynamicObject], pods: &[Pod], r
         totals.0 += count("replicas");
         totals.1 += count("readyReplicas");
         totals.2 += updated.len() as i64;
-        totals.3 += updated.iter().filter(|p| ready(p)).count() as i64;
+        totals.3 += updated.iter().filter(|p| is_ready(p)).count() as i64;
         subset_replicas.insert(
             subset.clone(),
             set.data["spec"]["replicas"].as_i64().unwrap_or(0),

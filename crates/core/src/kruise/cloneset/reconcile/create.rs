@@ -13,11 +13,12 @@ use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
 
+use super::{Input, Outcome, PodOp, PodWrite, Why, name_of, revisions};
 use crate::{
     api::CloneSet,
     kruise::cloneset::{
         inplace::rfc3339,
-        scale::{INSTANCE_ID_LABEL, NewPod},
+        scale::{self, CreationInput, INSTANCE_ID_LABEL, NewPod},
     },
 };
 
@@ -95,4 +96,106 @@ pub fn new_claim(
     claim.metadata = meta;
     claim.status = None;
     claim
+}
+
+/// Creates `total` pods (`from_current` of them from the current revision) and the claims they
+/// need, as Scale decided.
+pub(super) fn create_pods(
+    input: &Input<'_>,
+    total: i32,
+    from_current: i32,
+    rng: &mut dyn FnMut() -> u64,
+    out: &mut Outcome,
+) {
+    let cs = input.cs;
+    let cs_name = cs.metadata.name.as_deref().unwrap_or_default();
+    let instance_id = |labels: Option<&BTreeMap<String, String>>| {
+        labels.and_then(|l| l.get(INSTANCE_ID_LABEL).cloned())
+    };
+    let pod_ids: Vec<String> = input
+        .all_pod_names
+        .iter()
+        .filter_map(|n| n.strip_prefix(&format!("{cs_name}-")).map(str::to_owned))
+        .collect();
+    let pvc_ids: Vec<String> = input
+        .pvcs
+        .iter()
+        .filter_map(|c| instance_id(c.metadata.labels.as_ref()))
+        .collect();
+    let total = usize::try_from(total).unwrap_or(0);
+    let ids = scale::available_ids(total, &pod_ids, &pvc_ids, rng);
+    let vct_names: Vec<String> = cs
+        .spec
+        .volume_claim_templates
+        .iter()
+        .filter_map(|v| v.metadata.name.clone())
+        .collect();
+    let existing_pvcs: Vec<String> = input
+        .pvcs
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    let template_gates: Vec<String> = cs
+        .spec
+        .template
+        .spec
+        .as_ref()
+        .and_then(|s| s.readiness_gates.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|g| g.condition_type.clone())
+        .collect();
+    let plan = scale::plan_pod_creations(&CreationInput {
+        cloneset_name: cs_name,
+        expected_creations: total,
+        expected_current_creations: usize::try_from(from_current).unwrap_or(0),
+        current_revision: name_of(input.current),
+        update_revision: name_of(input.update),
+        available_ids: &ids,
+        volume_claim_templates: &vct_names,
+        existing_pvcs: &existing_pvcs,
+        template_readiness_gates: &template_gates,
+        gates: input.gates,
+    });
+    let current_template = revisions::template_of(input.current);
+    let update_template = revisions::template_of(input.update);
+    for new in &plan.pods {
+        let template = if new.from_current {
+            current_template.as_ref()
+        } else {
+            update_template.as_ref()
+        };
+        let Some(template) = template else {
+            out.errors.push(format!(
+                "revision {} holds no pod template",
+                if new.from_current {
+                    name_of(input.current)
+                } else {
+                    name_of(input.update)
+                }
+            ));
+            return;
+        };
+        let id = new
+            .labels
+            .get(INSTANCE_ID_LABEL)
+            .cloned()
+            .unwrap_or_default();
+        for (vct, claim) in &new.claim_names {
+            if plan.pvcs_to_create.contains(claim)
+                && let Some(t) = cs
+                    .spec
+                    .volume_claim_templates
+                    .iter()
+                    .find(|t| t.metadata.name.as_deref() == Some(vct.as_str()))
+            {
+                out.pvcs.push(new_claim(cs, t, claim, &id));
+            }
+        }
+        out.pods.push(PodWrite {
+            name: new.name.clone(),
+            op: PodOp::Create(Box::new(new_pod(cs, template, new, input.now))),
+            why: Why::Create,
+        });
+    }
 }

@@ -48,7 +48,7 @@ pub fn pod_info(pod: &Pod) -> PodInfo {
     let status = pod.status.as_ref();
     let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
     let condition = |t: &str| conditions.iter().find(|c| c.type_ == t);
-    let ready = condition("Ready").filter(|c| c.status == "True");
+    let ready = crate::api::pod::ready_condition(pod);
     PodInfo {
         name: pod.metadata.name.clone().unwrap_or_default(),
         uid: pod.metadata.uid.clone().unwrap_or_default(),

@@ -11,7 +11,7 @@ use k8s_openapi::{
 
 use super::pods::oldest_first;
 use crate::{
-    api::{DaemonSet, daemonset::DaemonSetStatus},
+    api::{DaemonSet, daemonset::DaemonSetStatus, pod::is_ready},
     kruise::{
         cloneset::inplace::IN_PLACE_UPDATE_READY,
         daemonset::{DsPod, node_should_run_daemon_pod},
@@ -70,7 +70,7 @@ pub fn calculate(
                 let mut sorted = pods.clone();
                 sorted.sort_by(|a, b| oldest_first(a, b));
                 let oldest = sorted[0];
-                if condition(oldest, "Ready") == Some("True") {
+                if is_ready(oldest) {
                     ready += 1;
                     if is_available(oldest, min_ready, now) {
                         available += 1;

@@ -23,8 +23,8 @@ use super::super::{
     pod_state::pod_sidecar_set_controller_revision,
     restore::REVISION_NAMESPACE,
     revision::{RevisionPlan, StoredRevision, plan_latest_revision, revision_name},
-    types::SidecarSet,
 };
+use crate::api::sidecarset::SidecarSet;
 
 fn label<'a>(rev: &'a ControllerRevision, key: &str) -> Option<&'a str> {
     rev.metadata
