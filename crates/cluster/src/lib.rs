@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod gotime;
 pub mod server;
 pub mod webhooks;
 

@@ -26,25 +26,7 @@ pub fn age(ts: &str) -> String {
     human((jiff::Timestamp::now().as_second() - t.as_second()).max(0))
 }
 
-/// A duration in seconds as kubectl prints ages and durations (apimachinery's HumanDuration).
-pub fn human(secs: i64) -> String {
-    let (m, h, d) = (secs / 60, secs / 3600, secs / 86_400);
-    if secs < 120 {
-        format!("{secs}s")
-    } else if m < 10 {
-        format!("{m}m{}s", secs % 60)
-    } else if h < 3 {
-        format!("{m}m")
-    } else if h < 8 {
-        format!("{h}h{}m", m % 60)
-    } else if d < 2 {
-        format!("{h}h")
-    } else if d < 8 {
-        format!("{d}d{}h", h % 24)
-    } else {
-        format!("{d}d")
-    }
-}
+pub use crate::gotime::human;
 
 /// A printer column's cell, as the real server's CRD table convertor computes it.
 fn cell(obj: &Value, c: &PrinterColumn) -> Value {

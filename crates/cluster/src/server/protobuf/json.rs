@@ -176,41 +176,7 @@ fn time(msg: &DynamicMessage, micro: bool) -> Result<Value, String> {
     Ok(json!(ts.strftime(fmt).to_string()))
 }
 
-/// Go's `time.Duration.String()`: `1h2m3.5s`, `150ms`, `0s`.
-pub fn go_duration(nanos: i64) -> String {
-    if nanos == 0 {
-        return "0s".into();
-    }
-    let sign = if nanos < 0 { "-" } else { "" };
-    let u = nanos.unsigned_abs();
-    let frac = |v: u64, unit: u64, digits: usize| {
-        let (whole, rest) = (v / unit, v % unit);
-        if rest == 0 {
-            whole.to_string()
-        } else {
-            let f = format!("{rest:0digits$}");
-            format!("{whole}.{}", f.trim_end_matches('0'))
-        }
-    };
-    if u < 1_000 {
-        return format!("{sign}{u}ns");
-    }
-    if u < 1_000_000 {
-        return format!("{sign}{}µs", frac(u, 1_000, 3));
-    }
-    if u < 1_000_000_000 {
-        return format!("{sign}{}ms", frac(u, 1_000_000, 6));
-    }
-    let secs = u / 1_000_000_000;
-    let sub = u % 1_000_000_000;
-    let s = frac(secs % 60 * 1_000_000_000 + sub, 1_000_000_000, 9);
-    let (m, h) = (secs / 60 % 60, secs / 3600);
-    match (h, m) {
-        (0, 0) => format!("{sign}{s}s"),
-        (0, m) => format!("{sign}{m}m{s}s"),
-        (h, m) => format!("{sign}{h}h{m}m{s}s"),
-    }
-}
+pub use crate::gotime::go_duration;
 
 impl<'c> Writer<'c> {
     pub fn new(catalog: &'c Catalog) -> Self {

@@ -77,15 +77,9 @@ fn logfmt_time(t: Timestamp) -> String {
     t.strftime("time=%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// A Go-style duration (`1h2m3s`).
+/// A Go-style duration of whole seconds (`1h2m3s`); negative spans read as 0s.
 fn go_duration(secs: i64) -> String {
-    let secs = secs.max(0);
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    match (h, m) {
-        (0, 0) => format!("{s}s"),
-        (0, _) => format!("{m}m{s}s"),
-        _ => format!("{h}h{m}m{s}s"),
-    }
+    crate::gotime::go_duration(secs.max(0).saturating_mul(1_000_000_000))
 }
 
 type At<'a> = &'a dyn Fn(usize) -> Timestamp;
