@@ -2,9 +2,8 @@
 //! watches into the stores, coalesced messages, failure episodes and recovery, the v1beta1
 //! CloneSet mapping, and the effect executor (YAML, events, `:ns` switch).
 
-mod kube_mock;
-#[path = "support/msgs.rs"]
-mod msgs;
+use crate::kube_mock;
+use crate::msgs;
 
 use std::time::Duration;
 

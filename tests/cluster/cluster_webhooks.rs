@@ -3,10 +3,8 @@
 //! deletion protection, PodUnavailableBudget on evictions and deletes, SidecarSet injection,
 //! ContainerRecreateRequest defaulting and PodProbeMarker validation.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
+use crate::common;
+use crate::kubectl as support_kubectl;
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{

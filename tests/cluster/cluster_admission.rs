@@ -2,8 +2,7 @@
 //! served and validated, admission hooks mutate and deny, the in-process Store API seeds and
 //! reads objects, the token is required and only loopback addresses are accepted.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,10 +4,8 @@
 //! Checked with kube-rs and kubectl (on PATH or named by $KUBECTL), and with the simulated
 //! kubelet finishing the deletion kubectl waits for.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
+use crate::common;
+use crate::kubectl as support_kubectl;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;

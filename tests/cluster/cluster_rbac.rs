@@ -3,10 +3,8 @@
 //! RoleBindings and ClusterRoleBindings, then `kubectl auth can-i` (and `--list`) and plain
 //! requests answered as a real kube-apiserver answers them. kubectl must be on PATH.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::common;
+use crate::kubectl;
 
 use std::time::Duration;
 

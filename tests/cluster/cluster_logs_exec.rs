@@ -4,8 +4,7 @@
 //! `--timestamps`, `--tail`, `--limit-bytes`, `-f`), the real server's refusals, and commands
 //! run through the WebSocket exec protocol (exit codes, stdin).
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::kubectl;
 
 use std::{process::Stdio, time::Duration};
 

@@ -6,10 +6,8 @@
 //! is refused as the real server refuses it; every built-in resource lists and watches; CRD
 //! printer columns (CRR's NODE) are evaluated like the real server's table convertor.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::common;
+use crate::kubectl;
 
 use std::time::Duration;
 

@@ -3,8 +3,7 @@
 //! says what changed); a concurrent change elsewhere is retried; read-only sends nothing; every
 //! attempt is journaled with its inverse.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::kubectl;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kruise_tui::{

@@ -2,10 +2,8 @@
 //! server with schema validation; the kinds added for the seeds (ImageListPullJob, NodeImage,
 //! ResourceDistribution) are created, read back and rejected when malformed, through kubectl.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::common;
+use crate::kubectl;
 
 use kubectl::Kubectl;
 use serde_json::Value;

@@ -5,12 +5,9 @@
 //! stored version (PARTITION 3, PAUSED, UPDATED 0/5 rather than `-`, `-`, 0/8), and `plan`
 //! plans from it.
 
-#[path = "fixtures/console/harness.rs"]
-mod harness;
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/msgs.rs"]
-mod msgs;
+use crate::harness;
+use crate::kubectl;
+use crate::msgs;
 
 use std::{path::Path, process::Command};
 

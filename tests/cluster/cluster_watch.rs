@@ -2,8 +2,7 @@
 //! resourceVersion, 410 Gone after compaction, initial events with their bookmark, selector
 //! transitions, and recovery after the server stops and starts serving again.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

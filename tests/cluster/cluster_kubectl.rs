@@ -3,10 +3,8 @@
 //! every patch type, the status subresource, replace conflicts, finalizers and delete --all.
 //! kubectl must be on PATH (or named by $KUBECTL).
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::common;
+use crate::kubectl;
 
 use std::time::Duration;
 

@@ -4,12 +4,9 @@
 //! in a loop, no error is shown in its Rust Debug form; a permission granted later shows on the
 //! next `:ns` (a new watch set).
 
-#[path = "fixtures/console/harness.rs"]
-mod harness;
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/msgs.rs"]
-mod msgs;
+use crate::harness;
+use crate::kubectl;
+use crate::msgs;
 
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! of changes, across server restarts (watch resume), across compaction (410 Gone, relist) and
 //! while a paged initial list is in flight.
 
-#[path = "support/msgs.rs"]
-mod msgs;
+use crate::msgs;
 
 use std::{collections::BTreeSet, time::Duration};
 

@@ -2,8 +2,7 @@
 //! (with its nodes) and their pods are created through the API of the embedded cluster, then the
 //! binary reads them with a kubeconfig and prints the plan.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
+use crate::kubectl;
 
 use std::{path::Path, process::Command};
 

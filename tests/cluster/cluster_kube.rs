@@ -1,8 +1,7 @@
 //! The embedded API server driven by the kube-rs client: CRUD, selectors, paging, every patch
 //! type, conflicts, finalizers, garbage collection, subresources, schema validation.
 
-#[path = "fixtures/cluster/common.rs"]
-mod common;
+use crate::common;
 
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, PodTemplate};

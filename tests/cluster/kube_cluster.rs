@@ -3,10 +3,8 @@
 //! into the stores, server restart, Kruise CRDs removed, a CloneSet served only at v1beta1, and
 //! the executor's YAML and events.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/msgs.rs"]
-mod msgs;
+use crate::kubectl;
+use crate::msgs;
 
 use std::time::Duration;
 
