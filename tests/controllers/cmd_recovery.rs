@@ -4,12 +4,9 @@
 //! the budget refusing a restart without --wait, and the journal. Not on an existing cluster:
 //! both lean on the embedded Kruise webhooks (the CRR's labels, deletion protection).
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::cli;
+use crate::kubectl;
+use crate::testbed;
 
 use cli::Cli;
 use kubectl::Kubectl;

@@ -5,12 +5,9 @@
 //! undo after a crashing image brings the pods back, bad input and read-only send nothing, an
 //! unknown kind is a usage error, and the kubeconfig flags work on either side.
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::cli;
+use crate::kubectl;
+use crate::testbed;
 
 use std::collections::BTreeMap;
 

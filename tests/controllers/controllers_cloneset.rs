@@ -3,10 +3,8 @@
 //! kubectl as a user would, the plan API's prediction checked against what the controller then
 //! did, and maxUnavailable sampled from a pod watch the whole time.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::kubectl;
+use crate::testbed;
 
 use std::{
     collections::{BTreeMap, BTreeSet},

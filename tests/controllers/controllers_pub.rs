@@ -3,12 +3,9 @@
 //! letting one pod go and denying the next (kubectl shows the message), the budget coming back
 //! once the replacement is ready, a replica change followed, and `NoPods`.
 
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
-#[path = "support/workloads.rs"]
-mod workloads;
+use crate::kubectl as support_kubectl;
+use crate::testbed;
+use crate::workloads;
 
 use std::time::Duration;
 

@@ -5,12 +5,8 @@
 //! annotation) and the NodePodProbe controller writes the condition and the marker policy's
 //! labels and annotations onto the pods.
 
-#[path = "support/daemon_e2e.rs"]
-mod e2e;
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::daemon_e2e as e2e;
+use crate::kubectl as support_kubectl;
 
 use e2e::{Cluster, condition, wait_for};
 use k8s_openapi::api::core::v1::Pod;

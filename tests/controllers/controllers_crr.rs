@@ -3,12 +3,9 @@
 //! manager side) and the simulated nodes' kruise-daemon (the node side). Not on an existing
 //! cluster: there is no Kruise CRR webhook to stamp the labels the daemon goes by.
 
-#[path = "support/daemon_e2e.rs"]
-mod e2e;
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::daemon_e2e as e2e;
+use crate::kubectl as support_kubectl;
+use crate::testbed;
 
 use std::time::Duration;
 

@@ -4,12 +4,9 @@
 //! simulated nodes, in the test's namespace: a paused rollout holds its pods until resumed,
 //! `scale --pods` deletes exactly the pods named, and `--readonly` sends nothing.
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::cli;
+use crate::kubectl;
+use crate::testbed;
 
 use std::{collections::BTreeMap, time::Duration};
 

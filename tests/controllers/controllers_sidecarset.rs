@@ -3,12 +3,9 @@
 //! into a CloneSet's new pods, the in-place upgrade under partition and maxUnavailable (pods
 //! sampled while it runs), status, pause, a hot upgrade, and injection of a historic revision.
 
-#[path = "support/kubectl.rs"]
-mod support_kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
-#[path = "support/workloads.rs"]
-mod workloads;
+use crate::kubectl as support_kubectl;
+use crate::testbed;
+use crate::workloads;
 
 use std::{collections::BTreeMap, time::Duration};
 

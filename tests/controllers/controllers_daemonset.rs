@@ -4,12 +4,9 @@
 //! maxUnavailable, an in-place rollout, the status numbers, upstream's events, and the plan's
 //! prediction against what the controller then does.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "support/testbed.rs"]
-mod testbed;
-#[path = "support/workloads.rs"]
-mod workloads;
+use crate::kubectl;
+use crate::testbed;
+use crate::workloads;
 
 use std::{collections::BTreeSet, time::Duration};
 
