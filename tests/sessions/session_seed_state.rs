@@ -3,12 +3,8 @@
 //! `:distributor` and `:bcj`: each view is opened from `:` on an empty list, an object created
 //! with kubectl appears in it without a key press, and Enter drills into it.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::app::{
     App,

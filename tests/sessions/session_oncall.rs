@@ -3,12 +3,8 @@
 //! `u` (undo) on it, checkout leaves the list; `:pub`, `:crr`, `:sidecarset` (and its Enter),
 //! `:ppm` show the demo's objects and follow changes made with kubectl.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::app::{
     App,

@@ -3,12 +3,9 @@
 //! read through the kube layer shows its failure lines, `p` the run before the last restart,
 //! and `kubectl logs` (and `--previous`) against the same server prints exactly the same lines.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::kubectl;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::app::{
     App,

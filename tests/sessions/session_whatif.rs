@@ -4,12 +4,8 @@
 //! exact request and `Esc` returns to the dialog; doing the action for real (`]` + `y`) then
 //! updates exactly the pods the what-if's first step named.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::{
     actions::whatif::Simulation,

@@ -5,12 +5,8 @@
 //! UnitedDeployment created with kubectl appears; its subset CloneSet (made as upstream's
 //! controller makes it) shows in the detail, and Enter opens that CloneSet's rollout view.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::app::{
     App, Kind,

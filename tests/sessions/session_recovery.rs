@@ -7,14 +7,10 @@
 //! admission chain); Cascading is "would be denied: N active replicas" in `:protect` and
 //! flips once the workload is scaled to 0.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
-#[path = "support/workloads.rs"]
-mod workloads;
+use crate::kubectl;
+use crate::live;
+use crate::testbed;
+use crate::workloads;
 
 use kruise_tui::{
     actions::{Action, guard::Verdict},

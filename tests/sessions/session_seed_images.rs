@@ -6,12 +6,8 @@
 //! and in `:nodeimages` on their own. Likewise an ImageListPullJob in `:imagelistpulljobs`,
 //! whose detail shows each image waiting for its ImagePullJob until one owned by it exists.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
+use crate::testbed;
 
 use kruise_tui::app::{
     App,

@@ -4,12 +4,7 @@
 //! key press, Enter shows its next run in its zone, and `P` (confirmed) pauses it on the
 //! server, which the view then shows.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
 
 use kruise_tui::app::{
     App,

@@ -4,12 +4,7 @@
 //! StatefulSet rollout walked to 100 % with `]` + `y` moves the highest ordinals first, each
 //! step's predicted pods exactly the pods that then update.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::live;
 
 use std::collections::BTreeSet;
 

@@ -10,12 +10,9 @@
 //! request at all (counted on the server). The Advanced workloads' sessions are in
 //! session_advanced.rs.
 
-#[path = "support/kubectl.rs"]
-mod kubectl;
-#[path = "fixtures/console/live.rs"]
-mod live;
-#[path = "support/testbed.rs"]
-mod testbed;
+use crate::kubectl;
+use crate::live;
+use crate::testbed;
 
 use std::collections::BTreeSet;
 
