@@ -19,7 +19,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
-//! use kruise_tui::cluster::server::{EmbeddedCluster, ServerOptions};
+//! use kruise_cluster::server::{EmbeddedCluster, ServerOptions};
 //! let cluster = EmbeddedCluster::start(ServerOptions::default()).await?;
 //! let client = cluster.client().await?;
 //! std::fs::write("/tmp/kubeconfig", cluster.kubeconfig_yaml("embedded", "default"))?;

@@ -2,7 +2,7 @@
 //!
 //! Each type implements `k8s_openapi::Resource` and `Metadata`, so kube-rs's blanket impls make
 //! it usable with `kube::Api` and reflectors without this module depending on kube. Field names
-//! follow the upstream CRD schemas in `crds/` (checked by `tests/api_schema.rs`); every type also
+//! follow the upstream CRD schemas in `crds/` (checked by `tests/pure/api_schema.rs`); every type also
 //! derives `schemars::JsonSchema` for that check. `kinds` names every kind the product handles,
 //! `keys` the well-known labels and annotations, `podstate` the JSON values Kruise keeps in pod
 //! annotations (in-place update state, SidecarSet upgrade specs).
