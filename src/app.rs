@@ -56,7 +56,7 @@ use std::{
 
 use jiff::Timestamp;
 
-pub use effect::Effect;
+pub use effect::{Effect, Listing};
 pub use msg::{Denied, Kind, Msg};
 pub use stores::Stores;
 pub use update::update;

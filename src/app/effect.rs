@@ -44,30 +44,9 @@ pub enum Effect {
     /// Run a confirmed restart (and the marked pods after it, one after another); answered by
     /// `EffectResult::Restart` updates until it ends.
     Restart(Box<super::restart::RestartRun>),
-    /// List every object carrying the delete-protection label with its verdict now; answered
-    /// by `EffectResult::Protected`.
-    FetchProtected,
-    /// List the AdvancedCronJobs (in the namespace watched, or all); answered by
-    /// `EffectResult::CronJobs`.
-    FetchCronJobs,
-    /// List the BroadcastJobs and the pods they own (in the namespace watched, or all);
-    /// answered by `EffectResult::BroadcastJobs`.
-    FetchBroadcastJobs,
-    /// List the WorkloadSpreads and the pods they matched; answered by
-    /// `EffectResult::WorkloadSpreads`.
-    FetchWorkloadSpreads,
-    /// List the UnitedDeployments and the workloads they control; answered by
-    /// `EffectResult::UnitedDeployments`.
-    FetchUnitedDeployments,
-    /// List the image pre-download objects of one kind with the NodeImages (in the namespace
-    /// watched, or all); answered by `EffectResult::Images`.
-    FetchImages(super::images::ImageKind),
-    /// List the PersistentPodStates, the pods they concern and the nodes' labels; answered by
-    /// `EffectResult::PersistentPodStates`.
-    FetchPersistentPodStates,
-    /// List the ResourceDistributions, the namespaces and the objects of each copied name;
-    /// answered by `EffectResult::Distributions`.
-    FetchDistributions,
+    /// List what a polled view shows (the views of kinds without a watch of their own); each
+    /// [`Listing`] is answered by its own `EffectResult`.
+    List(Listing),
     /// Simulate the pending action on a copy of the workload (reads only, sends nothing);
     /// answered by `EffectResult::WhatIf`.
     WhatIf(Box<WhatIfRequest>),
@@ -121,4 +100,31 @@ pub enum Pending {
         prepared: Box<Prepared>,
         state: Box<ObjectState>,
     },
+}
+
+/// What a polled view lists (in the namespace watched, or all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// Every object carrying the delete-protection label, with its verdict now; answered by
+    /// `EffectResult::Protected`.
+    Protected,
+    /// The AdvancedCronJobs; answered by `EffectResult::CronJobs`.
+    CronJobs,
+    /// The BroadcastJobs and the pods they own; answered by `EffectResult::BroadcastJobs`.
+    BroadcastJobs,
+    /// The WorkloadSpreads and the pods they matched; answered by
+    /// `EffectResult::WorkloadSpreads`.
+    WorkloadSpreads,
+    /// The UnitedDeployments and the workloads they control; answered by
+    /// `EffectResult::UnitedDeployments`.
+    UnitedDeployments,
+    /// The image pre-download objects of one kind with the NodeImages; answered by
+    /// `EffectResult::Images`.
+    Images(super::images::ImageKind),
+    /// The PersistentPodStates, the pods they concern and the nodes' labels; answered by
+    /// `EffectResult::PersistentPodStates`.
+    PersistentPodStates,
+    /// The ResourceDistributions (cluster-scoped), the namespaces and the objects of each
+    /// copied name; answered by `EffectResult::Distributions`.
+    Distributions,
 }

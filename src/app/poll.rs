@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use super::{App, Effect, images::ImageKind, route::Route};
+use super::{App, Effect, Listing, images::ImageKind, route::Route};
 
 /// How often the view on top is listed again.
 pub const REFRESH_SECONDS: i64 = 2;
@@ -22,24 +22,46 @@ pub fn due(app: &mut App, force: bool) -> Vec<Effect> {
         return Vec::new();
     };
     let (fetched, in_flight, effect) = match route {
-        Route::Protect(v) => (v.fetched, &mut v.in_flight, Effect::FetchProtected),
-        Route::CronJobs(v) => (v.fetched, &mut v.in_flight, Effect::FetchCronJobs),
-        Route::BroadcastJobs(v) => (v.fetched, &mut v.in_flight, Effect::FetchBroadcastJobs),
-        Route::WorkloadSpreads(v) => (v.fetched, &mut v.in_flight, Effect::FetchWorkloadSpreads),
-        Route::UnitedDeployments(v) => {
-            (v.fetched, &mut v.in_flight, Effect::FetchUnitedDeployments)
-        }
-        Route::Images(v) => (v.fetched, &mut v.in_flight, Effect::FetchImages(v.kind)),
+        Route::Protect(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::Protected),
+        ),
+        Route::CronJobs(v) => (v.fetched, &mut v.in_flight, Effect::List(Listing::CronJobs)),
+        Route::BroadcastJobs(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::BroadcastJobs),
+        ),
+        Route::WorkloadSpreads(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::WorkloadSpreads),
+        ),
+        Route::UnitedDeployments(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::UnitedDeployments),
+        ),
+        Route::Images(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::Images(v.kind)),
+        ),
         Route::PersistentPodStates(v) => (
             v.fetched,
             &mut v.in_flight,
-            Effect::FetchPersistentPodStates,
+            Effect::List(Listing::PersistentPodStates),
         ),
-        Route::Distributions(v) => (v.fetched, &mut v.in_flight, Effect::FetchDistributions),
+        Route::Distributions(v) => (
+            v.fetched,
+            &mut v.in_flight,
+            Effect::List(Listing::Distributions),
+        ),
         Route::Rollout(v) => (
             v.node_images.fetched,
             &mut v.node_images.in_flight,
-            Effect::FetchImages(ImageKind::NodeImages),
+            Effect::List(Listing::Images(ImageKind::NodeImages)),
         ),
         _ => return Vec::new(),
     };

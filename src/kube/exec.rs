@@ -19,7 +19,6 @@ mod whatif;
 use std::{collections::HashMap, future::Future, sync::Arc};
 
 use anyhow::Result;
-use futures::FutureExt as _;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, Pod};
 use kube::{
     Api, Client,
@@ -41,7 +40,7 @@ use super::act::Actor;
 use crate::{
     api::{CloneSet, DaemonSet, StatefulSet},
     app::{
-        Effect, Stores,
+        Effect, Listing, Stores,
         msg::{EffectResult, EventRow, Kind, Msg, ObjectRef},
     },
     cli::KubeArgs,
@@ -224,31 +223,7 @@ impl Executor {
             Effect::Restart(run) => {
                 tokio::spawn(recovery::restart(actor, client, self.tx.clone(), *run));
             }
-            Effect::FetchProtected => {
-                self.answer(recovery::protected(client, namespace).map(EffectResult::Protected))
-            }
-            Effect::FetchBroadcastJobs => self
-                .answer(seed::broadcast_jobs(client, namespace).map(EffectResult::BroadcastJobs)),
-            Effect::FetchWorkloadSpreads => self.answer(
-                spread::workload_spreads(client, namespace).map(EffectResult::WorkloadSpreads),
-            ),
-            Effect::FetchUnitedDeployments => self.answer(
-                spread::united_deployments(client, namespace).map(EffectResult::UnitedDeployments),
-            ),
-            Effect::FetchImages(kind) => self.answer(
-                images::list(client, namespace, kind)
-                    .map(move |result| EffectResult::Images { kind, result }),
-            ),
-            Effect::FetchPersistentPodStates => self.answer(
-                seed_state::persistent_pod_states(client, namespace)
-                    .map(EffectResult::PersistentPodStates),
-            ),
-            Effect::FetchDistributions => {
-                self.answer(seed_state::distributions(client).map(EffectResult::Distributions))
-            }
-            Effect::FetchCronJobs => {
-                self.answer(seed::cron_jobs(client, namespace).map(EffectResult::CronJobs))
-            }
+            Effect::List(what) => self.answer(list(client, namespace, what)),
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
             Effect::WhatIf(req) => self.answer(whatif::whatif(actor, client, gates, *req)),
             Effect::StreamLogs(req) => {
@@ -422,5 +397,32 @@ pub(super) fn event_row(ev: CoreEvent) -> EventRow {
             .unwrap_or(1),
         last_seen,
         source,
+    }
+}
+
+/// `Effect::List`: what a polled view shows, read now.
+async fn list(client: Client, namespace: Option<String>, what: Listing) -> EffectResult {
+    match what {
+        Listing::Protected => EffectResult::Protected(recovery::protected(client, namespace).await),
+        Listing::CronJobs => EffectResult::CronJobs(seed::cron_jobs(client, namespace).await),
+        Listing::BroadcastJobs => {
+            EffectResult::BroadcastJobs(seed::broadcast_jobs(client, namespace).await)
+        }
+        Listing::WorkloadSpreads => {
+            EffectResult::WorkloadSpreads(spread::workload_spreads(client, namespace).await)
+        }
+        Listing::UnitedDeployments => {
+            EffectResult::UnitedDeployments(spread::united_deployments(client, namespace).await)
+        }
+        Listing::Images(kind) => EffectResult::Images {
+            kind,
+            result: images::list(client, namespace, kind).await,
+        },
+        Listing::PersistentPodStates => EffectResult::PersistentPodStates(
+            seed_state::persistent_pod_states(client, namespace).await,
+        ),
+        Listing::Distributions => {
+            EffectResult::Distributions(seed_state::distributions(client).await)
+        }
     }
 }

@@ -61,7 +61,9 @@ fn enter_on_a_cloneset_opens_its_rollout_and_pods_lists_its_pods() {
                 .to_vec()
             },
             // The nodes' NodeImages, for the next-image mark.
-            Effect::FetchImages(kruise_tui::app::images::ImageKind::NodeImages),
+            Effect::List(kruise_tui::app::Listing::Images(
+                kruise_tui::app::images::ImageKind::NodeImages
+            )),
         ]
     );
     assert!(h.screen().contains("Rollout · CloneSet demo/web"));

@@ -108,7 +108,10 @@ fn target(kind: &str, ns: Option<&str>, name: &str) -> Target {
 fn protect_view() {
     let mut h = Harness::loaded(None, (120, 20));
     let effects = h.press(&[":", "p", "r", "o", "t", "e", "c", "t", "enter"]);
-    assert_eq!(effects, vec![Effect::FetchProtected]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::Protected)]
+    );
     insta::assert_snapshot!("protect_loading", h.screen());
     h.feed(Msg::EffectDone(EffectResult::Protected(Ok(
         ProtectReport {

@@ -44,7 +44,10 @@ fn cron_jobs_list_detail_and_pause() {
     let effects = h.type_text("acj");
     assert!(effects.is_empty());
     let effects = h.press(&["enter"]);
-    assert_eq!(effects, vec![Effect::FetchCronJobs]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::CronJobs)]
+    );
     insta::assert_snapshot!("acj_loading", h.screen());
     h.feed(Msg::EffectDone(EffectResult::CronJobs(Ok(jobs()))));
     // Sorted by name: broken, image-warmup, nightly-report.
@@ -127,7 +130,10 @@ fn broadcast_listing() -> kruise_tui::app::broadcastjobs::Listing {
 fn broadcast_jobs_list_and_pods_per_node() {
     let mut h = Harness::loaded(None, (140, 20));
     let effects = h.command("bcj");
-    assert_eq!(effects, vec![Effect::FetchBroadcastJobs]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::BroadcastJobs)]
+    );
     assert!(h.screen().contains("Listing BroadcastJobs"));
     h.feed(Msg::EffectDone(EffectResult::BroadcastJobs(Ok(
         broadcast_listing(),

@@ -125,7 +125,10 @@ fn listing(kind: ImageKind) -> Listing {
 
 fn open(h: &mut Harness, command: &str, kind: ImageKind) {
     let effects = h.command(command);
-    assert_eq!(effects, vec![Effect::FetchImages(kind)]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::Images(kind))]
+    );
     h.feed(Msg::EffectDone(EffectResult::Images {
         kind,
         result: Ok(listing(kind)),
@@ -228,7 +231,9 @@ fn rollout_marks_pods_whose_next_image_is_not_on_their_node() {
     // demo/api, demo/db, demo/node-agent, demo/web: web is the 4th row.
     let effects = h.press(&["j", "j", "j", "enter"]);
     assert!(
-        effects.contains(&Effect::FetchImages(ImageKind::NodeImages)),
+        effects.contains(&Effect::List(kruise_tui::app::Listing::Images(
+            ImageKind::NodeImages
+        ))),
         "{effects:?}"
     );
     // Before the NodeImages are listed (or when they cannot be) the grid shows nothing more.
@@ -263,7 +268,9 @@ fn rollout_marks_pods_whose_next_image_is_not_on_their_node() {
         harness::now() + jiff::SignedDuration::from_secs(10),
     ));
     assert!(
-        !effects.contains(&Effect::FetchImages(ImageKind::NodeImages)),
+        !effects.contains(&Effect::List(kruise_tui::app::Listing::Images(
+            ImageKind::NodeImages
+        ))),
         "{effects:?}"
     );
 }

@@ -76,7 +76,10 @@ fn spread_listing() -> workloadspreads::Listing {
 fn workload_spreads_list_detail_and_pod() {
     let mut h = Harness::loaded(None, (140, 30));
     let effects = h.command("ws");
-    assert_eq!(effects, vec![Effect::FetchWorkloadSpreads]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::WorkloadSpreads)]
+    );
     assert!(h.screen().contains("Listing WorkloadSpreads"));
     h.feed(Msg::EffectDone(EffectResult::WorkloadSpreads(Ok(
         spread_listing(),
@@ -179,7 +182,10 @@ fn united_listing() -> uniteddeployments::Listing {
 fn united_deployments_list_detail_and_rollout() {
     let mut h = Harness::loaded(None, (140, 24));
     let effects = h.command("ud");
-    assert_eq!(effects, vec![Effect::FetchUnitedDeployments]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::UnitedDeployments)]
+    );
     h.feed(Msg::EffectDone(EffectResult::UnitedDeployments(Ok(
         united_listing(),
     ))));

@@ -110,7 +110,10 @@ fn pps_listing() -> PpsListing {
 fn persistent_pod_states_list_detail_and_pod() {
     let mut h = Harness::loaded(None, (150, 24));
     let effects = h.command("pps");
-    assert_eq!(effects, vec![Effect::FetchPersistentPodStates]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::PersistentPodStates)]
+    );
     assert!(h.screen().contains("Listing PersistentPodStates"));
     h.feed(Msg::EffectDone(EffectResult::PersistentPodStates(Ok(
         pps_listing(),
@@ -252,7 +255,10 @@ fn rd_listing() -> RdListing {
 fn distributions_list_and_namespaces() {
     let mut h = Harness::loaded(None, (140, 26));
     let effects = h.command("distributor");
-    assert_eq!(effects, vec![Effect::FetchDistributions]);
+    assert_eq!(
+        effects,
+        vec![Effect::List(kruise_tui::app::Listing::Distributions)]
+    );
     h.feed(Msg::EffectDone(EffectResult::Distributions(Ok(
         rd_listing(),
     ))));

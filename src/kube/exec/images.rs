@@ -40,7 +40,7 @@ async fn pull_jobs(
         .map_err(|e| format!("imagepulljobs: {}", describe(&e)))
 }
 
-/// `Effect::FetchImages`: the objects of `kind` in `namespace` (or every namespace) and the
+/// `Listing::Images`: the objects of `kind` in `namespace` (or every namespace) and the
 /// NodeImages. For the job lists a NodeImage list that fails is kept as its error (the lists
 /// still show; the detail says why it has no nodes); for `:nodeimages` it is the answer's error.
 pub async fn list(

@@ -78,7 +78,7 @@ fn rank(kind: &KindInfo) -> usize {
         .unwrap_or(LISTED.len())
 }
 
-/// `Effect::FetchProtected`: every object carrying the label (namespaced kinds in `namespace`,
+/// `Effect::List(Listing::Protected)`: every object carrying the label (namespaced kinds in `namespace`,
 /// or everywhere), with the verdict a delete would meet now.
 pub async fn protected(client: Client, namespace: Option<String>) -> Result<ProtectReport, String> {
     let (enforcement, gates) = enforcement(&client).await;

@@ -49,7 +49,7 @@ pub(super) fn placed(p: &Pod) -> (String, String, bool) {
     (node, phase, crate::api::pod::is_ready(p))
 }
 
-/// `Effect::FetchCronJobs`: the AdvancedCronJobs in `namespace`, or in every namespace.
+/// `Effect::List(Listing::CronJobs)`: the AdvancedCronJobs in `namespace`, or in every namespace.
 pub async fn cron_jobs(
     client: Client,
     namespace: Option<String>,
@@ -57,7 +57,7 @@ pub async fn cron_jobs(
     list(&client, namespace.as_deref(), "advancedcronjobs").await
 }
 
-/// `Effect::FetchBroadcastJobs`: the BroadcastJobs in `namespace` (or every namespace) and the
+/// `Effect::List(Listing::BroadcastJobs)`: the BroadcastJobs in `namespace` (or every namespace) and the
 /// pods whose controller is one of them.
 pub async fn broadcast_jobs(client: Client, namespace: Option<String>) -> Result<Listing, String> {
     let ns = namespace.as_deref();

@@ -19,7 +19,7 @@ use crate::{
 
 use super::seed::{list, placed};
 
-/// `Effect::FetchPersistentPodStates`: the states in `namespace` (or every namespace), the pods
+/// `Effect::List(Listing::PersistentPodStates)`: the states in `namespace` (or every namespace), the pods
 /// of those namespaces they concern, and the labels of the nodes those pods run on. Nodes that
 /// cannot be read (no RBAC for nodes) leave the topology comparison out, not the view.
 pub async fn persistent_pod_states(
@@ -106,7 +106,7 @@ async fn node_labels(client: Client) -> Result<BTreeMap<String, BTreeMap<String,
         .collect())
 }
 
-/// `Effect::FetchDistributions`: every ResourceDistribution (cluster-scoped, whatever namespace
+/// `Effect::List(Listing::Distributions)`: every ResourceDistribution (cluster-scoped, whatever namespace
 /// is watched), the cluster's namespaces, and each copied Secret or ConfigMap name in every
 /// namespace (a list by `metadata.name`). A namespace or kind that cannot be listed is reported
 /// in the listing; the distributions still show.

@@ -18,7 +18,7 @@ use crate::{
 
 use super::seed::{list, placed};
 
-/// `Effect::FetchWorkloadSpreads`: the WorkloadSpreads in `namespace` (or every namespace) and
+/// `Effect::List(Listing::WorkloadSpreads)`: the WorkloadSpreads in `namespace` (or every namespace) and
 /// the pods upstream's webhook matched to one (their `matched-workloadspread` annotation).
 pub async fn workload_spreads(
     client: Client,
@@ -55,7 +55,7 @@ fn spread_pod(p: Pod) -> Option<SpreadPod> {
     })
 }
 
-/// `Effect::FetchUnitedDeployments`: the UnitedDeployments in `namespace` (or every namespace)
+/// `Effect::List(Listing::UnitedDeployments)`: the UnitedDeployments in `namespace` (or every namespace)
 /// and the workloads (of the kinds their templates make) whose controller is one of them.
 pub async fn united_deployments(
     client: Client,
