@@ -69,14 +69,15 @@ impl Cli {
             Command::Rollout(RolloutCommand::Partition(a)) => (&a.target, &a.value, "<VALUE>"),
             _ => return None,
         };
-        (partition.is_percent() && target.kind.kind != "CloneSet").then(|| {
-            format!(
-                "invalid value '{}' for '{arg}': the partition of {} is a number of pods, not \
+        (partition.is_percent() && !target.kind.workload.is_some_and(|w| w.partition_percent()))
+            .then(|| {
+                format!(
+                    "invalid value '{}' for '{arg}': the partition of {} is a number of pods, not \
                  a percent",
-                partition.text,
-                target.resource_name()
-            )
-        })
+                    partition.text,
+                    target.resource_name()
+                )
+            })
     }
 
     /// A flag given where it means nothing: a console flag with a subcommand, `-A` with one

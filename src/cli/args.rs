@@ -70,10 +70,13 @@ pub struct WorkloadArg {
 }
 
 /// The kinds with a rollout: CloneSet, Advanced StatefulSet, Advanced DaemonSet.
-const ROLLOUT_KINDS: &[(&str, &str)] = &[
-    ("CloneSet", "cloneset|clone|cs"),
-    ("StatefulSet", "asts|statefulset.apps.kruise.io"),
-    ("DaemonSet", "ads|daemonset.apps.kruise.io"),
+const ROLLOUT_KINDS: &[(&KindInfo, &str)] = &[
+    (&kinds::CLONESET, "cloneset|clone|cs"),
+    (
+        &kinds::ADVANCED_STATEFULSET,
+        "asts|statefulset.apps.kruise.io",
+    ),
+    (&kinds::ADVANCED_DAEMONSET, "ads|daemonset.apps.kruise.io"),
 ];
 
 impl WorkloadArg {
@@ -87,7 +90,7 @@ impl WorkloadArg {
         Self::parse(text, &ROLLOUT_KINDS[..2])
     }
 
-    fn parse(text: &str, accepted: &[(&str, &str)]) -> Result<WorkloadArg, String> {
+    fn parse(text: &str, accepted: &[(&KindInfo, &str)]) -> Result<WorkloadArg, String> {
         let takes = || {
             accepted
                 .iter()
@@ -110,7 +113,7 @@ impl WorkloadArg {
             }
             other => format!("{other}; this command takes {}", takes()),
         })?;
-        if info.group != "apps.kruise.io" || !accepted.iter().any(|(k, _)| *k == info.kind) {
+        if !accepted.iter().any(|(k, _)| *k == info) {
             return Err(format!(
                 "{} ({}) has no {}; this command takes {}",
                 info.display_name(),
