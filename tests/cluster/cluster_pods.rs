@@ -186,3 +186,52 @@ async fn kubectl_force_deletes_at_once_and_waits_for_the_kubelet_otherwise() {
     stop.cancel();
     let _ = sim.await;
 }
+
+/// A pod written back on an old read is a conflict (409) before its spec is validated, as the
+/// real server's GuaranteedUpdate compares the resourceVersion first: the writer re-reads.
+/// Validated first, the stale copy (unbound, while the pod was bound since) would be a 422
+/// that no re-read follows.
+#[tokio::test]
+async fn a_stale_pod_update_is_a_conflict_before_its_spec_is_judged() {
+    let c = common::start().await;
+    let client = c.client().await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    pods.create(
+        &kube::api::PostParams::default(),
+        &serde_json::from_value(common::pod_json("web", json!({"app": "web"}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let stale = pods.get("web").await.unwrap();
+    let mut bound = stale.clone();
+    bound.spec.as_mut().unwrap().node_name = Some("node-a".into());
+    bound.metadata.resource_version = None;
+    // Bind it (as the scheduler's binding does): the pod's spec now names a node.
+    c.store()
+        .update(serde_json::to_value(&bound).unwrap())
+        .unwrap();
+    let mut again = stale.clone();
+    again
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("touched".into(), "yes".into());
+    let err = pods
+        .replace("web", &kube::api::PostParams::default(), &again)
+        .await
+        .expect_err("a stale write");
+    match err {
+        kube::Error::Api(s) => assert_eq!((s.code, s.reason.as_str()), (409, "Conflict"), "{s:?}"),
+        other => panic!("{other:?}"),
+    }
+    // Re-read, the same change goes through.
+    let mut fresh = pods.get("web").await.unwrap();
+    fresh
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("touched".into(), "yes".into());
+    pods.replace("web", &kube::api::PostParams::default(), &fresh)
+        .await
+        .unwrap();
+}

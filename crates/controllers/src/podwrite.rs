@@ -14,14 +14,15 @@ const CONFLICT_RETRIES: usize = 3;
 
 /// Writes `desired` (computed from `base`); on a conflict re-reads the pod and re-applies the
 /// same change to it (upstream's RetryOnConflict), a bounded number of times. `rv` overrides
-/// the first attempt's resourceVersion (the one a status write just returned).
+/// the first attempt's resourceVersion (the one a status write just returned). Also says
+/// whether the write went to a re-read pod (then `base` was stale).
 pub async fn with_rebase<F, Fut>(
     api: &Api<Pod>,
     base: Option<&Pod>,
     desired: &Pod,
     rv: Option<String>,
     write_fn: F,
-) -> Result<write::Written, kube::Error>
+) -> Result<(write::Written, bool), kube::Error>
 where
     F: Fn(Api<Pod>, Pod) -> Fut,
     Fut: std::future::Future<Output = Result<write::Written, kube::Error>>,
@@ -40,7 +41,7 @@ where
                 let fresh = api.get(name).await?;
                 attempt = pods::rebase(base, desired, &fresh);
             }
-            other => return other,
+            other => return other.map(|written| (written, tries > 0)),
         }
     }
 }
@@ -55,15 +56,22 @@ pub async fn update(
     pod: Option<&Pod>,
 ) -> Result<Vec<Expect>, kube::Error> {
     let mut rv = None;
+    // The resourceVersion the pod write may take from the status write: only when the status
+    // went onto `base` itself. After a re-read, `base` is stale, and `pod` (computed from it)
+    // sent at the fresh resourceVersion would undo what changed since (a real server refuses
+    // that: a bound pod's nodeName may not go); sent at its own, it conflicts and is re-applied
+    // to the fresh pod like the status was.
+    let mut pod_rv = None;
     if let Some(status) = status {
-        let written = with_rebase(api, base, status, None, |api, p| async move {
+        let (written, rebased) = with_rebase(api, base, status, None, |api, p| async move {
             write::replace_status(&api, &p).await
         })
         .await?;
+        pod_rv = (!rebased).then(|| written.resource_version.clone());
         rv = Some(written.resource_version);
     }
     if let Some(pod) = pod {
-        let written = with_rebase(api, base, pod, rv.take(), |api, p| async move {
+        let (written, _) = with_rebase(api, base, pod, pod_rv, |api, p| async move {
             write::replace(&api, &p).await
         })
         .await?;

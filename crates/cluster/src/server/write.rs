@@ -568,6 +568,16 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
             }],
         ));
     }
+    // A stale resourceVersion is a conflict before anything is validated, as the real server's
+    // GuaranteedUpdate compares it before the update strategy runs: a client that sends a pod
+    // built on an old read learns to re-read (409), not that its old spec is invalid (422).
+    if let Some(want) = body["metadata"]["resourceVersion"]
+        .as_str()
+        .filter(|rv| !rv.is_empty())
+        && want != old.rv.to_string()
+    {
+        return Err(ApiError::conflict(&t.res.plural, &t.res.group, &name));
+    }
     let new = if t.sub.as_deref() == Some("scale") {
         let mut n = output_value(&t.res, &old);
         if let Some(m) = n["metadata"].as_object_mut() {
