@@ -568,9 +568,8 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
             }],
         ));
     }
-    // A stale resourceVersion is a conflict before anything is validated, as the real server's
-    // GuaranteedUpdate compares it before the update strategy runs: a client that sends a pod
-    // built on an old read learns to re-read (409), not that its old spec is invalid (422).
+    // A stale resourceVersion is a 409 before anything is validated (the real server's
+    // GuaranteedUpdate compares it first): the writer re-reads, rather than meeting a 422.
     if let Some(want) = body["metadata"]["resourceVersion"]
         .as_str()
         .filter(|rv| !rv.is_empty())
