@@ -75,28 +75,15 @@ pub fn controller(
         expectations: Expectations::default(),
     });
     let all = {
-        let q = queue.clone();
-        let store = cache.crrs.store();
-        move || {
-            for crr in store.state() {
-                q.enqueue_obj(&crr);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let all = all.clone();
         let ctx = ctx.clone();
-        cache.crrs.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(crr) => ctx.expectations.forget(&format!(
+        runner::watch_own(&cache.crrs, &queue, move |crr| {
+            ctx.expectations.forget(&format!(
                 "{}/{}",
                 crr.metadata.namespace.as_deref().unwrap_or_default(),
                 crr.metadata.name.as_deref().unwrap_or_default()
-            )),
-            Change::Resynced => all(),
-        });
-    }
+            ));
+        })
+    };
     {
         let q = queue.clone();
         let crrs = cache.crrs.store();

@@ -25,7 +25,7 @@ use super::{
     expectations::Expect,
     owned::{self, Ctx, key},
     podwrite,
-    runner::ReconcileError,
+    runner::{self, ReconcileError},
     write,
 };
 use crate::{
@@ -76,7 +76,7 @@ pub fn controller(
         shutdown,
         |cache| &cache.daemonsets,
         |cache, queue| {
-            let resync = owned::enqueue_all(queue.clone(), cache.daemonsets.store());
+            let resync = runner::enqueue_all(queue, cache.daemonsets.store());
             cache.nodes.on_change(move |change| match change {
                 Change::Applied {
                     old: Some(old),

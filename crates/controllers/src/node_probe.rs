@@ -81,24 +81,14 @@ pub fn controller(
         shared: shared.clone(),
         expectations: Expectations::default(),
     });
-    {
-        let q = queue.clone();
-        let store = cache.node_probes.store();
-        cache.node_probes.on_change(move |change| match change {
-            // Upstream looks at a NodePodProbe when it appears and when its status changes.
-            Change::Applied { old, new } => {
-                if old.as_ref().is_none_or(|o| o.status != new.status) {
-                    q.enqueue_obj(*new);
-                }
-            }
-            Change::Deleted(_) => {}
-            Change::Resynced => {
-                for npp in store.state() {
-                    q.enqueue_obj(&npp);
-                }
-            }
-        });
-    }
+    // Upstream looks at a NodePodProbe when it appears and when its status changes; no other
+    // kind's relist queues them all.
+    let _ = runner::watch_own_if(
+        &cache.node_probes,
+        &queue,
+        |old, new| old.is_none_or(|o| o.status != new.status),
+        |_| {},
+    );
     {
         let q = queue.clone();
         let probes = cache.node_probes.store();

@@ -5,7 +5,7 @@
 use std::{fmt::Debug, future::Future, sync::Arc};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::{Resource, runtime::controller::Action, runtime::reflector::Store};
+use kube::{Resource, runtime::controller::Action};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -107,19 +107,6 @@ pub fn enqueue_owner<K: Resource<DynamicType = ()>>(queue: &Queue<K>, meta: &Obj
     }
 }
 
-/// A handler that queues every object in `store` (after a relist, when deletions cannot be
-/// named).
-pub fn enqueue_all<K>(queue: Queue<K>, store: Store<K>) -> impl Fn() + Send + Sync + 'static
-where
-    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
-{
-    move || {
-        for obj in store.state() {
-            queue.enqueue_obj(&obj);
-        }
-    }
-}
-
 /// Wires a workload kind's informer, the pods and the ControllerRevisions to its queue: a
 /// change to the workload queues it (a deletion forgets its expectations), a change to a pod or
 /// a revision queues its controlling workload, and a relist of the workloads or the pods queues
@@ -132,24 +119,15 @@ pub fn wire_workload<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
 {
+    let all = runner::watch_own(own, queue, move |obj| {
+        let meta = obj.meta();
+        forget(&key(
+            meta.namespace.as_deref().unwrap_or_default(),
+            meta.name.as_deref().unwrap_or_default(),
+        ));
+    });
     {
         let q = queue.clone();
-        let resync = enqueue_all(queue.clone(), own.store());
-        own.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(new),
-            Change::Deleted(obj) => {
-                let meta = obj.meta();
-                forget(&key(
-                    meta.namespace.as_deref().unwrap_or_default(),
-                    meta.name.as_deref().unwrap_or_default(),
-                ));
-            }
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        let resync = enqueue_all(queue.clone(), own.store());
         cache.pods.on_change(move |change| match change {
             Change::Applied { old, new } => {
                 enqueue_owner(&q, &new.metadata);
@@ -158,7 +136,7 @@ pub fn wire_workload<K>(
                 }
             }
             Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
-            Change::Resynced => resync(),
+            Change::Resynced => all(),
         });
     }
     let q = queue.clone();

@@ -100,27 +100,14 @@ pub fn controller(
         expectations: Expectations::default(),
     });
     let all = {
-        let q = queue.clone();
-        let store = cache.probe_markers.store();
-        move || {
-            for ppm in store.state() {
-                q.enqueue_obj(&ppm);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let all = all.clone();
         let ctx = ctx.clone();
-        cache.probe_markers.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(ppm) => ctx.expectations.forget(&key(
+        runner::watch_own(&cache.probe_markers, &queue, move |ppm| {
+            ctx.expectations.forget(&key(
                 ppm.metadata.namespace.as_deref().unwrap_or_default(),
                 ppm.metadata.name.as_deref().unwrap_or_default(),
-            )),
-            Change::Resynced => all(),
-        });
-    }
+            ));
+        })
+    };
     {
         let q = queue.clone();
         let all = all.clone();

@@ -236,27 +236,10 @@ pub fn controller(
 
 fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
     let cache = &shared.cache;
-    let all = |q: Queue<PodUnavailableBudget>,
-               store: kube::runtime::reflector::Store<PodUnavailableBudget>| {
-        move || {
-            for p in store.state() {
-                q.enqueue_obj(&p);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.pubs.store());
-        cache.pubs.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(_) => {}
-            Change::Resynced => resync(),
-        });
-    }
+    let resync = runner::watch_own(&cache.pubs, queue, |_| {});
     {
         let q = queue.clone();
         let shared = shared.clone();
-        let resync = all(queue.clone(), cache.pubs.store());
         cache.pods.on_change(move |change| {
             let cache = &shared.cache;
             match change {

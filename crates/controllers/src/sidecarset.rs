@@ -143,43 +143,28 @@ pub fn controller(
         expectations: Expectations::default(),
         namespace_ready: AtomicBool::new(false),
     });
-    let all = |q: Queue<api::SidecarSet>,
-               store: kube::runtime::reflector::Store<api::SidecarSet>| {
-        move || {
-            for set in store.state() {
-                q.enqueue_obj(&set);
-            }
-        }
+    let resync = {
+        let ctx = ctx.clone();
+        runner::watch_own_if(
+            &cache.sidecarsets,
+            &queue,
+            // Upstream reconciles on spec (generation) changes; labels carry the custom version
+            // of the next revision.
+            |old, new| {
+                old.is_none_or(|old| {
+                    old.metadata.generation != new.metadata.generation
+                        || old.metadata.labels != new.metadata.labels
+                })
+            },
+            move |set| {
+                ctx.expectations
+                    .forget(set.metadata.name.as_deref().unwrap_or_default());
+            },
+        )
     };
     {
         let q = queue.clone();
-        let ctx = ctx.clone();
-        let resync = all(queue.clone(), cache.sidecarsets.store());
-        cache.sidecarsets.on_change(move |change| match change {
-            Change::Applied { old: None, new } => q.enqueue_obj(*new),
-            Change::Applied {
-                old: Some(old),
-                new,
-            } => {
-                // Upstream reconciles on spec (generation) changes; labels carry the custom
-                // version of the next revision.
-                if old.metadata.generation != new.metadata.generation
-                    || old.metadata.labels != new.metadata.labels
-                {
-                    q.enqueue_obj(*new);
-                }
-            }
-            Change::Deleted(set) => {
-                ctx.expectations
-                    .forget(set.metadata.name.as_deref().unwrap_or_default());
-            }
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
         let sets = cache.sidecarsets.store();
-        let resync = all(queue.clone(), cache.sidecarsets.store());
         cache.pods.on_change(move |change| match change {
             Change::Applied { old: None, new } => enqueue_sets_of(&q, &sets.state(), new),
             Change::Applied {
