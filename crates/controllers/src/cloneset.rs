@@ -23,7 +23,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::Expect,
-    owned::{self, Ctx, controlled_by, enqueue_owner, key},
+    owned::{self, Ctx, Revisions, controlled_by, enqueue_owner, key},
     podwrite,
     runner::ReconcileError,
     write,
@@ -97,45 +97,12 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
 
     let active_revs = revisions::active_revisions(&cs, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
-    let mut update = active_revs.update.clone();
-    if active_revs.create {
-        match rev_api
-            .create(&kube::api::PostParams::default(), &update)
-            .await
-        {
-            Ok(created) => update = created,
-            Err(err) if write::code(&err) == Some(409) => {
-                let rev_name = update.metadata.name.clone().unwrap_or_default();
-                let existing = rev_api.get(&rev_name).await?;
-                if !revisions::equal_revision(&existing, &update) {
-                    // A hash collision: count it and let the next reconcile hash again.
-                    bump_collision_count(shared, &cs).await?;
-                    return Ok(Action::requeue(Duration::from_millis(100)));
-                }
-                update = existing;
-            }
-            Err(err) => return Err(err.into()),
-        }
-        revs.push(update.clone());
-    } else if active_revs.renumber {
-        update = rev_api
-            .replace(
-                update.metadata.name.as_deref().unwrap_or_default(),
-                &kube::api::PostParams::default(),
-                &update,
-            )
-            .await?;
-        if let Some(r) = revs
-            .iter_mut()
-            .find(|r| r.metadata.name == update.metadata.name)
-        {
-            *r = update.clone();
-        }
-    }
-    let current = if active_revs.current.metadata.name == update.metadata.name {
-        update.clone()
-    } else {
-        active_revs.current.clone()
+    let Some(Revisions { current, update }) =
+        owned::settle_revisions(&rev_api, &active_revs, &mut revs).await?
+    else {
+        // A hash collision: count it and let the next reconcile hash again.
+        bump_collision_count(shared, &cs).await?;
+        return Ok(Action::requeue(Duration::from_millis(100)));
     };
     let label_selector = Selector::try_from(cs.spec.selector.clone())
         .map(|s| s.to_string())

@@ -4,8 +4,10 @@
 
 use std::{fmt::Debug, future::Future, sync::Arc};
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::{Resource, runtime::controller::Action};
+use k8s_openapi::{
+    api::apps::v1::ControllerRevision, apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
+use kube::{Api, Resource, api::PostParams, runtime::controller::Action};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -14,7 +16,9 @@ use super::{
     expectations::Expectations,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
+    write,
 };
+use crate::kruise::cloneset::reconcile::revisions::{ActiveRevisions, equal_revision};
 
 /// A workload controller's context: the shared handles, its expectations and its event
 /// recorder.
@@ -105,6 +109,60 @@ pub fn enqueue_owner<K: Resource<DynamicType = ()>>(queue: &Queue<K>, meta: &Obj
     if let Some(name) = owner_name(meta, &K::kind(&())) {
         queue.enqueue(meta.namespace.as_deref().unwrap_or_default(), name);
     }
+}
+
+/// The current and update revisions of a CloneSet or Advanced StatefulSet, as the server has
+/// them.
+pub struct Revisions {
+    pub current: ControllerRevision,
+    pub update: ControllerRevision,
+}
+
+/// Settles the update revision `active` picked on the server, and records it in `revs`: a new
+/// one is created (an existing one of its name and contents is taken instead), an older equal
+/// one re-numbered. `None` on a hash collision (a revision of that name with other contents):
+/// the caller bumps its `collisionCount`, and the next reconcile hashes again.
+pub async fn settle_revisions(
+    api: &Api<ControllerRevision>,
+    active: &ActiveRevisions,
+    revs: &mut Vec<ControllerRevision>,
+) -> Result<Option<Revisions>, ReconcileError> {
+    let mut update = active.update.clone();
+    if active.create {
+        match api.create(&PostParams::default(), &update).await {
+            Ok(created) => update = created,
+            Err(err) if write::code(&err) == Some(409) => {
+                let rev_name = update.metadata.name.clone().unwrap_or_default();
+                let existing = api.get(&rev_name).await?;
+                if !equal_revision(&existing, &update) {
+                    return Ok(None);
+                }
+                update = existing;
+            }
+            Err(err) => return Err(err.into()),
+        }
+        revs.push(update.clone());
+    } else if active.renumber {
+        update = api
+            .replace(
+                update.metadata.name.as_deref().unwrap_or_default(),
+                &PostParams::default(),
+                &update,
+            )
+            .await?;
+        if let Some(r) = revs
+            .iter_mut()
+            .find(|r| r.metadata.name == update.metadata.name)
+        {
+            *r = update.clone();
+        }
+    }
+    let current = if active.current.metadata.name == update.metadata.name {
+        update.clone()
+    } else {
+        active.current.clone()
+    };
+    Ok(Some(Revisions { current, update }))
 }
 
 /// Wires a workload kind's informer, the pods and the ControllerRevisions to its queue: a

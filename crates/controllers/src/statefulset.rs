@@ -12,22 +12,19 @@ use k8s_openapi::api::{
     apps::v1::ControllerRevision,
     core::v1::{PersistentVolumeClaim, Pod},
 };
-use kube::{Api, api::PostParams, core::Selector, runtime::controller::Action};
+use kube::{Api, core::Selector, runtime::controller::Action};
 
 use super::{
     Shared,
     expectations::Expect,
-    owned::{self, Ctx, key},
+    owned::{self, Ctx, Revisions, key},
     podwrite,
     runner::ReconcileError,
     write,
 };
 use crate::{
     api::StatefulSet,
-    kruise::{
-        cloneset::reconcile::revisions::equal_revision,
-        statefulset::reconcile::{self, Input, Op, PodWrite, claim_event, revisions, status},
-    },
+    kruise::statefulset::reconcile::{self, Input, Op, PodWrite, claim_event, revisions, status},
 };
 
 /// How often a set is looked at when nothing happens.
@@ -88,45 +85,15 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
 
     let active = revisions::active_revisions(&set, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
-    let mut update = active.update.clone();
-    if active.create {
-        match rev_api.create(&PostParams::default(), &update).await {
-            Ok(created) => update = created,
-            Err(err) if write::code(&err) == Some(409) => {
-                let rev_name = update.metadata.name.clone().unwrap_or_default();
-                let existing = rev_api.get(&rev_name).await?;
-                if !equal_revision(&existing, &update) {
-                    // A hash collision: count it and let the next reconcile hash again.
-                    let mut bumped = (*set).clone();
-                    let st = bumped.status.get_or_insert_with(Default::default);
-                    st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
-                    write_status(shared, &bumped).await?;
-                    return Ok(Action::requeue(Duration::from_millis(100)));
-                }
-                update = existing;
-            }
-            Err(err) => return Err(err.into()),
-        }
-        revs.push(update.clone());
-    } else if active.renumber {
-        update = rev_api
-            .replace(
-                update.metadata.name.as_deref().unwrap_or_default(),
-                &PostParams::default(),
-                &update,
-            )
-            .await?;
-        if let Some(r) = revs
-            .iter_mut()
-            .find(|r| r.metadata.name == update.metadata.name)
-        {
-            *r = update.clone();
-        }
-    }
-    let current = if active.current.metadata.name == update.metadata.name {
-        update.clone()
-    } else {
-        active.current.clone()
+    let Some(Revisions { current, update }) =
+        owned::settle_revisions(&rev_api, &active, &mut revs).await?
+    else {
+        // A hash collision: count it and let the next reconcile hash again.
+        let mut bumped = (*set).clone();
+        let st = bumped.status.get_or_insert_with(Default::default);
+        st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
+        write_status(shared, &bumped).await?;
+        return Ok(Action::requeue(Duration::from_millis(100)));
     };
     let label_selector = Selector::try_from(set.spec.selector.clone())
         .map(|s| s.to_string())
