@@ -23,7 +23,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::Expect,
-    owned::{self, Ctx, Revisions, controlled_by, enqueue_owner, key},
+    owned::{self, Ctx, Identity, Revisions, controlled_by, enqueue_owner},
     podwrite,
     runner::ReconcileError,
     write,
@@ -32,12 +32,6 @@ use crate::{
     api::CloneSet,
     kruise::cloneset::reconcile::{self, Input, PodOp, PodWrite, pods, revisions},
 };
-
-/// How often a CloneSet is looked at when nothing happens.
-const RESYNC: Duration = Duration::from_secs(300);
-/// How long to wait for unsatisfied expectations before looking again (a watch event usually
-/// comes first).
-const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 /// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
 /// `shutdown`, once the cache has its first lists).
@@ -66,14 +60,15 @@ pub fn controller(
 async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
-    let ns = cs.metadata.namespace.clone().unwrap_or_default();
-    let name = cs.metadata.name.clone().unwrap_or_default();
-    let uid = cs.metadata.uid.clone().unwrap_or_default();
-    let owner_key = key(&ns, &name);
-    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
-    if !ctx.expectations.satisfied(&owner_key, lookup) {
-        return Ok(Action::requeue(EXPECTATION_RECHECK));
-    }
+    let Some(Identity {
+        ns,
+        name,
+        uid,
+        key: owner_key,
+    }) = ctx.settled(&*cs)
+    else {
+        return Ok(Action::requeue(owned::EXPECTATION_RECHECK));
+    };
     let owned: Vec<Arc<Pod>> = cache.pods.filter(&ns, |p| controlled_by(&p.metadata, &uid));
     let all_pod_names: Vec<String> = owned
         .iter()
@@ -191,26 +186,9 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
         .map_err(|e| ReconcileError::new(e.to_string()))?;
         patch_cloneset(shared, &ns, &name, &patch).await?;
     }
-    for rev_name in &outcome.delete_revisions {
-        if let Some(rev) = revs
-            .iter()
-            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
-        {
-            write::delete(
-                &rev_api,
-                rev_name,
-                rev.metadata.uid.as_deref().unwrap_or_default(),
-            )
-            .await?;
-        }
-    }
+    owned::delete_revisions(&rev_api, &revs, &outcome.delete_revisions).await?;
     write_result?;
-    Ok(Action::requeue(
-        outcome
-            .requeue_after
-            .and_then(|s| u64::try_from(s).ok())
-            .map_or(RESYNC, Duration::from_secs),
-    ))
+    Ok(owned::requeue(outcome.requeue_after))
 }
 
 /// Applies the pod writes in order; creations go in slow-start batches. Stops at the first

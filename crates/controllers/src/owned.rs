@@ -2,7 +2,7 @@
 //! expectation keys, ownership by controller reference, and the wiring that queues a workload
 //! when it, its pods or its ControllerRevisions change.
 
-use std::{fmt::Debug, future::Future, sync::Arc};
+use std::{fmt::Debug, future::Future, sync::Arc, time::Duration};
 
 use k8s_openapi::{
     api::apps::v1::ControllerRevision, apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -20,12 +20,78 @@ use super::{
 };
 use crate::kruise::cloneset::reconcile::revisions::{ActiveRevisions, equal_revision};
 
+/// How often a workload is looked at when nothing happens.
+pub const RESYNC: Duration = Duration::from_secs(300);
+/// How long to wait for unsatisfied expectations before looking again (a watch event usually
+/// comes first).
+pub const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
+
 /// A workload controller's context: the shared handles, its expectations and its event
 /// recorder.
 pub struct Ctx {
     pub shared: Arc<Shared>,
     pub expectations: Expectations,
     pub recorder: Recorder,
+}
+
+/// Who a workload is, as its reconcile uses it.
+pub struct Identity {
+    pub ns: String,
+    pub name: String,
+    pub uid: String,
+    /// Its expectations key ([`key`]).
+    pub key: String,
+}
+
+impl Ctx {
+    /// The workload's identity once the cache shows every pod write it expects; `None` until
+    /// then (look again after [`EXPECTATION_RECHECK`]).
+    pub fn settled<K: Resource>(&self, obj: &K) -> Option<Identity> {
+        let meta = obj.meta();
+        let ns = meta.namespace.clone().unwrap_or_default();
+        let name = meta.name.clone().unwrap_or_default();
+        let uid = meta.uid.clone().unwrap_or_default();
+        let key = key(&ns, &name);
+        let pods = &self.shared.cache.pods;
+        let lookup = |pod_name: &str| super::seen(pods.get(&ns, pod_name).as_deref());
+        if !self.expectations.satisfied(&key, lookup) {
+            return None;
+        }
+        Some(Identity { ns, name, uid, key })
+    }
+}
+
+/// When to look at a workload again: after the seconds its reconcile asked for, else after
+/// [`RESYNC`].
+pub fn requeue(after_seconds: Option<i64>) -> Action {
+    Action::requeue(
+        after_seconds
+            .and_then(|s| u64::try_from(s).ok())
+            .map_or(RESYNC, Duration::from_secs),
+    )
+}
+
+/// Deletes the revisions of `revs` that `names` names (each with its UID as precondition);
+/// a name not among them is skipped.
+pub async fn delete_revisions(
+    api: &Api<ControllerRevision>,
+    revs: &[ControllerRevision],
+    names: &[String],
+) -> Result<(), ReconcileError> {
+    for rev_name in names {
+        if let Some(rev) = revs
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
+        {
+            write::delete(
+                api,
+                rev_name,
+                rev.metadata.uid.as_deref().unwrap_or_default(),
+            )
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Wires a workload controller's triggers now ([`wire_workload`], plus what `wire_more` adds)
