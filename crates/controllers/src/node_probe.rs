@@ -14,10 +14,10 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::{Api, api::ObjectMeta, runtime::controller::Action, runtime::reflector::Store};
 
 use super::{
-    Shared,
+    Ctx, Shared,
     cache::Change,
-    expectations::{Expect, Expectations, Seen},
-    podwrite,
+    expectations::Expect,
+    key_of, podwrite,
     runner::{self, Queue, ReconcileError},
     write,
 };
@@ -30,11 +30,6 @@ use crate::{
 const RESYNC: Duration = Duration::from_secs(300);
 /// How long to wait for our pod writes to show in the cache.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
-
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-}
 
 fn node_of(pod: &Pod) -> Option<&str> {
     pod.spec
@@ -77,10 +72,7 @@ pub fn controller(
     let (queue, inbox) = runner::queue::<NodePodProbe>();
     let (nodes_queue, nodes_inbox) = runner::queue::<Node>();
     let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
+    let ctx = Ctx::new(shared.clone());
     // Upstream looks at a NodePodProbe when it appears and when its status changes; no other
     // kind's relist queues them all.
     let _ = runner::watch_own_if(
@@ -185,12 +177,7 @@ async fn reconcile_one(npp: Arc<NodePodProbe>, ctx: Arc<Ctx>) -> Result<Action, 
     let name = npp.metadata.name.clone().unwrap_or_default();
     let lookup = |pod_key: &str| {
         let (ns, pod) = pod_key.split_once('/')?;
-        let p = cache.pods.get(ns, pod)?;
-        Some(Seen {
-            uid: p.metadata.uid.clone().unwrap_or_default(),
-            resource_version: p.metadata.resource_version.clone().unwrap_or_default(),
-            terminating: p.metadata.deletion_timestamp.is_some(),
-        })
+        super::seen(cache.pods.get(ns, pod).as_deref())
     };
     if !ctx.expectations.satisfied(&name, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
@@ -235,9 +222,7 @@ async fn reconcile_one(npp: Arc<NodePodProbe>, ctx: Arc<Ctx>) -> Result<Action, 
     }
     for (i, desired) in &plan.pods {
         let pod = &pods[*i];
-        let ns = pod.metadata.namespace.clone().unwrap_or_default();
-        let pod_name = pod.metadata.name.clone().unwrap_or_default();
-        let pod_key = format!("{ns}/{pod_name}");
+        let pod_key = key_of(pod);
         let expects = write_pod_change(shared, pod, desired)
             .await
             .inspect_err(|err| {

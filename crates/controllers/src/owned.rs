@@ -14,6 +14,7 @@ use super::{
     Shared,
     cache::{Cache, Change, Informer},
     expectations::Expectations,
+    key, key_of,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
     write,
@@ -39,7 +40,7 @@ pub struct Identity {
     pub ns: String,
     pub name: String,
     pub uid: String,
-    /// Its expectations key ([`key`]).
+    /// Its expectations key ([`key`](super::key)).
     pub key: String,
 }
 
@@ -143,11 +144,6 @@ where
         .collect()
 }
 
-/// The expectations key of `namespace/name`.
-pub fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
 /// True when `meta`'s controller reference points at the object with `uid`.
 pub fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
     meta.owner_references
@@ -243,13 +239,7 @@ pub fn wire_workload<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
 {
-    let all = runner::watch_own(own, queue, move |obj| {
-        let meta = obj.meta();
-        forget(&key(
-            meta.namespace.as_deref().unwrap_or_default(),
-            meta.name.as_deref().unwrap_or_default(),
-        ));
-    });
+    let all = runner::watch_own(own, queue, move |obj| forget(&key_of(obj)));
     {
         let q = queue.clone();
         cache.pods.on_change(move |change| match change {

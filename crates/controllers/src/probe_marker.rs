@@ -12,11 +12,12 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, runtime::controller::Action};
 
 use super::{
-    Shared,
+    Ctx, Shared,
     cache::Change,
-    expectations::{Expect, Expectations, Seen},
+    expectations::Expect,
+    key, key_of,
     runner::{self, Queue, ReconcileError},
-    write,
+    with_finalizer, write,
 };
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
@@ -33,15 +34,6 @@ use crate::{
 const RESYNC: Duration = Duration::from_secs(300);
 /// How long to wait for our NodePodProbe writes to show in the cache.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
-
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-}
-
-fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
 
 fn matches(ppm: &PodProbeMarker, pod: &Pod) -> bool {
     let labels = pod.metadata.labels.clone().unwrap_or_default();
@@ -95,17 +87,11 @@ pub fn controller(
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
     let (queue, inbox) = runner::queue::<PodProbeMarker>();
     let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
+    let ctx = Ctx::new(shared.clone());
     let all = {
         let ctx = ctx.clone();
         runner::watch_own(&cache.probe_markers, &queue, move |ppm| {
-            ctx.expectations.forget(&key(
-                ppm.metadata.namespace.as_deref().unwrap_or_default(),
-                ppm.metadata.name.as_deref().unwrap_or_default(),
-            ));
+            ctx.expectations.forget(&key_of(ppm));
         })
     };
     {
@@ -148,30 +134,13 @@ pub fn controller(
     }
 }
 
-fn with_finalizer(ppm: &PodProbeMarker, present: bool) -> PodProbeMarker {
-    let mut next = ppm.clone();
-    let finalizers = next.metadata.finalizers.get_or_insert_with(Vec::new);
-    finalizers.retain(|f| f != CLEANUP_FINALIZER);
-    if present {
-        finalizers.push(CLEANUP_FINALIZER.to_owned());
-    }
-    next
-}
-
 async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
     let ns = ppm.metadata.namespace.clone().unwrap_or_default();
     let name = ppm.metadata.name.clone().unwrap_or_default();
     let owner = key(&ns, &name);
-    let lookup = |node: &str| {
-        let npp = cache.node_probes.get("", node)?;
-        Some(Seen {
-            uid: npp.metadata.uid.clone().unwrap_or_default(),
-            resource_version: npp.metadata.resource_version.clone().unwrap_or_default(),
-            terminating: npp.metadata.deletion_timestamp.is_some(),
-        })
-    };
+    let lookup = |node: &str| super::seen(cache.node_probes.get("", node).as_deref());
     if !ctx.expectations.satisfied(&owner, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
     }
@@ -210,7 +179,7 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
     let api: Api<PodProbeMarker> = Api::namespaced(shared.client.clone(), &ns);
     let mut current = (*ppm).clone();
     if plan.add_finalizer {
-        let next = with_finalizer(&current, true);
+        let next = with_finalizer(&current, CLEANUP_FINALIZER, true);
         let written = write::replace(&api, &next).await?;
         current = next;
         current.metadata.resource_version = Some(written.resource_version);
@@ -245,7 +214,7 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
         current.metadata.resource_version = Some(written.resource_version);
     }
     if plan.sync.remove_finalizer {
-        write::replace(&api, &with_finalizer(&current, false)).await?;
+        write::replace(&api, &with_finalizer(&current, CLEANUP_FINALIZER, false)).await?;
         tracing::debug!(podprobemarker = %owner, "removed the PodProbeMarker finalizer");
     }
     Ok(Action::requeue(RESYNC))

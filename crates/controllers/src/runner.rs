@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     cache::{Change, Informer},
     failures::{Failed, Failures},
+    key_of,
 };
 
 /// Why a reconcile failed, and when to try again.
@@ -268,13 +269,4 @@ pub async fn run<K, Ctx, F, Fut>(
             }
         }
     }
-}
-
-fn key_of<K: Resource>(obj: &K) -> String {
-    let meta = obj.meta();
-    format!(
-        "{}/{}",
-        meta.namespace.as_deref().unwrap_or_default(),
-        meta.name.as_deref().unwrap_or_default()
-    )
 }

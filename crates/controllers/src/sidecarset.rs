@@ -32,6 +32,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::{Expect, Expectations},
+    key_of,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
     write,
@@ -60,14 +61,6 @@ pub struct Ctx {
     recorder: Recorder,
     /// The revision namespace is known to exist.
     namespace_ready: AtomicBool,
-}
-
-fn pod_key(pod: &Pod) -> String {
-    format!(
-        "{}/{}",
-        pod.metadata.namespace.as_deref().unwrap_or_default(),
-        pod.metadata.name.as_deref().unwrap_or_default()
-    )
 }
 
 /// Whether a pod change can change what a SidecarSet decides: a new resourceVersion with a
@@ -335,12 +328,12 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         ctx.expectations.expect(
             &name,
             [Expect::Updated {
-                name: pod_key(base),
+                name: key_of(base),
                 resource_version: written.resource_version,
             }],
         );
         patch_condition(&ctx, base, desired).await?;
-        tracing::info!(sidecarset = %name, pod = %pod_key(base), "upgraded the pod's sidecars in place");
+        tracing::info!(sidecarset = %name, pod = %key_of(base), "upgraded the pod's sidecars in place");
     }
     Ok(Action::requeue(RESYNC))
 }
