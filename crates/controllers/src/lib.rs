@@ -26,9 +26,10 @@ pub mod runner;
 pub mod sidecarset;
 pub mod statefulset;
 
-use std::sync::Arc;
+use std::{collections::BTreeMap, sync::Arc};
 
 use anyhow::Result;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::{Client, Resource};
 use tokio_util::sync::CancellationToken;
 
@@ -123,6 +124,14 @@ pub fn with_finalizer<K: Resource + Clone>(obj: &K, finalizer: &str, present: bo
         finalizers.push(finalizer.to_owned());
     }
     next
+}
+
+/// Whether `selector` is set, not empty, and takes `labels`: to the controllers' trigger
+/// mappers a missing, empty or malformed selector selects nothing.
+pub fn selects(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
+    selector.is_some_and(|s| {
+        !kruise::selector::is_empty(s) && kruise::selector::matches(s, labels).unwrap_or(false)
+    })
 }
 
 /// Randomness for new instance ids (the OS's generator).

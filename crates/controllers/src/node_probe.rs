@@ -23,7 +23,10 @@ use super::{
 };
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
-    kruise::probe_marker::reconcile::{plan_node_probe, wants_node_pod_probe},
+    kruise::{
+        cloneset::reconcile::pods::is_active,
+        probe_marker::reconcile::{plan_node_probe, wants_node_pod_probe},
+    },
 };
 
 /// How often a NodePodProbe is looked at when nothing happens.
@@ -36,11 +39,6 @@ fn node_of(pod: &Pod) -> Option<&str> {
         .as_ref()
         .and_then(|s| s.node_name.as_deref())
         .filter(|n| !n.is_empty())
-}
-
-fn active(pod: &Pod) -> bool {
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded" | "Failed"))
 }
 
 /// Queues the NodePodProbe of `pod`'s node when it lists the pod.
@@ -88,7 +86,7 @@ pub fn controller(
             Change::Applied {
                 old: Some(old),
                 new,
-            } if active(old) && !active(new) => {
+            } if is_active(old) && !is_active(new) => {
                 enqueue_for_pod(&q, &probes, new);
             }
             Change::Applied { .. } | Change::Resynced => {}

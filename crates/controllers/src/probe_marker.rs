@@ -22,11 +22,11 @@ use super::{
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
     kruise::{
+        cloneset::reconcile::pods::is_active,
         probe_marker::{
             CLEANUP_FINALIZER,
             reconcile::{is_virtual_node, plan_marker},
         },
-        selector,
     },
 };
 
@@ -37,11 +37,7 @@ const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 fn matches(ppm: &PodProbeMarker, pod: &Pod) -> bool {
     let labels = pod.metadata.labels.clone().unwrap_or_default();
-    ppm.spec
-        .selector
-        .as_ref()
-        .filter(|s| !selector::is_empty(s))
-        .is_some_and(|s| selector::matches(s, &labels).unwrap_or(false))
+    super::selects(ppm.spec.selector.as_ref(), &labels)
 }
 
 fn initialized(pod: &Pod) -> bool {
@@ -52,11 +48,6 @@ fn initialized(pod: &Pod) -> bool {
             cs.iter()
                 .any(|c| c.type_ == "Initialized" && c.status == "True")
         })
-}
-
-fn active(pod: &Pod) -> bool {
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded" | "Failed"))
 }
 
 /// Queues the markers of `pod`'s namespace that select it.
@@ -77,7 +68,9 @@ fn enqueue_for_pod(
 /// changed), and also when it stops being active or goes (so `matchedPods` follows).
 fn pod_changed(old: &Pod, new: &Pod) -> bool {
     let ip = |p: &Pod| p.status.as_ref().and_then(|s| s.pod_ip.clone());
-    (!initialized(old) && initialized(new)) || ip(old) != ip(new) || active(old) != active(new)
+    (!initialized(old) && initialized(new))
+        || ip(old) != ip(new)
+        || is_active(old) != is_active(new)
 }
 
 /// Wires the cache's changes to the queue now, and returns the controller's loop.

@@ -112,11 +112,7 @@ fn enqueue_sets_of(queue: &Queue<api::SidecarSet>, sets: &[Arc<api::SidecarSet>]
             .namespace
             .as_deref()
             .is_none_or(|n| n.is_empty() || n == ns);
-        let selected = scoped
-            && set.spec.selector.as_ref().is_some_and(|s| {
-                !crate::kruise::selector::is_empty(s)
-                    && crate::kruise::selector::matches(s, labels).unwrap_or(false)
-            });
+        let selected = scoped && super::selects(set.spec.selector.as_ref(), labels);
         if selected || listed.contains(&name) {
             queue.enqueue("", name);
         }
