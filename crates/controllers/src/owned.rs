@@ -1,6 +1,8 @@
 //! What the workload controllers (CloneSet, Advanced StatefulSet, Advanced DaemonSet) share:
-//! expectation keys, ownership by controller reference, and the wiring that queues a workload
-//! when it, its pods or its ControllerRevisions change.
+//! their context, the head and tail of a reconcile (who the workload is once its expectations
+//! are met, when to look again), ownership by controller reference, settling and pruning
+//! ControllerRevisions, and the wiring that queues a workload when it, its pods or its
+//! ControllerRevisions change.
 
 use std::{fmt::Debug, future::Future, sync::Arc, time::Duration};
 
