@@ -23,7 +23,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::Expect,
-    owned::{self, Ctx, controlled_by, enqueue_owner, key},
+    owned::{self, Ctx, Identity, Revisions, controlled_by, enqueue_owner},
     podwrite,
     runner::ReconcileError,
     write,
@@ -32,12 +32,6 @@ use crate::{
     api::CloneSet,
     kruise::cloneset::reconcile::{self, Input, PodOp, PodWrite, pods, revisions},
 };
-
-/// How often a CloneSet is looked at when nothing happens.
-const RESYNC: Duration = Duration::from_secs(300);
-/// How long to wait for unsatisfied expectations before looking again (a watch event usually
-/// comes first).
-const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 /// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
 /// `shutdown`, once the cache has its first lists).
@@ -66,14 +60,15 @@ pub fn controller(
 async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
-    let ns = cs.metadata.namespace.clone().unwrap_or_default();
-    let name = cs.metadata.name.clone().unwrap_or_default();
-    let uid = cs.metadata.uid.clone().unwrap_or_default();
-    let owner_key = key(&ns, &name);
-    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
-    if !ctx.expectations.satisfied(&owner_key, lookup) {
-        return Ok(Action::requeue(EXPECTATION_RECHECK));
-    }
+    let Some(Identity {
+        ns,
+        name,
+        uid,
+        key: owner_key,
+    }) = ctx.settled(&*cs)
+    else {
+        return Ok(Action::requeue(owned::EXPECTATION_RECHECK));
+    };
     let owned: Vec<Arc<Pod>> = cache.pods.filter(&ns, |p| controlled_by(&p.metadata, &uid));
     let all_pod_names: Vec<String> = owned
         .iter()
@@ -97,45 +92,12 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
 
     let active_revs = revisions::active_revisions(&cs, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
-    let mut update = active_revs.update.clone();
-    if active_revs.create {
-        match rev_api
-            .create(&kube::api::PostParams::default(), &update)
-            .await
-        {
-            Ok(created) => update = created,
-            Err(err) if write::code(&err) == Some(409) => {
-                let rev_name = update.metadata.name.clone().unwrap_or_default();
-                let existing = rev_api.get(&rev_name).await?;
-                if !revisions::equal_revision(&existing, &update) {
-                    // A hash collision: count it and let the next reconcile hash again.
-                    bump_collision_count(shared, &cs).await?;
-                    return Ok(Action::requeue(Duration::from_millis(100)));
-                }
-                update = existing;
-            }
-            Err(err) => return Err(err.into()),
-        }
-        revs.push(update.clone());
-    } else if active_revs.renumber {
-        update = rev_api
-            .replace(
-                update.metadata.name.as_deref().unwrap_or_default(),
-                &kube::api::PostParams::default(),
-                &update,
-            )
-            .await?;
-        if let Some(r) = revs
-            .iter_mut()
-            .find(|r| r.metadata.name == update.metadata.name)
-        {
-            *r = update.clone();
-        }
-    }
-    let current = if active_revs.current.metadata.name == update.metadata.name {
-        update.clone()
-    } else {
-        active_revs.current.clone()
+    let Some(Revisions { current, update }) =
+        owned::settle_revisions(&rev_api, &active_revs, &mut revs).await?
+    else {
+        // A hash collision: count it and let the next reconcile hash again.
+        bump_collision_count(shared, &cs).await?;
+        return Ok(Action::requeue(Duration::from_millis(100)));
     };
     let label_selector = Selector::try_from(cs.spec.selector.clone())
         .map(|s| s.to_string())
@@ -224,26 +186,9 @@ async fn reconcile_one(cs: Arc<CloneSet>, ctx: Arc<Ctx>) -> Result<Action, Recon
         .map_err(|e| ReconcileError::new(e.to_string()))?;
         patch_cloneset(shared, &ns, &name, &patch).await?;
     }
-    for rev_name in &outcome.delete_revisions {
-        if let Some(rev) = revs
-            .iter()
-            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
-        {
-            write::delete(
-                &rev_api,
-                rev_name,
-                rev.metadata.uid.as_deref().unwrap_or_default(),
-            )
-            .await?;
-        }
-    }
+    owned::delete_revisions(&rev_api, &revs, &outcome.delete_revisions).await?;
     write_result?;
-    Ok(Action::requeue(
-        outcome
-            .requeue_after
-            .and_then(|s| u64::try_from(s).ok())
-            .map_or(RESYNC, Duration::from_secs),
-    ))
+    Ok(owned::requeue(outcome.requeue_after))
 }
 
 /// Applies the pod writes in order; creations go in slow-start batches. Stops at the first

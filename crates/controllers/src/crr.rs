@@ -21,11 +21,12 @@ use kube::{
 };
 
 use super::{
-    Shared,
+    Ctx, Shared,
     cache::Change,
-    expectations::{Expect, Expectations, Seen},
+    expectations::Expect,
+    key, key_of,
     runner::{self, Queue, ReconcileError},
-    write,
+    with_finalizer, write,
 };
 use crate::{
     api::ContainerRecreateRequest,
@@ -37,11 +38,6 @@ const RESYNC: Duration = Duration::from_secs(300);
 
 /// How long to wait for our own last write to show in the cache before looking again.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
-
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-}
 
 /// Queues the unfinished CRRs of `pod` (by its UID label), as upstream's pod event handler.
 fn enqueue_for_pod(
@@ -70,33 +66,13 @@ pub fn controller(
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
     let (queue, inbox) = runner::queue::<ContainerRecreateRequest>();
     let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
+    let ctx = Ctx::new(shared.clone());
     let all = {
-        let q = queue.clone();
-        let store = cache.crrs.store();
-        move || {
-            for crr in store.state() {
-                q.enqueue_obj(&crr);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let all = all.clone();
         let ctx = ctx.clone();
-        cache.crrs.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(crr) => ctx.expectations.forget(&format!(
-                "{}/{}",
-                crr.metadata.namespace.as_deref().unwrap_or_default(),
-                crr.metadata.name.as_deref().unwrap_or_default()
-            )),
-            Change::Resynced => all(),
-        });
-    }
+        runner::watch_own(&cache.crrs, &queue, move |crr| {
+            ctx.expectations.forget(&key_of(crr));
+        })
+    };
     {
         let q = queue.clone();
         let crrs = cache.crrs.store();
@@ -133,16 +109,6 @@ pub fn controller(
     }
 }
 
-fn with_finalizer(crr: &ContainerRecreateRequest, present: bool) -> ContainerRecreateRequest {
-    let mut next = crr.clone();
-    let finalizers = next.metadata.finalizers.get_or_insert_with(Vec::new);
-    finalizers.retain(|f| f != UNREADY_ACQUIRED_KEY);
-    if present {
-        finalizers.push(UNREADY_ACQUIRED_KEY.to_owned());
-    }
-    next
-}
-
 async fn reconcile_one(
     crr: Arc<ContainerRecreateRequest>,
     ctx: Arc<Ctx>,
@@ -150,15 +116,8 @@ async fn reconcile_one(
     let shared = &ctx.shared;
     let ns = crr.metadata.namespace.clone().unwrap_or_default();
     let name = crr.metadata.name.clone().unwrap_or_default();
-    let key = format!("{ns}/{name}");
-    let lookup = |n: &str| {
-        let c = shared.cache.crrs.get(&ns, n)?;
-        Some(Seen {
-            uid: c.metadata.uid.clone().unwrap_or_default(),
-            resource_version: c.metadata.resource_version.clone().unwrap_or_default(),
-            terminating: c.metadata.deletion_timestamp.is_some(),
-        })
-    };
+    let key = key(&ns, &name);
+    let lookup = |n: &str| super::seen(shared.cache.crrs.get(&ns, n).as_deref());
     if !ctx.expectations.satisfied(&key, lookup) {
         // Our last write is not in the cache yet; its watch event queues the CRR again.
         return Ok(Action::requeue(EXPECTATION_RECHECK));
@@ -174,7 +133,7 @@ async fn reconcile_one(
     let mut written: Option<String> = None;
     if plan.add_finalizer {
         written = Some(
-            write::replace(&api, &with_finalizer(&crr, true))
+            write::replace(&api, &with_finalizer(&*crr, UNREADY_ACQUIRED_KEY, true))
                 .await?
                 .resource_version,
         );
@@ -188,7 +147,7 @@ async fn reconcile_one(
     }
     if plan.remove_finalizer {
         written = Some(
-            write::replace(&api, &with_finalizer(&crr, false))
+            write::replace(&api, &with_finalizer(&*crr, UNREADY_ACQUIRED_KEY, false))
                 .await?
                 .resource_version,
         );

@@ -7,7 +7,7 @@
 //! and the pruned revisions, with upstream's events. Node changes that matter (labels, taints,
 //! schedulability, conditions) queue every set; heartbeats do not.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use k8s_openapi::api::{
     apps::v1::ControllerRevision,
@@ -23,9 +23,9 @@ use super::{
     Shared,
     cache::Change,
     expectations::Expect,
-    owned::{self, Ctx, key},
+    owned::{self, Ctx, Identity},
     podwrite,
-    runner::ReconcileError,
+    runner::{self, ReconcileError},
     write,
 };
 use crate::{
@@ -35,11 +35,6 @@ use crate::{
         reconcile::{self, Input, Op, PodWrite, history},
     },
 };
-
-/// How often a set is looked at when nothing happens.
-const RESYNC: Duration = Duration::from_secs(300);
-/// How long to wait for unsatisfied expectations before looking again.
-const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 /// Port of `shouldIgnoreNodeUpdate`: only the heartbeat (resourceVersion, condition times)
 /// changed; the same labels, spec and set of True conditions.
@@ -76,7 +71,7 @@ pub fn controller(
         shutdown,
         |cache| &cache.daemonsets,
         |cache, queue| {
-            let resync = owned::enqueue_all(queue.clone(), cache.daemonsets.store());
+            let resync = runner::enqueue_all(queue, cache.daemonsets.store());
             cache.nodes.on_change(move |change| match change {
                 Change::Applied {
                     old: Some(old),
@@ -92,14 +87,15 @@ pub fn controller(
 async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
-    let ns = ds.metadata.namespace.clone().unwrap_or_default();
-    let name = ds.metadata.name.clone().unwrap_or_default();
-    let uid = ds.metadata.uid.clone().unwrap_or_default();
-    let owner_key = key(&ns, &name);
-    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
-    if !ctx.expectations.satisfied(&owner_key, lookup) {
-        return Ok(Action::requeue(EXPECTATION_RECHECK));
-    }
+    let Some(Identity {
+        ns,
+        uid,
+        key: owner_key,
+        ..
+    }) = ctx.settled(&*ds)
+    else {
+        return Ok(Action::requeue(owned::EXPECTATION_RECHECK));
+    };
     let pods: Vec<Pod> = owned::owned_copies(&cache.pods, &ns, &uid);
     let nodes: Vec<Node> = cache.nodes.all().iter().map(|n| (**n).clone()).collect();
     let revs: Vec<ControllerRevision> = owned::owned_copies(&cache.revisions, &ns, &uid);
@@ -123,30 +119,13 @@ async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, Reco
         write_status(shared, &updated).await?;
     }
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
-    for rev_name in &outcome.delete_revisions {
-        if let Some(rev) = old
-            .iter()
-            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
-        {
-            write::delete(
-                &rev_api,
-                rev_name,
-                rev.metadata.uid.as_deref().unwrap_or_default(),
-            )
-            .await?;
-        }
-    }
+    owned::delete_revisions(&rev_api, &old, &outcome.delete_revisions).await?;
     write_result?;
     if let Some(first) = outcome.errors.first() {
         return Err(ReconcileError::new(first.clone()));
     }
     tracing::debug!(daemonset = %owner_key, writes = outcome.pods.len(), "synced");
-    Ok(Action::requeue(
-        outcome
-            .requeue_after
-            .and_then(|s| u64::try_from(s).ok())
-            .map_or(RESYNC, Duration::from_secs),
-    ))
+    Ok(owned::requeue(outcome.requeue_after))
 }
 
 /// Port of `constructHistory`'s writes: returns the current revision (created or re-numbered
@@ -177,14 +156,7 @@ async fn construct_history(
                 .await?;
         }
     }
-    for name in &h.dedup {
-        if let Some(rev) = revs
-            .iter()
-            .find(|r| r.metadata.name.as_deref() == Some(name))
-        {
-            write::delete(&api, name, rev.metadata.uid.as_deref().unwrap_or_default()).await?;
-        }
-    }
+    owned::delete_revisions(&api, revs, &h.dedup).await?;
     if let Some(new) = &h.create {
         return match api.create(&PostParams::default(), new).await {
             Ok(created) => Ok((created, h.old)),

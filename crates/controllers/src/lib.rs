@@ -26,14 +26,15 @@ pub mod runner;
 pub mod sidecarset;
 pub mod statefulset;
 
-use std::sync::Arc;
+use std::{collections::BTreeMap, sync::Arc};
 
 use anyhow::Result;
-use k8s_openapi::api::core::v1::Pod;
-use kube::Client;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::{Client, Resource};
 use tokio_util::sync::CancellationToken;
 
 pub use cache::{Cache, Versions};
+use expectations::Expectations;
 pub use recorder::Recorder;
 
 // The plumbing the controllers share with every other online part (the leader Lease, finding a
@@ -72,12 +73,64 @@ pub struct Shared {
     pub versions: Versions,
 }
 
-/// What the cache holds of a pod, for expectations.
-pub fn seen(pod: Option<&Pod>) -> Option<expectations::Seen> {
-    pod.map(|p| expectations::Seen {
-        uid: p.metadata.uid.clone().unwrap_or_default(),
-        resource_version: p.metadata.resource_version.clone().unwrap_or_default(),
-        terminating: p.metadata.deletion_timestamp.is_some(),
+/// The context of a controller that keeps expectations and records no events (upstream's
+/// ContainerRecreateRequest, PodProbeMarker and NodePodProbe controllers only log).
+pub struct Ctx {
+    pub shared: Arc<Shared>,
+    pub expectations: Expectations,
+}
+
+impl Ctx {
+    pub fn new(shared: Arc<Shared>) -> Arc<Self> {
+        Arc::new(Self {
+            shared,
+            expectations: Expectations::default(),
+        })
+    }
+}
+
+/// What the cache holds of an object, for expectations.
+pub fn seen<K: Resource>(obj: Option<&K>) -> Option<expectations::Seen> {
+    obj.map(|o| {
+        let meta = o.meta();
+        expectations::Seen {
+            uid: meta.uid.clone().unwrap_or_default(),
+            resource_version: meta.resource_version.clone().unwrap_or_default(),
+            terminating: meta.deletion_timestamp.is_some(),
+        }
+    })
+}
+
+/// The key `namespace/name` (expectations, logs).
+pub fn key(ns: &str, name: &str) -> String {
+    format!("{ns}/{name}")
+}
+
+/// The [`key`] of `obj`.
+pub fn key_of<K: Resource>(obj: &K) -> String {
+    let meta = obj.meta();
+    key(
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default(),
+    )
+}
+
+/// A copy of `obj` with `finalizer` last in its finalizers (`present`) or gone from them.
+pub fn with_finalizer<K: Resource + Clone>(obj: &K, finalizer: &str, present: bool) -> K {
+    let mut next = obj.clone();
+    let finalizers = next.meta_mut().finalizers.get_or_insert_with(Vec::new);
+    finalizers.retain(|f| f != finalizer);
+    if present {
+        finalizers.push(finalizer.to_owned());
+    }
+    next
+}
+
+/// Whether `selector` is set, not empty, and takes `labels`: to the controllers' trigger
+/// mappers a missing, empty or malformed selector selects nothing.
+pub fn selects(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
+    selector.is_some_and(|s| {
+        !kruise::selector::is_empty(s) && kruise::selector::matches(s, labels).unwrap_or(false)
     })
 }
 

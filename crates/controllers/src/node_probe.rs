@@ -14,16 +14,19 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::{Api, api::ObjectMeta, runtime::controller::Action, runtime::reflector::Store};
 
 use super::{
-    Shared,
+    Ctx, Shared,
     cache::Change,
-    expectations::{Expect, Expectations, Seen},
-    podwrite,
+    expectations::Expect,
+    key_of, podwrite,
     runner::{self, Queue, ReconcileError},
     write,
 };
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
-    kruise::probe_marker::reconcile::{plan_node_probe, wants_node_pod_probe},
+    kruise::{
+        cloneset::reconcile::pods::is_active,
+        probe_marker::reconcile::{plan_node_probe, wants_node_pod_probe},
+    },
 };
 
 /// How often a NodePodProbe is looked at when nothing happens.
@@ -31,21 +34,11 @@ const RESYNC: Duration = Duration::from_secs(300);
 /// How long to wait for our pod writes to show in the cache.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-}
-
 fn node_of(pod: &Pod) -> Option<&str> {
     pod.spec
         .as_ref()
         .and_then(|s| s.node_name.as_deref())
         .filter(|n| !n.is_empty())
-}
-
-fn active(pod: &Pod) -> bool {
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded" | "Failed"))
 }
 
 /// Queues the NodePodProbe of `pod`'s node when it lists the pod.
@@ -77,28 +70,15 @@ pub fn controller(
     let (queue, inbox) = runner::queue::<NodePodProbe>();
     let (nodes_queue, nodes_inbox) = runner::queue::<Node>();
     let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
-    {
-        let q = queue.clone();
-        let store = cache.node_probes.store();
-        cache.node_probes.on_change(move |change| match change {
-            // Upstream looks at a NodePodProbe when it appears and when its status changes.
-            Change::Applied { old, new } => {
-                if old.as_ref().is_none_or(|o| o.status != new.status) {
-                    q.enqueue_obj(*new);
-                }
-            }
-            Change::Deleted(_) => {}
-            Change::Resynced => {
-                for npp in store.state() {
-                    q.enqueue_obj(&npp);
-                }
-            }
-        });
-    }
+    let ctx = Ctx::new(shared.clone());
+    // Upstream looks at a NodePodProbe when it appears and when its status changes; no other
+    // kind's relist queues them all.
+    let _ = runner::watch_own_if(
+        &cache.node_probes,
+        &queue,
+        |old, new| old.is_none_or(|o| o.status != new.status),
+        |_| {},
+    );
     {
         let q = queue.clone();
         let probes = cache.node_probes.store();
@@ -106,7 +86,7 @@ pub fn controller(
             Change::Applied {
                 old: Some(old),
                 new,
-            } if active(old) && !active(new) => {
+            } if is_active(old) && !is_active(new) => {
                 enqueue_for_pod(&q, &probes, new);
             }
             Change::Applied { .. } | Change::Resynced => {}
@@ -195,12 +175,7 @@ async fn reconcile_one(npp: Arc<NodePodProbe>, ctx: Arc<Ctx>) -> Result<Action, 
     let name = npp.metadata.name.clone().unwrap_or_default();
     let lookup = |pod_key: &str| {
         let (ns, pod) = pod_key.split_once('/')?;
-        let p = cache.pods.get(ns, pod)?;
-        Some(Seen {
-            uid: p.metadata.uid.clone().unwrap_or_default(),
-            resource_version: p.metadata.resource_version.clone().unwrap_or_default(),
-            terminating: p.metadata.deletion_timestamp.is_some(),
-        })
+        super::seen(cache.pods.get(ns, pod).as_deref())
     };
     if !ctx.expectations.satisfied(&name, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
@@ -245,9 +220,7 @@ async fn reconcile_one(npp: Arc<NodePodProbe>, ctx: Arc<Ctx>) -> Result<Action, 
     }
     for (i, desired) in &plan.pods {
         let pod = &pods[*i];
-        let ns = pod.metadata.namespace.clone().unwrap_or_default();
-        let pod_name = pod.metadata.name.clone().unwrap_or_default();
-        let pod_key = format!("{ns}/{pod_name}");
+        let pod_key = key_of(pod);
         let expects = write_pod_change(shared, pod, desired)
             .await
             .inspect_err(|err| {

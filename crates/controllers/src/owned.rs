@@ -1,20 +1,33 @@
 //! What the workload controllers (CloneSet, Advanced StatefulSet, Advanced DaemonSet) share:
-//! expectation keys, ownership by controller reference, and the wiring that queues a workload
-//! when it, its pods or its ControllerRevisions change.
+//! their context, the head and tail of a reconcile (who the workload is once its expectations
+//! are met, when to look again), ownership by controller reference, settling and pruning
+//! ControllerRevisions, and the wiring that queues a workload when it, its pods or its
+//! ControllerRevisions change.
 
-use std::{fmt::Debug, future::Future, sync::Arc};
+use std::{fmt::Debug, future::Future, sync::Arc, time::Duration};
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::{Resource, runtime::controller::Action, runtime::reflector::Store};
+use k8s_openapi::{
+    api::apps::v1::ControllerRevision, apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
+use kube::{Api, Resource, api::PostParams, runtime::controller::Action};
 use tokio_util::sync::CancellationToken;
 
 use super::{
     Shared,
     cache::{Cache, Change, Informer},
     expectations::Expectations,
+    key, key_of,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
+    write,
 };
+use crate::kruise::cloneset::reconcile::revisions::{ActiveRevisions, equal_revision};
+
+/// How often a workload is looked at when nothing happens.
+pub const RESYNC: Duration = Duration::from_secs(300);
+/// How long to wait for unsatisfied expectations before looking again (a watch event usually
+/// comes first).
+pub const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 /// A workload controller's context: the shared handles, its expectations and its event
 /// recorder.
@@ -22,6 +35,66 @@ pub struct Ctx {
     pub shared: Arc<Shared>,
     pub expectations: Expectations,
     pub recorder: Recorder,
+}
+
+/// Who a workload is, as its reconcile uses it.
+pub struct Identity {
+    pub ns: String,
+    pub name: String,
+    pub uid: String,
+    /// Its expectations key ([`key`](super::key)).
+    pub key: String,
+}
+
+impl Ctx {
+    /// The workload's identity once the cache shows every pod write it expects; `None` until
+    /// then (look again after [`EXPECTATION_RECHECK`]).
+    pub fn settled<K: Resource>(&self, obj: &K) -> Option<Identity> {
+        let meta = obj.meta();
+        let ns = meta.namespace.clone().unwrap_or_default();
+        let name = meta.name.clone().unwrap_or_default();
+        let uid = meta.uid.clone().unwrap_or_default();
+        let key = key(&ns, &name);
+        let pods = &self.shared.cache.pods;
+        let lookup = |pod_name: &str| super::seen(pods.get(&ns, pod_name).as_deref());
+        if !self.expectations.satisfied(&key, lookup) {
+            return None;
+        }
+        Some(Identity { ns, name, uid, key })
+    }
+}
+
+/// When to look at a workload again: after the seconds its reconcile asked for, else after
+/// [`RESYNC`].
+pub fn requeue(after_seconds: Option<i64>) -> Action {
+    Action::requeue(
+        after_seconds
+            .and_then(|s| u64::try_from(s).ok())
+            .map_or(RESYNC, Duration::from_secs),
+    )
+}
+
+/// Deletes the revisions of `revs` that `names` names (each with its UID as precondition);
+/// a name not among them is skipped.
+pub async fn delete_revisions(
+    api: &Api<ControllerRevision>,
+    revs: &[ControllerRevision],
+    names: &[String],
+) -> Result<(), ReconcileError> {
+    for rev_name in names {
+        if let Some(rev) = revs
+            .iter()
+            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
+        {
+            write::delete(
+                api,
+                rev_name,
+                rev.metadata.uid.as_deref().unwrap_or_default(),
+            )
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Wires a workload controller's triggers now ([`wire_workload`], plus what `wire_more` adds)
@@ -73,11 +146,6 @@ where
         .collect()
 }
 
-/// The expectations key of `namespace/name`.
-pub fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
 /// True when `meta`'s controller reference points at the object with `uid`.
 pub fn controlled_by(meta: &ObjectMeta, uid: &str) -> bool {
     meta.owner_references
@@ -107,17 +175,58 @@ pub fn enqueue_owner<K: Resource<DynamicType = ()>>(queue: &Queue<K>, meta: &Obj
     }
 }
 
-/// A handler that queues every object in `store` (after a relist, when deletions cannot be
-/// named).
-pub fn enqueue_all<K>(queue: Queue<K>, store: Store<K>) -> impl Fn() + Send + Sync + 'static
-where
-    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
-{
-    move || {
-        for obj in store.state() {
-            queue.enqueue_obj(&obj);
+/// The current and update revisions of a CloneSet or Advanced StatefulSet, as the server has
+/// them.
+pub struct Revisions {
+    pub current: ControllerRevision,
+    pub update: ControllerRevision,
+}
+
+/// Settles the update revision `active` picked on the server, and records it in `revs`: a new
+/// one is created (an existing one of its name and contents is taken instead), an older equal
+/// one re-numbered. `None` on a hash collision (a revision of that name with other contents):
+/// the caller bumps its `collisionCount`, and the next reconcile hashes again.
+pub async fn settle_revisions(
+    api: &Api<ControllerRevision>,
+    active: &ActiveRevisions,
+    revs: &mut Vec<ControllerRevision>,
+) -> Result<Option<Revisions>, ReconcileError> {
+    let mut update = active.update.clone();
+    if active.create {
+        match api.create(&PostParams::default(), &update).await {
+            Ok(created) => update = created,
+            Err(err) if write::code(&err) == Some(409) => {
+                let rev_name = update.metadata.name.clone().unwrap_or_default();
+                let existing = api.get(&rev_name).await?;
+                if !equal_revision(&existing, &update) {
+                    return Ok(None);
+                }
+                update = existing;
+            }
+            Err(err) => return Err(err.into()),
+        }
+        revs.push(update.clone());
+    } else if active.renumber {
+        update = api
+            .replace(
+                update.metadata.name.as_deref().unwrap_or_default(),
+                &PostParams::default(),
+                &update,
+            )
+            .await?;
+        if let Some(r) = revs
+            .iter_mut()
+            .find(|r| r.metadata.name == update.metadata.name)
+        {
+            *r = update.clone();
         }
     }
+    let current = if active.current.metadata.name == update.metadata.name {
+        update.clone()
+    } else {
+        active.current.clone()
+    };
+    Ok(Some(Revisions { current, update }))
 }
 
 /// Wires a workload kind's informer, the pods and the ControllerRevisions to its queue: a
@@ -132,24 +241,9 @@ pub fn wire_workload<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
 {
+    let all = runner::watch_own(own, queue, move |obj| forget(&key_of(obj)));
     {
         let q = queue.clone();
-        let resync = enqueue_all(queue.clone(), own.store());
-        own.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(new),
-            Change::Deleted(obj) => {
-                let meta = obj.meta();
-                forget(&key(
-                    meta.namespace.as_deref().unwrap_or_default(),
-                    meta.name.as_deref().unwrap_or_default(),
-                ));
-            }
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
-        let resync = enqueue_all(queue.clone(), own.store());
         cache.pods.on_change(move |change| match change {
             Change::Applied { old, new } => {
                 enqueue_owner(&q, &new.metadata);
@@ -158,7 +252,7 @@ pub fn wire_workload<K>(
                 }
             }
             Change::Deleted(pod) => enqueue_owner(&q, &pod.metadata),
-            Change::Resynced => resync(),
+            Change::Resynced => all(),
         });
     }
     let q = queue.clone();

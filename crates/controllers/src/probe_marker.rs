@@ -12,20 +12,21 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, runtime::controller::Action};
 
 use super::{
-    Shared,
+    Ctx, Shared,
     cache::Change,
-    expectations::{Expect, Expectations, Seen},
+    expectations::Expect,
+    key, key_of,
     runner::{self, Queue, ReconcileError},
-    write,
+    with_finalizer, write,
 };
 use crate::{
     api::{NodePodProbe, PodProbeMarker},
     kruise::{
+        cloneset::reconcile::pods::is_active,
         probe_marker::{
             CLEANUP_FINALIZER,
             reconcile::{is_virtual_node, plan_marker},
         },
-        selector,
     },
 };
 
@@ -34,22 +35,9 @@ const RESYNC: Duration = Duration::from_secs(300);
 /// How long to wait for our NodePodProbe writes to show in the cache.
 const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
-pub struct Ctx {
-    shared: Arc<Shared>,
-    expectations: Expectations,
-}
-
-fn key(ns: &str, name: &str) -> String {
-    format!("{ns}/{name}")
-}
-
 fn matches(ppm: &PodProbeMarker, pod: &Pod) -> bool {
     let labels = pod.metadata.labels.clone().unwrap_or_default();
-    ppm.spec
-        .selector
-        .as_ref()
-        .filter(|s| !selector::is_empty(s))
-        .is_some_and(|s| selector::matches(s, &labels).unwrap_or(false))
+    super::selects(ppm.spec.selector.as_ref(), &labels)
 }
 
 fn initialized(pod: &Pod) -> bool {
@@ -60,11 +48,6 @@ fn initialized(pod: &Pod) -> bool {
             cs.iter()
                 .any(|c| c.type_ == "Initialized" && c.status == "True")
         })
-}
-
-fn active(pod: &Pod) -> bool {
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded" | "Failed"))
 }
 
 /// Queues the markers of `pod`'s namespace that select it.
@@ -85,7 +68,9 @@ fn enqueue_for_pod(
 /// changed), and also when it stops being active or goes (so `matchedPods` follows).
 fn pod_changed(old: &Pod, new: &Pod) -> bool {
     let ip = |p: &Pod| p.status.as_ref().and_then(|s| s.pod_ip.clone());
-    (!initialized(old) && initialized(new)) || ip(old) != ip(new) || active(old) != active(new)
+    (!initialized(old) && initialized(new))
+        || ip(old) != ip(new)
+        || is_active(old) != is_active(new)
 }
 
 /// Wires the cache's changes to the queue now, and returns the controller's loop.
@@ -95,32 +80,13 @@ pub fn controller(
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
     let (queue, inbox) = runner::queue::<PodProbeMarker>();
     let cache = &shared.cache;
-    let ctx = Arc::new(Ctx {
-        shared: shared.clone(),
-        expectations: Expectations::default(),
-    });
+    let ctx = Ctx::new(shared.clone());
     let all = {
-        let q = queue.clone();
-        let store = cache.probe_markers.store();
-        move || {
-            for ppm in store.state() {
-                q.enqueue_obj(&ppm);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let all = all.clone();
         let ctx = ctx.clone();
-        cache.probe_markers.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(ppm) => ctx.expectations.forget(&key(
-                ppm.metadata.namespace.as_deref().unwrap_or_default(),
-                ppm.metadata.name.as_deref().unwrap_or_default(),
-            )),
-            Change::Resynced => all(),
-        });
-    }
+        runner::watch_own(&cache.probe_markers, &queue, move |ppm| {
+            ctx.expectations.forget(&key_of(ppm));
+        })
+    };
     {
         let q = queue.clone();
         let all = all.clone();
@@ -161,30 +127,13 @@ pub fn controller(
     }
 }
 
-fn with_finalizer(ppm: &PodProbeMarker, present: bool) -> PodProbeMarker {
-    let mut next = ppm.clone();
-    let finalizers = next.metadata.finalizers.get_or_insert_with(Vec::new);
-    finalizers.retain(|f| f != CLEANUP_FINALIZER);
-    if present {
-        finalizers.push(CLEANUP_FINALIZER.to_owned());
-    }
-    next
-}
-
 async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
     let ns = ppm.metadata.namespace.clone().unwrap_or_default();
     let name = ppm.metadata.name.clone().unwrap_or_default();
     let owner = key(&ns, &name);
-    let lookup = |node: &str| {
-        let npp = cache.node_probes.get("", node)?;
-        Some(Seen {
-            uid: npp.metadata.uid.clone().unwrap_or_default(),
-            resource_version: npp.metadata.resource_version.clone().unwrap_or_default(),
-            terminating: npp.metadata.deletion_timestamp.is_some(),
-        })
-    };
+    let lookup = |node: &str| super::seen(cache.node_probes.get("", node).as_deref());
     if !ctx.expectations.satisfied(&owner, lookup) {
         return Ok(Action::requeue(EXPECTATION_RECHECK));
     }
@@ -223,7 +172,7 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
     let api: Api<PodProbeMarker> = Api::namespaced(shared.client.clone(), &ns);
     let mut current = (*ppm).clone();
     if plan.add_finalizer {
-        let next = with_finalizer(&current, true);
+        let next = with_finalizer(&current, CLEANUP_FINALIZER, true);
         let written = write::replace(&api, &next).await?;
         current = next;
         current.metadata.resource_version = Some(written.resource_version);
@@ -258,7 +207,7 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
         current.metadata.resource_version = Some(written.resource_version);
     }
     if plan.sync.remove_finalizer {
-        write::replace(&api, &with_finalizer(&current, false)).await?;
+        write::replace(&api, &with_finalizer(&current, CLEANUP_FINALIZER, false)).await?;
         tracing::debug!(podprobemarker = %owner, "removed the PodProbeMarker finalizer");
     }
     Ok(Action::requeue(RESYNC))

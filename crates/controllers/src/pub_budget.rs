@@ -29,13 +29,10 @@ use super::{
 use crate::{
     api::PodUnavailableBudget,
     api::kinds::{self, KindInfo},
-    kruise::{
-        pub_budget::{
-            RELATED_PUB_ANNOTATION, is_pod_ready, is_pod_state_consistent,
-            resolve::REPLICAS_UNKNOWN,
-            sync::{self, Workload},
-        },
-        selector,
+    kruise::pub_budget::{
+        RELATED_PUB_ANNOTATION, is_pod_ready, is_pod_state_consistent,
+        resolve::REPLICAS_UNKNOWN,
+        sync::{self, Workload},
     },
 };
 
@@ -107,9 +104,7 @@ fn enqueue_pubs_of_pod(queue: &Queue<PodUnavailableBudget>, cache: &Cache, pod: 
             Some(t) => workload.as_ref().is_some_and(|(g, k, n)| {
                 g == group_of(&t.api_version) && *k == t.kind && *n == t.name
             }),
-            None => p.spec.selector.as_ref().is_some_and(|s| {
-                !selector::is_empty(s) && selector::matches(s, labels).unwrap_or(false)
-            }),
+            None => super::selects(p.spec.selector.as_ref(), labels),
         };
         if guards {
             queue.enqueue_obj(&p);
@@ -135,9 +130,7 @@ fn enqueue_pubs_of_workload(
             Some(t) => {
                 kinds::find_by_api_version(&t.api_version, &t.kind) == Some(kind) && t.name == name
             }
-            None => p.spec.selector.as_ref().is_some_and(|s| {
-                !selector::is_empty(s) && selector::matches(s, labels).unwrap_or(false)
-            }),
+            None => super::selects(p.spec.selector.as_ref(), labels),
         };
         if guards {
             queue.enqueue_obj(&p);
@@ -236,27 +229,10 @@ pub fn controller(
 
 fn register(queue: &Queue<PodUnavailableBudget>, shared: &Arc<Shared>) {
     let cache = &shared.cache;
-    let all = |q: Queue<PodUnavailableBudget>,
-               store: kube::runtime::reflector::Store<PodUnavailableBudget>| {
-        move || {
-            for p in store.state() {
-                q.enqueue_obj(&p);
-            }
-        }
-    };
-    {
-        let q = queue.clone();
-        let resync = all(queue.clone(), cache.pubs.store());
-        cache.pubs.on_change(move |change| match change {
-            Change::Applied { new, .. } => q.enqueue_obj(*new),
-            Change::Deleted(_) => {}
-            Change::Resynced => resync(),
-        });
-    }
+    let resync = runner::watch_own(&cache.pubs, queue, |_| {});
     {
         let q = queue.clone();
         let shared = shared.clone();
-        let resync = all(queue.clone(), cache.pubs.store());
         cache.pods.on_change(move |change| {
             let cache = &shared.cache;
             match change {

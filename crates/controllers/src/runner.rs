@@ -22,7 +22,11 @@ use kube::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::failures::{Failed, Failures};
+use super::{
+    cache::{Change, Informer},
+    failures::{Failed, Failures},
+    key_of,
+};
 
 /// Why a reconcile failed, and when to try again.
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +123,63 @@ pub fn queue<K: Resource<DynamicType = ()>>() -> (Queue<K>, Inbox<K>) {
     (Queue { tx }, Inbox { rx })
 }
 
+/// A handler that queues every object in `store` (after a relist, when deletions cannot be
+/// named).
+pub fn enqueue_all<K>(
+    queue: &Queue<K>,
+    store: Store<K>,
+) -> impl Fn() + Clone + Send + Sync + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let queue = queue.clone();
+    move || {
+        for obj in store.state() {
+            queue.enqueue_obj(&obj);
+        }
+    }
+}
+
+/// Wires a controller's own kind to its queue, as controller-runtime's `For(..)` does: an added
+/// or changed object is queued, a deleted one goes to `on_deleted` (it is not reconciled: its
+/// key left the store), and a relist queues them all. Returns the handler that queues them all,
+/// for the relists of the other kinds the controller watches.
+pub fn watch_own<K>(
+    informer: &Informer<K>,
+    queue: &Queue<K>,
+    on_deleted: impl Fn(&K) + Send + Sync + 'static,
+) -> impl Fn() + Clone + Send + Sync + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    watch_own_if(informer, queue, |_, _| true, on_deleted)
+}
+
+/// [`watch_own`], queueing an added or changed object only when `matters(old, new)` (`old` is
+/// `None` for a new one).
+pub fn watch_own_if<K>(
+    informer: &Informer<K>,
+    queue: &Queue<K>,
+    matters: impl Fn(Option<&K>, &K) -> bool + Send + Sync + 'static,
+    on_deleted: impl Fn(&K) + Send + Sync + 'static,
+) -> impl Fn() + Clone + Send + Sync + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    let all = enqueue_all(queue, informer.store());
+    let (q, resync) = (queue.clone(), all.clone());
+    informer.on_change(move |change| match change {
+        Change::Applied { old, new } => {
+            if matters(old.as_deref(), new) {
+                q.enqueue_obj(new);
+            }
+        }
+        Change::Deleted(obj) => on_deleted(obj),
+        Change::Resynced => resync(),
+    });
+    all
+}
+
 const BACKOFF_BASE: Duration = Duration::from_millis(500);
 const BACKOFF_MAX: Duration = Duration::from_secs(60);
 const TRANSIENT_RETRY: Duration = Duration::from_millis(200);
@@ -208,13 +269,4 @@ pub async fn run<K, Ctx, F, Fut>(
             }
         }
     }
-}
-
-fn key_of<K: Resource>(obj: &K) -> String {
-    let meta = obj.meta();
-    format!(
-        "{}/{}",
-        meta.namespace.as_deref().unwrap_or_default(),
-        meta.name.as_deref().unwrap_or_default()
-    )
 }

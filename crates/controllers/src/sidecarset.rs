@@ -32,6 +32,7 @@ use super::{
     Shared,
     cache::Change,
     expectations::{Expect, Expectations},
+    key_of,
     recorder::Recorder,
     runner::{self, Queue, ReconcileError},
     write,
@@ -60,14 +61,6 @@ pub struct Ctx {
     recorder: Recorder,
     /// The revision namespace is known to exist.
     namespace_ready: AtomicBool,
-}
-
-fn pod_key(pod: &Pod) -> String {
-    format!(
-        "{}/{}",
-        pod.metadata.namespace.as_deref().unwrap_or_default(),
-        pod.metadata.name.as_deref().unwrap_or_default()
-    )
 }
 
 /// Whether a pod change can change what a SidecarSet decides: a new resourceVersion with a
@@ -119,11 +112,7 @@ fn enqueue_sets_of(queue: &Queue<api::SidecarSet>, sets: &[Arc<api::SidecarSet>]
             .namespace
             .as_deref()
             .is_none_or(|n| n.is_empty() || n == ns);
-        let selected = scoped
-            && set.spec.selector.as_ref().is_some_and(|s| {
-                !crate::kruise::selector::is_empty(s)
-                    && crate::kruise::selector::matches(s, labels).unwrap_or(false)
-            });
+        let selected = scoped && super::selects(set.spec.selector.as_ref(), labels);
         if selected || listed.contains(&name) {
             queue.enqueue("", name);
         }
@@ -143,43 +132,28 @@ pub fn controller(
         expectations: Expectations::default(),
         namespace_ready: AtomicBool::new(false),
     });
-    let all = |q: Queue<api::SidecarSet>,
-               store: kube::runtime::reflector::Store<api::SidecarSet>| {
-        move || {
-            for set in store.state() {
-                q.enqueue_obj(&set);
-            }
-        }
+    let resync = {
+        let ctx = ctx.clone();
+        runner::watch_own_if(
+            &cache.sidecarsets,
+            &queue,
+            // Upstream reconciles on spec (generation) changes; labels carry the custom version
+            // of the next revision.
+            |old, new| {
+                old.is_none_or(|old| {
+                    old.metadata.generation != new.metadata.generation
+                        || old.metadata.labels != new.metadata.labels
+                })
+            },
+            move |set| {
+                ctx.expectations
+                    .forget(set.metadata.name.as_deref().unwrap_or_default());
+            },
+        )
     };
     {
         let q = queue.clone();
-        let ctx = ctx.clone();
-        let resync = all(queue.clone(), cache.sidecarsets.store());
-        cache.sidecarsets.on_change(move |change| match change {
-            Change::Applied { old: None, new } => q.enqueue_obj(*new),
-            Change::Applied {
-                old: Some(old),
-                new,
-            } => {
-                // Upstream reconciles on spec (generation) changes; labels carry the custom
-                // version of the next revision.
-                if old.metadata.generation != new.metadata.generation
-                    || old.metadata.labels != new.metadata.labels
-                {
-                    q.enqueue_obj(*new);
-                }
-            }
-            Change::Deleted(set) => {
-                ctx.expectations
-                    .forget(set.metadata.name.as_deref().unwrap_or_default());
-            }
-            Change::Resynced => resync(),
-        });
-    }
-    {
-        let q = queue.clone();
         let sets = cache.sidecarsets.store();
-        let resync = all(queue.clone(), cache.sidecarsets.store());
         cache.pods.on_change(move |change| match change {
             Change::Applied { old: None, new } => enqueue_sets_of(&q, &sets.state(), new),
             Change::Applied {
@@ -350,12 +324,12 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         ctx.expectations.expect(
             &name,
             [Expect::Updated {
-                name: pod_key(base),
+                name: key_of(base),
                 resource_version: written.resource_version,
             }],
         );
         patch_condition(&ctx, base, desired).await?;
-        tracing::info!(sidecarset = %name, pod = %pod_key(base), "upgraded the pod's sidecars in place");
+        tracing::info!(sidecarset = %name, pod = %key_of(base), "upgraded the pod's sidecars in place");
     }
     Ok(Action::requeue(RESYNC))
 }

@@ -12,29 +12,20 @@ use k8s_openapi::api::{
     apps::v1::ControllerRevision,
     core::v1::{PersistentVolumeClaim, Pod},
 };
-use kube::{Api, api::PostParams, core::Selector, runtime::controller::Action};
+use kube::{Api, core::Selector, runtime::controller::Action};
 
 use super::{
     Shared,
     expectations::Expect,
-    owned::{self, Ctx, key},
+    owned::{self, Ctx, Identity, Revisions},
     podwrite,
     runner::ReconcileError,
     write,
 };
 use crate::{
     api::StatefulSet,
-    kruise::{
-        cloneset::reconcile::revisions::equal_revision,
-        statefulset::reconcile::{self, Input, Op, PodWrite, claim_event, revisions, status},
-    },
+    kruise::statefulset::reconcile::{self, Input, Op, PodWrite, claim_event, revisions, status},
 };
-
-/// How often a set is looked at when nothing happens.
-const RESYNC: Duration = Duration::from_secs(300);
-/// How long to wait for unsatisfied expectations before looking again (a watch event usually
-/// comes first).
-const EXPECTATION_RECHECK: Duration = Duration::from_secs(1);
 
 /// Wires the cache's changes to the queue now, and returns the controller's loop (runs until
 /// `shutdown`, once the cache has its first lists).
@@ -56,14 +47,15 @@ pub fn controller(
 async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, ReconcileError> {
     let shared = &ctx.shared;
     let cache = &shared.cache;
-    let ns = set.metadata.namespace.clone().unwrap_or_default();
-    let name = set.metadata.name.clone().unwrap_or_default();
-    let uid = set.metadata.uid.clone().unwrap_or_default();
-    let owner_key = key(&ns, &name);
-    let lookup = |pod_name: &str| super::seen(cache.pods.get(&ns, pod_name).as_deref());
-    if !ctx.expectations.satisfied(&owner_key, lookup) {
-        return Ok(Action::requeue(EXPECTATION_RECHECK));
-    }
+    let Some(Identity {
+        ns,
+        name,
+        uid,
+        key: owner_key,
+    }) = ctx.settled(&*set)
+    else {
+        return Ok(Action::requeue(owned::EXPECTATION_RECHECK));
+    };
     let pods: Vec<Pod> = owned::owned_copies(&cache.pods, &ns, &uid);
     let prefixes: Vec<String> = set
         .spec
@@ -88,45 +80,15 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
 
     let active = revisions::active_revisions(&set, &revs);
     let rev_api: Api<ControllerRevision> = Api::namespaced(shared.client.clone(), &ns);
-    let mut update = active.update.clone();
-    if active.create {
-        match rev_api.create(&PostParams::default(), &update).await {
-            Ok(created) => update = created,
-            Err(err) if write::code(&err) == Some(409) => {
-                let rev_name = update.metadata.name.clone().unwrap_or_default();
-                let existing = rev_api.get(&rev_name).await?;
-                if !equal_revision(&existing, &update) {
-                    // A hash collision: count it and let the next reconcile hash again.
-                    let mut bumped = (*set).clone();
-                    let st = bumped.status.get_or_insert_with(Default::default);
-                    st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
-                    write_status(shared, &bumped).await?;
-                    return Ok(Action::requeue(Duration::from_millis(100)));
-                }
-                update = existing;
-            }
-            Err(err) => return Err(err.into()),
-        }
-        revs.push(update.clone());
-    } else if active.renumber {
-        update = rev_api
-            .replace(
-                update.metadata.name.as_deref().unwrap_or_default(),
-                &PostParams::default(),
-                &update,
-            )
-            .await?;
-        if let Some(r) = revs
-            .iter_mut()
-            .find(|r| r.metadata.name == update.metadata.name)
-        {
-            *r = update.clone();
-        }
-    }
-    let current = if active.current.metadata.name == update.metadata.name {
-        update.clone()
-    } else {
-        active.current.clone()
+    let Some(Revisions { current, update }) =
+        owned::settle_revisions(&rev_api, &active, &mut revs).await?
+    else {
+        // A hash collision: count it and let the next reconcile hash again.
+        let mut bumped = (*set).clone();
+        let st = bumped.status.get_or_insert_with(Default::default);
+        st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
+        write_status(shared, &bumped).await?;
+        return Ok(Action::requeue(Duration::from_millis(100)));
     };
     let label_selector = Selector::try_from(set.spec.selector.clone())
         .map(|s| s.to_string())
@@ -163,19 +125,7 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
         updated.status = Some(new_status);
         write_status(shared, &updated).await?;
     }
-    for rev_name in &outcome.delete_revisions {
-        if let Some(rev) = revs
-            .iter()
-            .find(|r| r.metadata.name.as_deref() == Some(rev_name))
-        {
-            write::delete(
-                &rev_api,
-                rev_name,
-                rev.metadata.uid.as_deref().unwrap_or_default(),
-            )
-            .await?;
-        }
-    }
+    owned::delete_revisions(&rev_api, &revs, &outcome.delete_revisions).await?;
     if let Err((_, err)) = write_result {
         return Err(err);
     }
@@ -183,12 +133,7 @@ async fn reconcile_one(set: Arc<StatefulSet>, ctx: Arc<Ctx>) -> Result<Action, R
         return Err(ReconcileError::new(first.clone()));
     }
     tracing::debug!(statefulset = %owner_key, writes = outcome.pods.len(), "synced");
-    Ok(Action::requeue(
-        outcome
-            .requeue_after
-            .and_then(|s| u64::try_from(s).ok())
-            .map_or(RESYNC, Duration::from_secs),
-    ))
+    Ok(owned::requeue(outcome.requeue_after))
 }
 
 /// Applies the pod writes in order; stops at the first failure (its events recorded) and
