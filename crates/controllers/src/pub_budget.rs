@@ -56,10 +56,6 @@ fn controller_of(
         .find(|o| o.controller == Some(true))
 }
 
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
-}
-
 /// The workload a pod belongs to as `(group, kind, name)`: its controller, or the Deployment
 /// above its ReplicaSet.
 fn workload_of(cache: &Cache, pod: &Pod) -> Option<(String, String, String)> {
@@ -71,13 +67,13 @@ fn workload_of(cache: &Cache, pod: &Pod) -> Option<(String, String, String)> {
             controller_of(&rs.metadata).filter(|d| kinds::of_owner(d) == Some(&kinds::DEPLOYMENT))
     {
         return Some((
-            group_of(&dep.api_version).to_owned(),
+            kinds::group_of(&dep.api_version).to_owned(),
             dep.kind.clone(),
             dep.name.clone(),
         ));
     }
     Some((
-        group_of(&owner.api_version).to_owned(),
+        kinds::group_of(&owner.api_version).to_owned(),
         owner.kind.clone(),
         owner.name.clone(),
     ))
@@ -102,7 +98,7 @@ fn enqueue_pubs_of_pod(queue: &Queue<PodUnavailableBudget>, cache: &Cache, pod: 
     for p in cache.pubs.filter(ns, |_| true) {
         let guards = match &p.spec.target_ref {
             Some(t) => workload.as_ref().is_some_and(|(g, k, n)| {
-                g == group_of(&t.api_version) && *k == t.kind && *n == t.name
+                g == kinds::group_of(&t.api_version) && *k == t.kind && *n == t.name
             }),
             None => super::selects(p.spec.selector.as_ref(), labels),
         };

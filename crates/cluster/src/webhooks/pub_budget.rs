@@ -163,7 +163,7 @@ fn find_pub(store: &Store, pod: &Value) -> Option<(Value, PodUnavailableBudget)>
     let owner = workload_of(store, ns, pod);
     pubs.into_iter().filter_map(decode).find(|(_, p)| {
         if let Some(target) = &p.spec.target_ref {
-            let group = target.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            let group = kinds::group_of(&target.api_version);
             return owner
                 .as_ref()
                 .is_some_and(|(g, k, n)| g == group && *k == target.kind && *n == target.name);
@@ -184,7 +184,7 @@ fn workload_of(store: &Store, ns: &str, pod: &Value) -> Option<(String, String, 
             .find(|o| o["controller"].as_bool() == Some(true))
             .map(|o| {
                 let api = o["apiVersion"].as_str().unwrap_or_default();
-                let group = api.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+                let group = kinds::group_of(api).to_string();
                 let kind = o["kind"].as_str().unwrap_or_default().to_string();
                 let name = o["name"].as_str().unwrap_or_default().to_string();
                 (group, kind, name)

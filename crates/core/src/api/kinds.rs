@@ -172,11 +172,6 @@ impl KindInfo {
         self.group.ends_with(".kruise.io")
     }
 
-    /// True for objects that live in a namespace.
-    pub fn is_namespaced(&self) -> bool {
-        self.scope == Scope::Namespaced
-    }
-
     /// The spelling the product shows: the singular name when unambiguous and short, else the
     /// shortest unambiguous short name or alias (`asts`, `ppm`, `crr`), else the singular name
     /// if unambiguous, else `singular.group`.
@@ -351,8 +346,13 @@ pub fn controller_of<'a>(
 
 /// [`find`] by an object's `apiVersion` (`apps.kruise.io/v1beta1`, `v1`) and kind.
 pub fn find_by_api_version(api_version: &str, kind: &str) -> Option<&'static KindInfo> {
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    find(group, kind)
+    find(group_of(api_version), kind)
+}
+
+/// The API group of an `apiVersion` (`apps.kruise.io/v1alpha1` → `apps.kruise.io`, `v1` → the
+/// core group `""`).
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
 /// Why a `KIND` spelling was not accepted.

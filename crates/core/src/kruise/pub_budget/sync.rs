@@ -17,7 +17,10 @@ use super::{
     resolve::{OwnedPod, WorkloadFact, resolve_selector_total, resolve_target_ref},
     status::{PriorRecords, PubPod, pub_status},
 };
-use crate::kruise::{events::EventRecord, selector};
+use crate::{
+    api::kinds::group_of,
+    kruise::{events::EventRecord, selector},
+};
 
 /// A workload of the PUB's namespace, as the controller finder sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,10 +35,6 @@ pub struct Workload {
     pub deleting: bool,
     /// The UID of its controller, when that is a workload too (a ReplicaSet's Deployment).
     pub controller_uid: Option<String>,
-}
-
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
 impl Workload {
