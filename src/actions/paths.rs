@@ -27,13 +27,15 @@ impl Paths {
     /// The paths for `kind` (a CloneSet, Advanced StatefulSet or Advanced DaemonSet) served at
     /// `version`; `None` for kinds without a rollout.
     pub fn of(kind: &KindInfo, version: &str) -> Option<Paths> {
-        match (kind.workload?, version) {
+        let workload = kind.workload?;
+        let partition_percent = workload.partition_percent();
+        match (workload, version) {
             (WorkloadKind::CloneSet, "v1alpha1") => Some(Paths {
                 partition: "/spec/updateStrategy/partition",
                 paused: "/spec/updateStrategy/paused",
                 replicas: Some("/spec/replicas"),
                 pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
-                partition_percent: true,
+                partition_percent,
                 template: TEMPLATE,
             }),
             (WorkloadKind::CloneSet, _) => Some(Paths {
@@ -41,7 +43,7 @@ impl Paths {
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: Some("/spec/replicas"),
                 pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
-                partition_percent: true,
+                partition_percent,
                 template: TEMPLATE,
             }),
             (WorkloadKind::AdvancedStatefulSet, _) => Some(Paths {
@@ -49,7 +51,7 @@ impl Paths {
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: Some("/spec/replicas"),
                 pods_to_delete: None,
-                partition_percent: false,
+                partition_percent,
                 template: TEMPLATE,
             }),
             (WorkloadKind::AdvancedDaemonSet, _) => Some(Paths {
@@ -57,7 +59,7 @@ impl Paths {
                 paused: "/spec/updateStrategy/rollingUpdate/paused",
                 replicas: None,
                 pods_to_delete: None,
-                partition_percent: false,
+                partition_percent,
                 template: TEMPLATE,
             }),
         }

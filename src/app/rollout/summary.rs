@@ -113,8 +113,8 @@ fn cloneset(cs: &CloneSet) -> Summary {
         available: status.available_replicas,
         updated_ready: Some(status.updated_ready_replicas),
         containers: containers(&cs.spec.template),
-        scalable: true,
-        partition_percent: true,
+        scalable: CS.scalable(),
+        partition_percent: CS.partition_percent(),
     }
 }
 
@@ -150,8 +150,8 @@ fn statefulset(sts: &StatefulSet) -> Summary {
         available: status.available_replicas,
         updated_ready: Some(status.updated_ready_replicas),
         containers: containers(&sts.spec.template),
-        scalable: true,
-        partition_percent: false,
+        scalable: ASTS.scalable(),
+        partition_percent: ASTS.partition_percent(),
     }
 }
 
@@ -190,7 +190,7 @@ fn daemonset(ds: &DaemonSet) -> Summary {
         available: status.number_available,
         updated_ready: None,
         containers: containers(&ds.spec.template),
-        scalable: false,
-        partition_percent: false,
+        scalable: ADS.scalable(),
+        partition_percent: ADS.partition_percent(),
     }
 }
