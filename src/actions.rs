@@ -86,11 +86,6 @@ impl Target {
         Self::new(kind.info(), Some(namespace), name)
     }
 
-    /// The kind's description (names, versions, scope).
-    pub fn info(&self) -> &'static KindInfo {
-        self.kind
-    }
-
     /// The API group (`apps.kruise.io`; `""` for core).
     pub fn group(&self) -> &'static str {
         self.kind.group

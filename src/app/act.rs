@@ -6,7 +6,6 @@
 use super::{
     App, Effect, Level,
     dialog::{Form, Overlay, RevisionPicker},
-    msg::Kind,
     rollout::summary::{Summary, summary},
     route::{Fetch, Owner, Route},
 };
@@ -14,11 +13,6 @@ use crate::{
     actions::{Action, Target},
     config,
 };
-
-/// The action layer's target for an object the console watches.
-pub fn target_of(kind: Kind, namespace: &str, name: &str) -> Option<Target> {
-    Some(Target::watched(kind, namespace, name))
-}
 
 /// The workload a mutating key is about.
 pub(super) struct Subject {
@@ -67,8 +61,7 @@ pub(super) fn subject(app: &App) -> Result<Subject, String> {
             owner.name
         )
     })?;
-    let target = target_of(owner.kind, &owner.namespace, &owner.name)
-        .ok_or("this kind has no rollout actions")?;
+    let target = Target::watched(owner.kind, &owner.namespace, &owner.name);
     Ok(Subject {
         target,
         summary,

@@ -9,7 +9,6 @@ use kube::runtime::reflector::ObjectRef as StoreRef;
 
 use super::{
     App, Effect, Level,
-    act::target_of,
     filter::{Filterable, ListFilter},
     keys::selection,
     msg::Kind,
@@ -186,10 +185,7 @@ pub fn cycle(app: &mut App) -> Vec<Effect> {
         Route::Rollout(view) => {
             let o = view.owner.clone();
             let current = label_in_store(app, o.kind, &o.namespace, &o.name);
-            match target_of(o.kind, &o.namespace, &o.name) {
-                Some(t) => (t, current),
-                None => return Vec::new(),
-            }
+            (Target::watched(o.kind, &o.namespace, &o.name), current)
         }
         Route::List(list) if !list.scope.is_pods() => {
             let Some(sel) = selection(app) else {
@@ -198,10 +194,7 @@ pub fn cycle(app: &mut App) -> Vec<Effect> {
             };
             let ns = sel.namespace.clone().unwrap_or_default();
             let current = label_in_store(app, sel.kind, &ns, &sel.name);
-            match target_of(sel.kind, &ns, &sel.name) {
-                Some(t) => (t, current),
-                None => return Vec::new(),
-            }
+            (Target::watched(sel.kind, &ns, &sel.name), current)
         }
         _ => {
             app.set_status(
@@ -221,8 +214,8 @@ pub fn delete(app: &mut App) -> Vec<Effect> {
     let target = match app.top() {
         Route::Protect(view) => view.selected_row().map(|r| r.target.clone()),
         Route::Journal(_) => None,
-        _ => selection(app).and_then(|sel| {
-            target_of(
+        _ => selection(app).map(|sel| {
+            Target::watched(
                 sel.kind,
                 sel.namespace.as_deref().unwrap_or_default(),
                 &sel.name,

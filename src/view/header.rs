@@ -260,19 +260,6 @@ fn position(app: &App) -> String {
     }
 }
 
-pub fn kind_plural(kind: crate::app::Kind) -> &'static str {
-    kind.plural()
-}
-
-/// The kind as users read it (`Advanced StatefulSet`).
-pub fn kind_long_name(kind: crate::app::Kind) -> &'static str {
-    kind.title()
-}
-
-pub fn kind_name(kind: crate::app::Kind) -> &'static str {
-    kind.debug_name()
-}
-
 /// A style that only sets what the role sets, for spans inside a styled row.
 pub fn role(app: &App, role: Role) -> Style {
     app.theme.style(role)

@@ -9,7 +9,7 @@ use ratatui::{
 
 use super::{
     age,
-    header::{kind_name, role},
+    header::role,
     widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
@@ -38,7 +38,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     ]);
     let (what, where_) = match &list.scope {
         Scope::PodsOf(o) => (
-            format!("Pods of {} {}", kind_name(o.kind), o.name),
+            format!("Pods of {} {}", o.kind.debug_name(), o.name),
             o.namespace.clone(),
         ),
         _ => (

@@ -12,10 +12,7 @@ use ratatui::{
     widgets::{Block, Paragraph, Widget},
 };
 
-use super::{
-    age,
-    header::{kind_long_name, role},
-};
+use super::{age, header::role};
 use crate::{
     app::{
         App,
@@ -52,7 +49,7 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
     let o = &view.owner;
     let mut title = vec![Span::raw(format!(
         " Rollout · {} {}/{} ",
-        kind_long_name(o.kind),
+        o.kind.title(),
         o.namespace,
         o.name
     ))];
@@ -68,7 +65,7 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         b.render(area, buf);
         Paragraph::new(format!(
             "{} {}/{} is not in the cluster (deleted, or not listed yet)",
-            kind_long_name(o.kind),
+            o.kind.title(),
             o.namespace,
             o.name
         ))

@@ -11,7 +11,7 @@ use ratatui::{
 
 use super::{
     age,
-    header::{kind_plural, role},
+    header::role,
     widgets::table::{self, Cell, Column, TableSpec},
 };
 use crate::{
@@ -53,7 +53,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
         Column::new("REVISION", Constraint::Length(21), 2),
         Column::new("AGE", Constraint::Length(4), 7),
     ]);
-    let what = kind.map_or("Workloads", kind_plural);
+    let what = kind.map_or("Workloads", Kind::plural);
     let where_ = app.namespace.as_deref().unwrap_or("all namespaces");
     let mut title = vec![Span::raw(format!(
         " {what} — {where_} [{}] ",

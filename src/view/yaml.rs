@@ -8,7 +8,7 @@ use ratatui::{
     widgets::{Block, Paragraph, Widget},
 };
 
-use super::header::{kind_name, role};
+use super::header::role;
 use crate::{
     app::{
         App,
@@ -22,10 +22,10 @@ pub fn title(prefix: &str, target: &ObjectRef) -> String {
     match &target.namespace {
         Some(ns) => format!(
             " {prefix} — {} {ns}/{} ",
-            kind_name(target.kind),
+            target.kind.debug_name(),
             target.name
         ),
-        None => format!(" {prefix} — {} {} ", kind_name(target.kind), target.name),
+        None => format!(" {prefix} — {} {} ", target.kind.debug_name(), target.name),
     }
 }
 
