@@ -191,6 +191,16 @@ fn daemonset_to_v1alpha1(object: &mut Value) {
     }
 }
 
+/// The version an object's `apiVersion` names (`apps.kruise.io/v1beta1` → `v1beta1`), v1alpha1
+/// when it names none.
+pub fn version_of(object: &Value) -> &str {
+    object["apiVersion"]
+        .as_str()
+        .map(|a| a.rsplit_once('/').map_or(a, |(_, v)| v))
+        .filter(|v| !v.is_empty())
+        .unwrap_or("v1alpha1")
+}
+
 /// Reads a `kind` object served at `version` into a model whose shape is `internal` (the
 /// version the Rust type follows), converting as the webhook would.
 pub fn from_served<T: serde::de::DeserializeOwned>(

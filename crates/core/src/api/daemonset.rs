@@ -121,6 +121,13 @@ pub fn from_served_json(
     crate::api::conversion::from_served("apps.kruise.io", "DaemonSet", "v1alpha1", version, value)
 }
 
+/// Reads an Advanced DaemonSet at the version its `apiVersion` names (v1alpha1 when it names
+/// none).
+pub fn from_any_served_json(value: serde_json::Value) -> Result<DaemonSet, serde_json::Error> {
+    let version = crate::api::conversion::version_of(&value).to_owned();
+    from_served_json(&version, value)
+}
+
 /// Writes an Advanced DaemonSet in the shape served at `version` (the inverse of
 /// [`from_served_json`]).
 pub fn to_served_json(
