@@ -86,12 +86,25 @@ pub fn preferred_cloneset_version(apis: &KruiseApis) -> Option<&ApiResource> {
     .map(|s| &s.resource)
 }
 
+/// The version of `kind` to read and write when it is not the internal model's v1alpha1: the
+/// stored version (or the newest served) among those the model maps. None when v1alpha1 is the
+/// one, or the kind is not served.
+pub fn mapped_version(apis: &KruiseApis, kind: Kind) -> Option<&ApiResource> {
+    let info = kind.info();
+    preferred_version(&apis.served, info.group, info.kind, readable_versions(kind))
+        .filter(|s| s.version != "v1alpha1")
+        .map(|s| &s.resource)
+}
+
 /// The versions the internal model of a workload kind can be read from (see `api::cloneset`
 /// for CloneSet's v1beta1 mapping; Advanced StatefulSet's two versions share one shape).
 pub fn readable_versions(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::CloneSet | Kind::StatefulSet => &["v1alpha1", "v1beta1"],
-        Kind::DaemonSet => &["v1alpha1"],
+        // Advanced DaemonSet and SidecarSet: v1beta1 (stored since Kruise v1.9) maps through
+        // `api::conversion`.
+        Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet | Kind::SidecarSet => {
+            &["v1alpha1", "v1beta1"]
+        }
         _ => &[],
     }
 }
