@@ -29,3 +29,4 @@ mod controllers_probe_marker;
 mod controllers_pub;
 mod controllers_sidecarset;
 mod controllers_statefulset;
+mod kruise_versions;
