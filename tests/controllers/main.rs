@@ -13,6 +13,8 @@ mod cli;
 mod daemon_e2e;
 #[path = "../support/kubectl.rs"]
 mod kubectl;
+#[path = "../support/served.rs"]
+mod served;
 #[path = "../support/testbed.rs"]
 mod testbed;
 #[path = "../support/workloads.rs"]
