@@ -157,11 +157,13 @@ impl KruiseApis {
         self.served.is_empty()
     }
 
-    /// The resource to watch for a workload kind ([`preferred_version`] among the versions the
+    /// The resource to watch for a workload kind or a SidecarSet ([`preferred_version`] among the versions the
     /// console reads, else the newest served one, mapped). None when the kind is not served.
     pub fn resource_for(&self, kind: Kind) -> Option<WatchedVersion> {
         let info = kind.info();
-        info.workload?;
+        if readable_versions(kind).is_empty() {
+            return None;
+        }
         // The version the console's own types model (the first the table lists).
         let (kind_name, own_version, group) = (info.kind, info.preferred_version(), info.group);
         let chosen = preferred_version(&self.served, group, kind_name, readable_versions(kind))
@@ -336,15 +338,35 @@ mod tests {
             only_alpha.resource_for(Kind::CloneSet),
             Some(WatchedVersion::Own(ar("CloneSet", "v1alpha1")))
         );
-        // DaemonSet is read at v1alpha1 only, even where v1beta1 is stored.
-        let ds = apis(
-            &[("DaemonSet", "v1alpha1"), ("DaemonSet", "v1beta1")],
-            &[("DaemonSet", "v1beta1")],
+        // Kruise v1.9 stores DaemonSets and SidecarSets at v1beta1: read there (mapped).
+        let v19 = apis(
+            &[
+                ("DaemonSet", "v1alpha1"),
+                ("DaemonSet", "v1beta1"),
+                ("SidecarSet", "v1alpha1"),
+                ("SidecarSet", "v1beta1"),
+            ],
+            &[("DaemonSet", "v1beta1"), ("SidecarSet", "v1beta1")],
         );
         assert_eq!(
-            ds.resource_for(Kind::DaemonSet),
+            v19.resource_for(Kind::DaemonSet),
+            Some(WatchedVersion::Other(ar("DaemonSet", "v1beta1")))
+        );
+        assert_eq!(
+            v19.resource_for(Kind::SidecarSet),
+            Some(WatchedVersion::Other(ar("SidecarSet", "v1beta1")))
+        );
+        assert_eq!(
+            mapped_version(&v19, Kind::DaemonSet),
+            Some(&ar("DaemonSet", "v1beta1"))
+        );
+        // Kruise v1.8 serves v1alpha1 only.
+        let v18 = apis(&[("DaemonSet", "v1alpha1")], &[("DaemonSet", "v1alpha1")]);
+        assert_eq!(
+            v18.resource_for(Kind::DaemonSet),
             Some(WatchedVersion::Own(ar("DaemonSet", "v1alpha1")))
         );
+        assert_eq!(mapped_version(&v18, Kind::DaemonSet), None);
         // A version the console cannot read is still watched (mapped) when it is all there is.
         let future = apis(&[("DaemonSet", "v2")], &[]);
         assert_eq!(
