@@ -1,6 +1,7 @@
 //! Kruise's admission webhooks installed on the embedded API server: thin adapters from the
 //! server's [`AdmissionRequest`] to the sans-IO ports in `crate::kruise` (deletion protection,
-//! PodUnavailableBudget, SidecarSet, ContainerRecreateRequest, PodProbeMarker). Each hook is
+//! PodUnavailableBudget, SidecarSet, ContainerRecreateRequest, PodProbeMarker, Advanced
+//! DaemonSet validation). Each hook is
 //! named like the upstream webhook (`vcloneset.kb.io`, `vpodeviction.kb.io`, ...) so a denial
 //! reads `admission webhook "NAME" denied the request: MESSAGE` as with a real Kruise install.
 
