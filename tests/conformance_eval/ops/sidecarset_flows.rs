@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, 
 use kruise_tui::kruise::sidecarset::{
     self as ss, SidecarContainer, SidecarSet, inject, matching, pod_state, reconcile, upgrade,
 };
+use kruise_tui::kruise::{FeatureGates, KruiseVersion};
 use serde_json::{Value, json};
 
 use super::sidecarset_eval::{now, set_named, strings};
@@ -358,7 +359,11 @@ fn control_state(ann: &BTreeMap<String, String>) -> Value {
         .unwrap_or(Value::Null)
 }
 
-pub fn inject_pod_create(i: &Value, e: &Value) -> Result<(), String> {
+pub fn inject_pod_create(i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
+    let mut gates = FeatureGates::new();
+    for (k, v) in i["featureGates"].as_object().into_iter().flatten() {
+        gates.set(k, v.as_bool().unwrap_or(false));
+    }
     let sets: Vec<SidecarSet> = parse("sidecarSets", &i["sidecarSets"])?;
     let pod: Pod = parse("pod", &i["pod"])?;
     let no_history = |_: &SidecarSet| None;
@@ -368,6 +373,8 @@ pub fn inject_pod_create(i: &Value, e: &Value) -> Result<(), String> {
         historic: &no_history,
         random: 0.5,
         now: now(),
+        version,
+        gates,
     };
     let out = inject::inject_pod_create(&pod, &ctx)
         .map_err(|e| e.to_string())?

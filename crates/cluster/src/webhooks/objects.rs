@@ -33,6 +33,10 @@ use crate::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict};
 
 const SIDECARSETS: (&str, &str) = ("apps.kruise.io/v1alpha1", "SidecarSet");
 
+/// The Kruise version these webhooks follow until the cluster's version is passed in (the lead
+/// wires it through `install_kruise_webhooks`).
+const VERSION: KruiseVersion = KruiseVersion::V1_9;
+
 fn port(v: crate::kruise::crr::Verdict) -> Verdict {
     super::verdict(v.allowed, v.code, v.message.as_deref())
 }
@@ -59,11 +63,12 @@ pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn 
     );
     let pods = {
         let store = store.clone();
+        let gates = gates.clone();
         Hook::shared("mpod.kb.io", "", "pods", move |req| {
             if req.operation != Operation::Create || !req.subresource.is_empty() {
                 return Verdict::Allow;
             }
-            inject_sidecars(&store, req)
+            inject_sidecars(&store, &gates, req)
         })
     };
     let crr = {
@@ -166,7 +171,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
     .collect();
     let ctx = ValidationContext {
         gates: gates.clone(),
-        version: KruiseVersion::default(),
+        version: VERSION,
         old: old.as_ref(),
         others: &others,
         namespaces: Some(&namespaces),
@@ -176,7 +181,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
     port(admit_sidecar_set(&set, &ctx))
 }
 
-fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
+fn inject_sidecars(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict {
     let pod = match decode::<Pod>(req.object.as_ref()) {
         Ok(Some(pod)) => pod,
         Ok(None) => return Verdict::Allow,
@@ -207,6 +212,8 @@ fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
         historic: &historic,
         random: f64::from(now.subsec_nanosecond().unsigned_abs() % 1_000_000) / 1_000_000.0,
         now,
+        version: VERSION,
+        gates: gates.clone(),
     };
     // The request's namespace applies when the pod body leaves it out.
     let mut pod = pod;
@@ -247,7 +254,7 @@ fn admit_crr(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Ver
             .map(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
             .transpose()
     };
-    let outcome = admit_create(gates, &crr, lookup, node);
+    let outcome = admit_create(VERSION, gates, &crr, lookup, node);
     match outcome.patched {
         Some(patched) if outcome.verdict.allowed => {
             mutated(req.object.as_ref(), &crr, &json_patch(&crr, &patched))

@@ -36,6 +36,9 @@ const DEFAULTS: &[(&str, bool)] = &[
     ("RecreatePodWhenChangeVCTInCloneSetGate", false),
     ("PodIndexLabel", true),
     ("StatefulSetStartOrdinal", false),
+    // new in v1.9.0 (Alpha): SS2 and U1
+    ("EnableSortSidecarContainerByName", false),
+    ("InPlacePodVerticalScaling", false),
 ];
 
 impl FeatureGates {

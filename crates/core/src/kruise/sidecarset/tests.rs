@@ -395,6 +395,8 @@ fn admission_defaults_validate_and_inject() {
         historic: &no_history,
         random: 0.0,
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
+        gates: crate::kruise::FeatureGates::new(),
     };
     let (verdict, patch) = admit_pod_create(&p, &ctx);
     assert!(verdict.allowed);

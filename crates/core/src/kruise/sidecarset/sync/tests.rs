@@ -52,6 +52,8 @@ fn pod(s: &SidecarSet, name: &str, created: i64) -> Pod {
         historic: &|_| None,
         random: 0.5,
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
+        gates: crate::kruise::FeatureGates::new(),
     };
     p = inject_pod_create(&p, &ctx)
         .unwrap()
