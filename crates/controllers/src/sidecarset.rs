@@ -284,6 +284,7 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         all_sets: &all_sets,
         namespaces: &namespaces,
         now: jiff::Timestamp::now(),
+        version: ctx.shared.version,
     };
     let plan = sync::plan_pods(&current, &pods, &matched, &status, rctx);
     for (i, desired) in &plan.flips {
@@ -306,6 +307,9 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
             Hold::NotUpdate => "updateStrategy is NotUpdate",
             Hold::AllUpdated => "every matched pod is updated",
             Hold::Paused => "updateStrategy is paused",
+            Hold::HotUpgradeFlips => {
+                "finished hot upgrades were reset; the rest waits for the next pass"
+            }
         };
         tracing::debug!(sidecarset = %name, "no upgrade: {why}");
         return Ok(Action::requeue(RESYNC));

@@ -118,7 +118,9 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
                 let decoded = decode::<PodProbeMarker>(req.object.as_ref())
                     .and_then(|new| Ok((new, decode::<PodProbeMarker>(req.old_object.as_ref())?)));
                 match decoded {
-                    Ok((Some(new), old)) => port(admit_probe_marker(&gates, &new, old.as_ref()).0),
+                    Ok((Some(new), old)) => {
+                        port(admit_probe_marker(VERSION, &gates, &new, old.as_ref()).0)
+                    }
                     Ok((None, _)) => Verdict::Allow,
                     Err(denied) => denied,
                 }

@@ -110,6 +110,7 @@ fn status_tuple(set: &SidecarSet, pods: &[Pod]) -> (Counts, Vec<(usize, Pod)>) {
         all_sets: std::slice::from_ref(set),
         namespaces: &NamespaceLabels::new(),
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
     };
     let out = reconcile(set, pods, ctx);
     let s = out.status;
