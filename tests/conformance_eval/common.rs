@@ -150,3 +150,12 @@ pub fn at_versions(
     }
     Ok(())
 }
+
+/// A list input: `null` (Go's nil slice) reads as empty; anything else but an array is an error.
+pub fn list<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
+    match v {
+        Value::Null => Ok(&[]),
+        Value::Array(items) => Ok(items),
+        _ => Err(format!("{what} is not a list")),
+    }
+}

@@ -8,7 +8,7 @@ use kruise_tui::kruise::{
 };
 
 use super::common::{
-    at_versions, expect_eq, expect_field_errors, expect_subset, expected, input, parse,
+    at_versions, expect_eq, expect_field_errors, expect_subset, expected, input, list, parse,
 };
 
 /// Feature gates from `input.featureGates` over upstream defaults.
@@ -342,9 +342,7 @@ fn pub_status_case(input: &Value) -> Result<Value, String> {
     let pub_: pubb::PodUnavailableBudget = parse("pub", field(input, "pub")?)?;
     let resolved = field(input, "resolved")?;
     let counted: Vec<String> = parse("resolved.countedPods", field(resolved, "countedPods")?)?;
-    let pods: Vec<pubb::PubPod> = field(input, "pods")?
-        .as_array()
-        .ok_or("input.pods is not a list")?
+    let pods: Vec<pubb::PubPod> = list(field(input, "pods")?, "input.pods")?
         .iter()
         .map(|p| {
             Ok(pubb::PubPod {
