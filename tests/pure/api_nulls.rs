@@ -247,7 +247,6 @@ fn null_in_every_optional_position_reads_as_absent() {
         api::AdvancedCronJob,
         api::BroadcastJob,
         api::CloneSet,
-        api::cloneset::v1beta1::CloneSet,
         api::ContainerRecreateRequest,
         api::DaemonSet,
         api::ImageListPullJob,
