@@ -516,7 +516,10 @@ async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
         json!({"limits": {"cpu": "600m"}, "requests": {"memory": "800Mi"}});
     let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
     let created = pods
-        .create(&PostParams::default(), &serde_json::from_value(app).unwrap())
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(app).unwrap(),
+        )
         .await
         .unwrap();
     let proxy = created

@@ -154,8 +154,15 @@ pub struct UnitedDeploymentScheduleStrategy {
 pub struct AdaptiveUnitedDeploymentStrategy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reschedule_critical_seconds: Option<i32>,
+    /// Kruise v1.8 (renamed `unschedulableDuration` in v1.9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unschedulable_last_seconds: Option<i32>,
+    /// Kruise v1.9: seconds a pod may stay unschedulable before its subset counts as such.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unschedulable_duration: Option<i32>,
+    /// Kruise v1.9: keep unschedulable pods (reserved) instead of deleting them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_unschedulable_pods: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -218,6 +225,9 @@ pub struct UnitedDeploymentStatus {
     pub update_status: Option<UpdateStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
+    /// Kruise v1.9: pods kept while unschedulable (adaptive strategy with reservation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_pods: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -227,6 +237,20 @@ pub struct UnitedDeploymentSubsetStatus {
     pub replicas: i32,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub partition: i32,
+    /// Kruise v1.9.
+    #[serde(
+        default,
+        rename = "readyReplicas",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ready_replicas: Option<i32>,
+    /// Kruise v1.9.
+    #[serde(
+        default,
+        rename = "reservedPods",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reserved_pods: Option<i32>,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
