@@ -13,7 +13,7 @@ use k8s_openapi::api::{
 
 use super::{Hook, decode, list_typed, mutated, namespace_labels};
 use crate::kruise::{
-    FeatureGates, KruiseVersion,
+    FeatureGates,
     admission::json_patch,
     crr::{
         ContainerRecreateRequest,
@@ -32,10 +32,6 @@ use crate::kruise::{
 use crate::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict};
 
 const SIDECARSETS: (&str, &str) = ("apps.kruise.io/v1alpha1", "SidecarSet");
-
-/// The Kruise version these webhooks follow until the cluster's version is passed in (the lead
-/// wires it through `install_kruise_webhooks`).
-const VERSION: KruiseVersion = KruiseVersion::V1_9;
 
 fn port(v: crate::kruise::crr::Verdict) -> Verdict {
     super::verdict(v.allowed, v.code, v.message.as_deref())
@@ -107,6 +103,7 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
     };
     let marker = {
         let gates = gates.clone();
+        let version = store.kruise_version();
         Hook::shared(
             "vpodprobemarker.kb.io",
             "apps.kruise.io",
@@ -119,7 +116,7 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
                     .and_then(|new| Ok((new, decode::<PodProbeMarker>(req.old_object.as_ref())?)));
                 match decoded {
                     Ok((Some(new), old)) => {
-                        port(admit_probe_marker(VERSION, &gates, &new, old.as_ref()).0)
+                        port(admit_probe_marker(version, &gates, &new, old.as_ref()).0)
                     }
                     Ok((None, _)) => Verdict::Allow,
                     Err(denied) => denied,
@@ -173,7 +170,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
     .collect();
     let ctx = ValidationContext {
         gates: gates.clone(),
-        version: VERSION,
+        version: store.kruise_version(),
         old: old.as_ref(),
         others: &others,
         namespaces: Some(&namespaces),
@@ -214,7 +211,7 @@ fn inject_sidecars(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) 
         historic: &historic,
         random: f64::from(now.subsec_nanosecond().unsigned_abs() % 1_000_000) / 1_000_000.0,
         now,
-        version: VERSION,
+        version: store.kruise_version(),
         gates: gates.clone(),
     };
     // The request's namespace applies when the pod body leaves it out.
@@ -256,7 +253,7 @@ fn admit_crr(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Ver
             .map(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
             .transpose()
     };
-    let outcome = admit_create(VERSION, gates, &crr, lookup, node);
+    let outcome = admit_create(store.kruise_version(), gates, &crr, lookup, node);
     match outcome.patched {
         Some(patched) if outcome.verdict.allowed => {
             mutated(req.object.as_ref(), &crr, &json_patch(&crr, &patched))

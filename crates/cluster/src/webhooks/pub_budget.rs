@@ -23,10 +23,6 @@ use crate::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict, 
 
 const RELATED_PUB: &str = "kruise.io/related-pub";
 
-/// The Kruise version this webhook follows until the cluster's version is passed in (the lead
-/// wires it through `install_kruise_webhooks`).
-const VERSION: crate::kruise::KruiseVersion = crate::kruise::KruiseVersion::V1_9;
-
 pub(super) fn hooks(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn AdmissionHook>> {
     let hook = |name: &str, eviction: bool| {
         let store = store.clone();
@@ -77,7 +73,7 @@ fn admit_budget(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> 
     .filter(|p| p.metadata.name.as_deref() != Some(name))
     .collect();
     let v = admit_pub(
-        VERSION,
+        store.kruise_version(),
         gates,
         op_str(req.operation),
         object,
@@ -158,7 +154,7 @@ fn admit(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict
     let before = budget.status.clone();
     let now = meta::now();
     let v = pod_admission_json(
-        VERSION,
+        store.kruise_version(),
         gates,
         op_str(req.operation),
         &req.subresource,
