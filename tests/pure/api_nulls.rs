@@ -131,10 +131,9 @@ impl Filler {
                         out.insert(k.clone(), self.fill(v, depth + 1, minimal));
                     }
                 } else if let Some(ap) = node.get("additionalProperties").filter(|a| a.is_object())
+                    && !minimal
                 {
-                    if !minimal {
-                        out.insert("k".to_owned(), self.fill(ap, depth + 1, minimal));
-                    }
+                    out.insert("k".to_owned(), self.fill(ap, depth + 1, minimal));
                 }
                 Value::Object(out)
             }
@@ -169,10 +168,9 @@ impl Filler {
                         self.optional_paths(schema, child, &p, out);
                     }
                 } else if let Some(ap) = node.get("additionalProperties").filter(|a| a.is_object())
+                    && let Some(child) = obj.get("k")
                 {
-                    if let Some(child) = obj.get("k") {
-                        self.optional_paths(ap, child, &format!("{path}/k"), out);
-                    }
+                    self.optional_paths(ap, child, &format!("{path}/k"), out);
                 }
             }
             _ => {}

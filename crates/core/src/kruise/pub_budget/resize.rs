@@ -59,10 +59,11 @@ pub fn compute_pod_qos(pod: &Pod) -> QosClass {
     if requests.is_empty() && limits.is_empty() {
         return QosClass::BestEffort;
     }
-    if guaranteed && requests.iter().all(|(n, r)| limits.get(n) == Some(r)) {
-        if requests.len() == limits.len() {
-            return QosClass::Guaranteed;
-        }
+    if guaranteed
+        && requests.iter().all(|(n, r)| limits.get(n) == Some(r))
+        && requests.len() == limits.len()
+    {
+        return QosClass::Guaranteed;
     }
     QosClass::Burstable
 }

@@ -253,7 +253,7 @@ impl Parser<'_> {
                 let right = self.factor()?;
                 left = match (left, right) {
                     (_, Value::Quantity { .. }) => return Err("division by quantity".to_owned()),
-                    (_, Value::Number(n)) if n == 0.0 => {
+                    (_, Value::Number(0.0)) => {
                         return Err("division by zero".to_owned());
                     }
                     (Value::Quantity { nanos, binary }, Value::Number(n)) => {
