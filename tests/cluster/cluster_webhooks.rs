@@ -9,8 +9,11 @@ use crate::kubectl as support_kubectl;
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{
-    cluster::{install_kruise_webhooks, server::EmbeddedCluster},
-    kruise::FeatureGates,
+    cluster::{
+        install_kruise_webhooks,
+        server::{EmbeddedCluster, ServerOptions},
+    },
+    kruise::{FeatureGates, KruiseVersion},
 };
 use kube::{
     Api, Client, Error,
@@ -432,9 +435,8 @@ async fn pub_with_a_target_ref_guards_the_workloads_pods() {
 /// The v1.9 edges through the embedded webhooks: a CRR naming a container twice is denied, a
 /// PUB may protect RESIZE (an unknown operation is refused), and a SidecarSet's
 /// `resourcesPolicy` sizes the sidecar from the pod's containers at creation.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
-    let (c, client) = cluster(FeatureGates::new()).await;
+/// A node and a running pod `web-1` on it, and a CRR naming its container twice.
+fn seed_crr_target(c: &EmbeddedCluster) -> DynamicObject {
     c.store()
         .create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}}))
         .unwrap();
@@ -444,18 +446,69 @@ async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
         "image": "nginx", "imageID": "docker.io/library/nginx@sha256:1", "ready": true,
         "restartCount": 0, "containerID": "containerd://abc", "state": {"running": {}}}]});
     c.store().create(pod).unwrap();
-    let crrs = api(
-        &client,
+    dynamic(json!({
+        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "ContainerRecreateRequest",
+        "metadata": {"name": "twice"},
+        "spec": {"podName": "web-1", "containers": [{"name": "main"}, {"name": "main"}]}
+    }))
+}
+
+fn crr_api(client: &Client) -> Api<DynamicObject> {
+    api(
+        client,
         "apps.kruise.io",
         "ContainerRecreateRequest",
         "containerrecreaterequests",
         Some("default"),
+    )
+}
+
+fn resize_budget() -> DynamicObject {
+    dynamic(json!({
+        "apiVersion": "policy.kruise.io/v1alpha1", "kind": "PodUnavailableBudget",
+        "metadata": {"name": "resize",
+            "annotations": {"kruise.io/pub-protect-operations": "RESIZE,DELETE"}},
+        "spec": {"selector": {"matchLabels": {"app": "resize"}}, "maxUnavailable": 1}
+    }))
+}
+
+/// On a cluster serving Kruise v1.8.4 the same webhooks follow v1.8.4: the duplicate container
+/// passes (its check never fires there) and RESIZE is not an operation a PUB may name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v1_8_accepts_a_duplicate_crr_container_and_refuses_resize() {
+    let c = EmbeddedCluster::start(ServerOptions {
+        kruise_version: KruiseVersion::V1_8,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    install_kruise_webhooks(&c, FeatureGates::new());
+    let client = c.client().await.unwrap();
+    let twice = seed_crr_target(&c);
+    crr_api(&client)
+        .create(&PostParams::default(), &twice)
+        .await
+        .unwrap();
+    let pubs = api(
+        &client,
+        "policy.kruise.io",
+        "PodUnavailableBudget",
+        "podunavailablebudgets",
+        Some("default"),
     );
-    let twice = dynamic(json!({
-        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "ContainerRecreateRequest",
-        "metadata": {"name": "twice"},
-        "spec": {"podName": "web-1", "containers": [{"name": "main"}, {"name": "main"}]}
-    }));
+    let (code, _) = api_error(
+        pubs.create(&PostParams::default(), &resize_budget())
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
+    let (c, client) = cluster(FeatureGates::new()).await;
+    let twice = seed_crr_target(&c);
+    let crrs = crr_api(&client);
     let (code, message) = api_error(
         crrs.create(&PostParams::default(), &twice)
             .await
@@ -481,7 +534,7 @@ async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
             "spec": {"selector": {"matchLabels": {"app": name}}, "maxUnavailable": 1}
         }))
     };
-    pubs.create(&PostParams::default(), &budget("resize", "RESIZE,DELETE"))
+    pubs.create(&PostParams::default(), &resize_budget())
         .await
         .unwrap();
     let (code, message) = api_error(
