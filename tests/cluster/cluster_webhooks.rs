@@ -1,15 +1,19 @@
 //! Kruise's webhooks installed on the embedded cluster (`install_kruise_webhooks`), seen by
 //! kube-rs and by kubectl (on PATH or named by $KUBECTL) as a real Kruise install shows them:
 //! deletion protection, PodUnavailableBudget on evictions and deletes, SidecarSet injection,
-//! ContainerRecreateRequest defaulting and PodProbeMarker validation.
+//! ContainerRecreateRequest defaulting and PodProbeMarker validation, and the v1.9 changes to
+//! them.
 
 use crate::common;
 use crate::kubectl as support_kubectl;
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{
-    cluster::{install_kruise_webhooks, server::EmbeddedCluster},
-    kruise::FeatureGates,
+    cluster::{
+        install_kruise_webhooks,
+        server::{EmbeddedCluster, ServerOptions},
+    },
+    kruise::{FeatureGates, KruiseVersion},
 };
 use kube::{
     Api, Client, Error,
@@ -426,4 +430,160 @@ async fn pub_with_a_target_ref_guards_the_workloads_pods() {
         .await
         .unwrap();
     assert!(pods.get_opt("loose").await.unwrap().is_none());
+}
+
+/// The v1.9 edges through the embedded webhooks: a CRR naming a container twice is denied, a
+/// PUB may protect RESIZE (an unknown operation is refused), and a SidecarSet's
+/// `resourcesPolicy` sizes the sidecar from the pod's containers at creation.
+/// A node and a running pod `web-1` on it, and a CRR naming its container twice.
+fn seed_crr_target(c: &EmbeddedCluster) -> DynamicObject {
+    c.store()
+        .create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}}))
+        .unwrap();
+    let mut pod = common::pod_json("web-1", json!({"app": "web"}));
+    pod["spec"]["nodeName"] = json!("node-a");
+    pod["status"] = json!({"phase": "Running", "containerStatuses": [{"name": "main",
+        "image": "nginx", "imageID": "docker.io/library/nginx@sha256:1", "ready": true,
+        "restartCount": 0, "containerID": "containerd://abc", "state": {"running": {}}}]});
+    c.store().create(pod).unwrap();
+    dynamic(json!({
+        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "ContainerRecreateRequest",
+        "metadata": {"name": "twice"},
+        "spec": {"podName": "web-1", "containers": [{"name": "main"}, {"name": "main"}]}
+    }))
+}
+
+fn crr_api(client: &Client) -> Api<DynamicObject> {
+    api(
+        client,
+        "apps.kruise.io",
+        "ContainerRecreateRequest",
+        "containerrecreaterequests",
+        Some("default"),
+    )
+}
+
+fn resize_budget() -> DynamicObject {
+    dynamic(json!({
+        "apiVersion": "policy.kruise.io/v1alpha1", "kind": "PodUnavailableBudget",
+        "metadata": {"name": "resize",
+            "annotations": {"kruise.io/pub-protect-operations": "RESIZE,DELETE"}},
+        "spec": {"selector": {"matchLabels": {"app": "resize"}}, "maxUnavailable": 1}
+    }))
+}
+
+/// On a cluster serving Kruise v1.8.4 the same webhooks follow v1.8.4: the duplicate container
+/// passes (its check never fires there) and RESIZE is not an operation a PUB may name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v1_8_accepts_a_duplicate_crr_container_and_refuses_resize() {
+    let c = EmbeddedCluster::start(ServerOptions {
+        kruise_version: KruiseVersion::V1_8,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    install_kruise_webhooks(&c, FeatureGates::new());
+    let client = c.client().await.unwrap();
+    let twice = seed_crr_target(&c);
+    crr_api(&client)
+        .create(&PostParams::default(), &twice)
+        .await
+        .unwrap();
+    let pubs = api(
+        &client,
+        "policy.kruise.io",
+        "PodUnavailableBudget",
+        "podunavailablebudgets",
+        Some("default"),
+    );
+    let (code, _) = api_error(
+        pubs.create(&PostParams::default(), &resize_budget())
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v1_9_crr_duplicates_pub_resize_and_sidecar_resources() {
+    let (c, client) = cluster(FeatureGates::new()).await;
+    let twice = seed_crr_target(&c);
+    let crrs = crr_api(&client);
+    let (code, message) = api_error(
+        crrs.create(&PostParams::default(), &twice)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 400);
+    assert_eq!(
+        message,
+        "admission webhook \"mcontainerrecreaterequest.kb.io\" denied the request: can not recreate main multi times"
+    );
+
+    let pubs = api(
+        &client,
+        "policy.kruise.io",
+        "PodUnavailableBudget",
+        "podunavailablebudgets",
+        Some("default"),
+    );
+    let budget = |name: &str, ops: &str| {
+        dynamic(json!({
+            "apiVersion": "policy.kruise.io/v1alpha1", "kind": "PodUnavailableBudget",
+            "metadata": {"name": name, "annotations": {"kruise.io/pub-protect-operations": ops}},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "maxUnavailable": 1}
+        }))
+    };
+    pubs.create(&PostParams::default(), &resize_budget())
+        .await
+        .unwrap();
+    let (code, message) = api_error(
+        pubs.create(&PostParams::default(), &budget("odd", "REBOOT"))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 400);
+    assert!(
+        message.contains("annotation[kruise.io/pub-protect-operations] is invalid"),
+        "{message}"
+    );
+
+    let sets = api(&client, "apps.kruise.io", "SidecarSet", "sidecarsets", None);
+    sets.create(
+        &PostParams::default(),
+        &dynamic(json!({
+            "apiVersion": "apps.kruise.io/v1alpha1", "kind": "SidecarSet",
+            "metadata": {"name": "sized"},
+            "spec": {"selector": {"matchLabels": {"app": "sized"}},
+                "containers": [{"name": "proxy", "image": "envoy:1",
+                    "resourcesPolicy": {"targetContainersMode": "sum",
+                        "targetContainersNameRegex": ".*",
+                        "resourcesExpr": {"limits": {"cpu": "cpu*50%"},
+                            "requests": {"memory": "max(memory*20% + 100Mi, 200Mi)"}}}}]}
+        })),
+    )
+    .await
+    .unwrap();
+    let mut app = common::pod_json("sized-1", json!({"app": "sized"}));
+    app["spec"]["containers"][0]["resources"] =
+        json!({"limits": {"cpu": "600m"}, "requests": {"memory": "800Mi"}});
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let created = pods
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(app).unwrap(),
+        )
+        .await
+        .unwrap();
+    let proxy = created
+        .spec
+        .unwrap()
+        .containers
+        .into_iter()
+        .find(|c| c.name == "proxy")
+        .expect("the sidecar is injected");
+    assert_eq!(
+        serde_json::to_value(proxy.resources).unwrap(),
+        json!({"limits": {"cpu": "300m"}, "requests": {"memory": "260Mi"}})
+    );
 }

@@ -1,6 +1,7 @@
 //! Shared helpers for the evaluators: field access with clear errors and JSON diffs.
 #![allow(dead_code)]
 
+use kruise_tui::kruise::KruiseVersion;
 use serde_json::Value;
 
 /// The case's `input`.
@@ -24,9 +25,21 @@ pub fn no_op(op: Option<&str>, file: &str) -> Result<(), String> {
     }
 }
 
-/// Deserializes a value into a typed input, naming the failure.
+/// Deserializes a value into a typed input, naming the failure. A `null` (or missing) input
+/// reads as Go's nil: `None` for an optional input, else the empty value (`{}`, then `[]`), so a
+/// null struct, list or map is empty rather than a failure.
 pub fn parse<T: serde::de::DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
-    serde_json::from_value(v.clone()).map_err(|e| format!("cannot read {what}: {e}"))
+    serde_json::from_value(v.clone())
+        .or_else(|e| {
+            if v.is_null() {
+                serde_json::from_value(serde_json::json!({}))
+                    .or_else(|_| serde_json::from_value(serde_json::json!([])))
+                    .map_err(|_| e)
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(|e| format!("cannot read {what}: {e}"))
 }
 
 /// Compares the whole of `actual` with `expected`.
@@ -107,5 +120,42 @@ fn diff_values(path: &str, exp: &Value, act: &Value, subset: bool, out: &mut Vec
         (Value::Number(e), Value::Number(a)) if e.as_f64() == a.as_f64() => {}
         _ if exp == act => {}
         _ => out.push(format!("{path}:\n  - expected {exp}\n  + actual   {act}")),
+    }
+}
+
+/// The Kruise versions a case is checked at, each with its expectation: `expected` at v1.9.0
+/// and `expected_v1_8_4` at v1.8.4 when the case has the latter; otherwise `expected` at the
+/// case's `kruiseVersion` (`"v1.9.0"` or `"v1.8.4"`), by default v1.8.4, the reference of the
+/// older cases.
+pub fn versions(case: &Value) -> Result<Vec<(KruiseVersion, &Value)>, String> {
+    let e = expected(case)?;
+    if let Some(old) = case.get("expected_v1_8_4") {
+        return Ok(vec![(KruiseVersion::V1_9, e), (KruiseVersion::V1_8, old)]);
+    }
+    let version = match case.get("kruiseVersion").and_then(Value::as_str) {
+        None | Some("v1.8.4") => KruiseVersion::V1_8,
+        Some("v1.9.0") => KruiseVersion::V1_9,
+        Some(other) => return Err(format!("unknown kruiseVersion {other:?}")),
+    };
+    Ok(vec![(version, e)])
+}
+
+/// Runs `check` at every version of [`versions`], naming the version in a failure.
+pub fn at_versions(
+    case: &Value,
+    mut check: impl FnMut(KruiseVersion, &Value) -> Result<(), String>,
+) -> Result<(), String> {
+    for (version, e) in versions(case)? {
+        check(version, e).map_err(|m| format!("at {version:?}: {m}"))?;
+    }
+    Ok(())
+}
+
+/// A list input: `null` (Go's nil slice) reads as empty; anything else but an array is an error.
+pub fn list<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
+    match v {
+        Value::Null => Ok(&[]),
+        Value::Array(items) => Ok(items),
+        _ => Err(format!("{what} is not a list")),
     }
 }

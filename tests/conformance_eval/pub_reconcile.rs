@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::kruise::{pub_budget as pubb, selector};
 use serde_json::{Value, json};
 
-use super::common::parse;
+use super::common::{list, parse};
 
 fn field<'a>(v: &'a Value, name: &str) -> Result<&'a Value, String> {
     v.get(name).ok_or_else(|| format!("missing field {name}"))
@@ -25,9 +25,7 @@ struct Workload {
 }
 
 fn workloads(input: &Value) -> Result<Vec<Workload>, String> {
-    field(input, "workloads")?
-        .as_array()
-        .ok_or("input.workloads is not a list")?
+    list(field(input, "workloads")?, "input.workloads")?
         .iter()
         .map(|w| {
             let s = |k: &str| -> Result<String, String> {
@@ -62,10 +60,7 @@ fn workloads(input: &Value) -> Result<Vec<Workload>, String> {
 fn pods(input: &Value) -> Result<Vec<Pod>, String> {
     let template = field(input, "podTemplate")?;
     let mut out = Vec::new();
-    for g in field(input, "podGroups")?
-        .as_array()
-        .ok_or("input.podGroups is not a list")?
-    {
+    for g in list(field(input, "podGroups")?, "input.podGroups")? {
         let idx = |k: &str| field(g, k)?.as_u64().ok_or(format!("podGroups {k}"));
         for i in idx("from")?..=idx("to")? {
             let mut p = template.clone();

@@ -13,7 +13,9 @@ use kruise_tui::kruise::{
     FeatureGates, KruiseVersion, protection, pub_budget as pubb, statefulset as asts,
 };
 
-use super::common::{expect_eq, expect_field_errors, expect_subset, expected, input, parse};
+use super::common::{
+    at_versions, expect_eq, expect_field_errors, expect_subset, expected, input, list, parse,
+};
 
 /// Feature gates from `input.featureGates` over upstream defaults.
 fn gates_from(input: &Value, base: FeatureGates) -> FeatureGates {
@@ -290,9 +292,7 @@ fn pub_status_case(input: &Value) -> Result<Value, String> {
     let pub_: pubb::PodUnavailableBudget = parse("pub", field(input, "pub")?)?;
     let resolved = field(input, "resolved")?;
     let counted: Vec<String> = parse("resolved.countedPods", field(resolved, "countedPods")?)?;
-    let pods: Vec<pubb::PubPod> = field(input, "pods")?
-        .as_array()
-        .ok_or("input.pods is not a list")?
+    let pods: Vec<pubb::PubPod> = list(field(input, "pods")?, "input.pods")?
         .iter()
         .map(|p| {
             Ok(pubb::PubPod {
@@ -326,7 +326,7 @@ fn pub_status_case(input: &Value) -> Result<Value, String> {
     }))
 }
 
-fn pod_admission_case(input: &Value) -> Result<Value, String> {
+fn pod_admission_case(input: &Value, version: KruiseVersion) -> Result<Value, String> {
     let gates = gates_from(input, FeatureGates::all_on());
     let request = field(input, "request")?;
     let mut pub_: pubb::PodUnavailableBudget = parse("pub", field(input, "pub")?)?;
@@ -345,6 +345,7 @@ fn pod_admission_case(input: &Value) -> Result<Value, String> {
         let op = match operation {
             "UPDATE" => pubb::PubOperation::Update,
             "DELETE" => pubb::PubOperation::Delete,
+            "RESIZE" => pubb::PubOperation::Resize,
             other => {
                 return Err(format!(
                     "direct validation of {other:?} is not a PUB operation"
@@ -352,7 +353,7 @@ fn pod_admission_case(input: &Value) -> Result<Value, String> {
             }
         };
         let pod = pod.as_ref().ok_or("input.pod is missing")?;
-        pubb::admission::validate_pod(pod, op, dry_run, Some(&mut pub_), now)
+        pubb::admission::validate_pod_gated(&gates, pod, op, dry_run, Some(&mut pub_), now)
     } else {
         let req = pubb::PodAdmissionRequest {
             operation,
@@ -369,7 +370,7 @@ fn pod_admission_case(input: &Value) -> Result<Value, String> {
             new_pod: new_pod.as_ref(),
             pod: pod.as_ref(),
         };
-        pubb::pod_admission(&gates, &req, Some(&mut pub_), now)
+        pubb::pod_admission(version, &gates, &req, Some(&mut pub_), now)
     };
     let mut out = json!({
         "allowed": verdict.allowed,
@@ -388,7 +389,17 @@ fn pod_admission_case(input: &Value) -> Result<Value, String> {
 
 pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
     let input = input(case)?;
-    let expected = expected(case)?;
+    at_versions(case, |version, expected| {
+        pub_budget_at(op, input, expected, version)
+    })
+}
+
+fn pub_budget_at(
+    op: Option<&str>,
+    input: &Value,
+    expected: &Value,
+    version: KruiseVersion,
+) -> Result<(), String> {
     let actual = match op {
         Some("pubStatus") => {
             let expected = normalize_lists(expected, &["disruptedPods", "unavailablePods"]);
@@ -407,7 +418,7 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
                 expected["pubStatusAfter"] =
                     normalize_lists(after, &["disruptedPods", "unavailablePods"]);
             }
-            let actual = pod_admission_case(input)?;
+            let actual = pod_admission_case(input, version)?;
             // An allowed answer carries no message; its code (200) is not asserted upstream.
             if expected["allowed"] == json!(true) && actual.get("message").is_some() {
                 return Err(format!("allowed answer with a message: {actual}"));
@@ -418,6 +429,23 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
             let old: k8s_openapi::api::core::v1::Pod = parse("oldPod", field(input, "oldPod")?)?;
             let new: k8s_openapi::api::core::v1::Pod = parse("newPod", field(input, "newPod")?)?;
             json!({ "changed": pubb::is_pod_unavailable_changed(Some(&old), Some(&new)) })
+        }
+        Some("isNeedPubProtection") => {
+            let pub_: pubb::PodUnavailableBudget = parse("pub", field(input, "pub")?)?;
+            let op = match str_field(input, "operation")? {
+                "UPDATE" => pubb::PubOperation::Update,
+                "DELETE" => pubb::PubOperation::Delete,
+                "EVICT" => pubb::PubOperation::Evict,
+                "RESIZE" => pubb::PubOperation::Resize,
+                other => return Err(format!("unknown PUB operation {other:?}")),
+            };
+            let gates = gates_from(input, FeatureGates::new());
+            json!({ "protected": pubb::admission::is_need_pub_protection(&gates, &pub_, op) })
+        }
+        Some("canResizeInplace") => {
+            let old: k8s_openapi::api::core::v1::Pod = parse("oldPod", field(input, "oldPod")?)?;
+            let new: k8s_openapi::api::core::v1::Pod = parse("newPod", field(input, "newPod")?)?;
+            json!({ "canResize": pubb::resize::can_resize_inplace(&old, &new) })
         }
         Some("isPodReady") => {
             let pod: k8s_openapi::api::core::v1::Pod = parse("pod", field(input, "pod")?)?;
@@ -433,7 +461,7 @@ pub fn pub_budget(op: Option<&str>, case: &Value) -> Result<(), String> {
                 "otherPubsInCluster",
                 input.get("otherPubsInCluster").unwrap_or(&json!([])),
             )?;
-            let errors = pubb::validate_pub(&obj, old.as_ref(), &others);
+            let errors = pubb::validate_pub(version, &obj, old.as_ref(), &others);
             return expect_field_errors(expected, &errors);
         }
         Some("matchExpOverlap") => {

@@ -14,6 +14,7 @@ mod harness;
 mod api_coverage;
 mod api_kinds;
 mod api_kube;
+mod api_nulls;
 mod api_schema;
 mod api_seeds;
 mod cli_args;

@@ -160,6 +160,7 @@ async fn reconcile_one(ppm: Arc<PodProbeMarker>, ctx: Arc<Ctx>) -> Result<Action
             .is_some_and(|n| is_virtual_node(&n))
     };
     let plan = plan_marker(
+        shared.version,
         &ppm,
         &pods,
         &virtual_node,

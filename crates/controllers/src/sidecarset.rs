@@ -284,6 +284,7 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         all_sets: &all_sets,
         namespaces: &namespaces,
         now: jiff::Timestamp::now(),
+        version: ctx.shared.version,
     };
     let plan = sync::plan_pods(&current, &pods, &matched, &status, rctx);
     for (i, desired) in &plan.flips {
@@ -293,7 +294,19 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
         })
         .await;
         match result {
-            Ok(_) => ctx.recorder.record(base, sync::reset_event(None)),
+            Ok(written) => {
+                ctx.recorder.record(base, sync::reset_event(None));
+                // v1.9.0 (#2156): nothing more for this set until the flipped pod is seen
+                if rctx.version == crate::kruise::KruiseVersion::V1_9 {
+                    ctx.expectations.expect(
+                        &name,
+                        [Expect::Updated {
+                            name: key_of(base),
+                            resource_version: written.resource_version,
+                        }],
+                    );
+                }
+            }
             Err(err) => {
                 let message = write::describe(&err);
                 ctx.recorder.record(base, sync::reset_event(Some(&message)));
@@ -306,9 +319,19 @@ async fn reconcile_one(obj: Arc<api::SidecarSet>, ctx: Arc<Ctx>) -> Result<Actio
             Hold::NotUpdate => "updateStrategy is NotUpdate",
             Hold::AllUpdated => "every matched pod is updated",
             Hold::Paused => "updateStrategy is paused",
+            Hold::HotUpgradeFlips => {
+                "finished hot upgrades were reset; the rest waits for the next pass"
+            }
         };
         tracing::debug!(sidecarset = %name, "no upgrade: {why}");
-        return Ok(Action::requeue(RESYNC));
+        // after a flip, look again once the written pods show in the cache (upstream's
+        // resourceVersion expectations requeue after 1s)
+        let again = if hold == Hold::HotUpgradeFlips {
+            EXPECTATION_RECHECK
+        } else {
+            RESYNC
+        };
+        return Ok(Action::requeue(again));
     }
     for (i, desired) in &plan.not_upgradable {
         patch_condition(&ctx, &pods[*i], desired).await?;

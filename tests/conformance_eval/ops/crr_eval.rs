@@ -6,7 +6,6 @@ use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStatus, Node, Pod,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
-use kruise_tui::kruise::FeatureGates;
 use kruise_tui::kruise::admission::Verdict;
 use kruise_tui::kruise::crr::{
     self, ContainerRecreateRequest,
@@ -19,9 +18,10 @@ use kruise_tui::kruise::crr::{
         phase,
     },
 };
+use kruise_tui::kruise::{FeatureGates, KruiseVersion};
 use serde_json::{Value, json};
 
-use crate::eval::common::{expect_eq, expect_subset, expected, input, parse};
+use crate::eval::common::{at_versions, expect_eq, expect_subset, input, parse};
 
 fn now() -> jiff::Timestamp {
     jiff::Timestamp::from_second(1_735_689_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
@@ -72,13 +72,16 @@ fn without_prefix(e: &Value) -> Value {
 
 pub fn eval(op: &str, case: &Value) -> Result<(), String> {
     let i = input(case)?;
-    let e = expected(case)?;
+    at_versions(case, |version, e| eval_at(op, i, e, version))
+}
+
+fn eval_at(op: &str, i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
     match op {
         "injectPodIntoCRR" => {
             let mut obj: ContainerRecreateRequest = parse("crr", &i["crr"])?;
             let pod: Pod = parse("pod", &i["pod"])?;
             let node: Option<Node> = parse("node", &i["node"])?;
-            let res = admission::inject_pod_into_crr(&mut obj, &pod, node.as_ref());
+            let res = admission::inject_pod_into_crr(version, &mut obj, &pod, node.as_ref());
             let actual = json!({
                 "error": res.err(),
                 "labels": obj.metadata.labels,
@@ -97,7 +100,9 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
                 None => Ok(node.clone()),
             };
             let out =
-                admission::admit_create(&gates(&i["featureGates"]), &obj, lookup, |_| node_result);
+                admission::admit_create(version, &gates(&i["featureGates"]), &obj, lookup, |_| {
+                    node_result
+                });
             let mut actual = verdict_json(&out.verdict, e)?;
             if e.get("patchedCRR").is_some() {
                 actual["patchedCRR"] =
@@ -114,9 +119,9 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             expect_eq(&without_prefix(e), &verdict_json(&v, e)?)
         }
         "crrControllerReconcile" => controller_reconcile(i, e),
-        "crrContainerState" => container_state(i, e),
+        "crrContainerState" => container_state(i, e, version),
         "crrPickOrder" => pick_order(i, e),
-        "crrEndState" => end_state(i, e),
+        "crrEndState" => end_state(i, e, version),
         other => Err(format!("unknown op {other:?}")),
     }
 }
@@ -183,7 +188,7 @@ fn controller_reconcile(i: &Value, e: &Value) -> Result<(), String> {
     expect_eq(e, &actual)
 }
 
-fn container_state(i: &Value, e: &Value) -> Result<(), String> {
+fn container_state(i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
     let container: ContainerRecreateRequestContainer = parse("container", &i["container"])?;
     let previous: Option<ContainerRecreateRequestContainerRecreateState> = match &i["previousState"]
     {
@@ -224,6 +229,7 @@ fn container_state(i: &Value, e: &Value) -> Result<(), String> {
         strategy: &strategy,
         crr_created: ago(i["crrAgeSeconds"].as_i64().unwrap_or(0)),
         now: now(),
+        version,
     });
     let mut actual = json!({"phase": state.phase, "isKilled": state.is_killed});
     if !state.message.is_empty() {
@@ -261,7 +267,7 @@ fn pick_order(i: &Value, e: &Value) -> Result<(), String> {
 }
 
 /// Drives webhook, manager and daemon against a simulated runtime until the CRR settles.
-fn end_state(i: &Value, e: &Value) -> Result<(), String> {
+fn end_state(i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
     let names: Vec<String> = parse("containers", &i["containers"])?;
     let mut t = now();
     let tick = |t: jiff::Timestamp| jiff::Timestamp::from_second(t.as_second() + 1).unwrap_or(t);
@@ -314,10 +320,13 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     let pod = pod_of(&runtime);
     let node = Node::default();
-    let created =
-        admission::admit_create(&FeatureGates::new(), &request, Lookup::Found(&pod), |_| {
-            Ok(Some(node.clone()))
-        });
+    let created = admission::admit_create(
+        version,
+        &FeatureGates::new(),
+        &request,
+        Lookup::Found(&pod),
+        |_| Ok(Some(node.clone())),
+    );
     let mut obj = created
         .patched
         .ok_or_else(|| created.verdict.message_text().to_owned())?;
@@ -342,7 +351,7 @@ fn end_state(i: &Value, e: &Value) -> Result<(), String> {
                 .get_or_insert_with(BTreeMap::new)
                 .insert(crr::SYNC_CONTAINER_STATUSES_KEY.to_owned(), encoded);
         }
-        let step = match daemon::daemon_sync(&obj, &runtime, t) {
+        let step = match daemon::daemon_sync(version, &obj, &runtime, t) {
             DaemonAction::StartRecreating => {
                 obj.status
                     .get_or_insert_with(ContainerRecreateRequestStatus::default)

@@ -4,15 +4,15 @@
 use k8s_openapi::api::core::v1::{Pod, Probe, TCPSocketAction};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kruise_tui::kruise::FeatureGates;
 use kruise_tui::kruise::probe_marker::{
     PodProbeMarker, apply, mutating, node_probe,
     types::{ContainerProbeState, NodePodProbeSpec, PodContainerProbe},
     validate,
 };
+use kruise_tui::kruise::{FeatureGates, KruiseVersion};
 use serde_json::{Value, json};
 
-use crate::eval::common::{expect_eq, expect_field_errors, expected, input, parse};
+use crate::eval::common::{at_versions, expect_eq, expect_field_errors, input, parse};
 
 fn gates(v: &Value) -> FeatureGates {
     let mut g = FeatureGates::new();
@@ -37,13 +37,17 @@ fn pod_probes_json(spec: &NodePodProbeSpec) -> Value {
 
 pub fn eval(op: &str, case: &Value) -> Result<(), String> {
     let i = input(case)?;
-    let e = expected(case)?;
+    at_versions(case, |version, e| eval_at(op, i, e, version))
+}
+
+fn eval_at(op: &str, i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
     let actual = match op {
         "validatePodProbeMarker" => {
             let obj: PodProbeMarker = parse("object", &i["object"])?;
             let old: Option<PodProbeMarker> =
                 parse("oldObject", i.get("oldObject").unwrap_or(&Value::Null))?;
-            let (verdict, errs) = validate::admit(&gates(&i["featureGates"]), &obj, old.as_ref());
+            let (verdict, errs) =
+                validate::admit(version, &gates(&i["featureGates"]), &obj, old.as_ref());
             if e.get("errorCount").is_some() {
                 return expect_field_errors(e, &errs);
             }
@@ -51,11 +55,15 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         }
         "validateHandler" => {
             let probe: Probe = parse("handler", &i["handler"])?;
-            json!({"valid": validate::validate_handler(&probe, "probe").is_empty()})
+            json!({"valid": validate::validate_handler(version, &probe, "probe").is_empty()})
         }
         "validatePortNumOrName" => {
             let port: IntOrString = parse("port", &i["port"])?;
             json!({"valid": validate::validate_port_num_or_name(&port, "port").is_empty()})
+        }
+        "validateHTTPGetAction" => {
+            let http: k8s_openapi::api::core::v1::HTTPGetAction = parse("httpGet", &i["httpGet"])?;
+            return expect_field_errors(e, &validate::validate_http_get_action(&http, "test"));
         }
         "validateTCPSocketAction" => {
             let tcp: TCPSocketAction = parse("tcpSocket", &i["tcpSocket"])?;
@@ -121,7 +129,12 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         }
         "removePodProbeFromNodePodProbe" => {
             let mut spec: NodePodProbeSpec = parse("nodePodProbeSpec", &i["nodePodProbeSpec"])?;
-            node_probe::remove_pod_probe(&mut spec, i["ppmName"].as_str().unwrap_or_default());
+            node_probe::remove_pod_probe(
+                version,
+                &mut spec,
+                i["ppmNamespace"].as_str().unwrap_or_default(),
+                i["ppmName"].as_str().unwrap_or_default(),
+            );
             pod_probes_json(&spec)
         }
         "mergeNodePodProbe" => {

@@ -14,7 +14,7 @@ use kruise_tui::kruise::{FeatureGates, KruiseVersion, intstr};
 use serde_json::{Value, json};
 
 use super::sidecarset_flows as flows;
-use crate::eval::common::{expect_eq, expect_field_errors, expected, input, parse};
+use crate::eval::common::{at_versions, expect_eq, expect_field_errors, input, parse};
 
 pub fn now() -> jiff::Timestamp {
     jiff::Timestamp::from_second(1_735_689_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
@@ -47,7 +47,10 @@ fn pod_with_annotations(annotations: BTreeMap<String, String>) -> Pod {
 
 pub fn eval(op: &str, case: &Value) -> Result<(), String> {
     let i = input(case)?;
-    let e = expected(case)?;
+    at_versions(case, |version, e| eval_at(op, i, e, version))
+}
+
+fn eval_at(op: &str, i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
     let actual = match op {
         "sidecarSetHash" | "sidecarSetHashWithoutImage" => {
             let canonical = hash::canonical_json(&i["spec"], op == "sidecarSetHashWithoutImage");
@@ -125,7 +128,7 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
             let ns = namespaces(&i["namespaces"]);
             let ctx = validate::ValidationContext {
                 gates,
-                version: KruiseVersion::V1_8,
+                version,
                 old: old.as_ref(),
                 others: &others,
                 namespaces: Some(&ns),
@@ -178,7 +181,34 @@ pub fn eval(op: &str, case: &Value) -> Result<(), String> {
         }
         "truncateHistory" => truncate_history(i)?,
         "coldUpgradeScenario" | "hotUpgradeScenario" => return flows::upgrade_scenario(i),
-        "injectPodCreate" => return flows::inject_pod_create(i, e),
+        "injectPodCreate" => return flows::inject_pod_create(i, e, version),
+        "mergeVolumeDevices" => {
+            let container: Container = parse("container", &i["container"])?;
+            let additional: Vec<k8s_openapi::api::core::v1::VolumeDevice> =
+                parse("additional", &i["additional"])?;
+            let merged = inject::merge_volume_devices(&container, &additional);
+            json!({"devicePaths": merged.iter().map(|d| d.device_path.clone()).collect::<Vec<_>>()})
+        }
+        "applyResourcesPolicy" => {
+            let pod: Pod = parse("pod", &i["pod"])?;
+            let mut sidecar: SidecarContainer = parse("sidecarContainer", &i["sidecarContainer"])?;
+            let sets: Vec<SidecarSet> = parse("matchedSidecarSets", &i["matchedSidecarSets"])?;
+            let matched: Vec<&SidecarSet> = sets.iter().collect();
+            match ss::resources::apply_resources_policy(&pod, &mut sidecar, &matched) {
+                Ok(()) => json!({"resources": sidecar.container.resources}),
+                Err(err) => json!({"error": err}),
+            }
+        }
+        "evaluateResourceExpression" => {
+            let value = ss::calculator::Value::quantity(i["aggregated"].as_str().unwrap_or("0"))
+                .ok_or("aggregated is not a quantity")?;
+            let is_limit = i["isLimit"].as_bool().unwrap_or(false);
+            let expr = i["expr"].as_str().unwrap_or_default();
+            match ss::resources::evaluate_resource_expression(expr, value, is_limit) {
+                Ok(q) => json!({"quantity": q}),
+                Err(err) => json!({"error": err}),
+            }
+        }
         "injectionRevisionChoice" => {
             let set = SidecarSet {
                 spec: SidecarSetSpec {

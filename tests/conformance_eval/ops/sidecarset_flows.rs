@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, 
 use kruise_tui::kruise::sidecarset::{
     self as ss, SidecarContainer, SidecarSet, inject, matching, pod_state, reconcile, upgrade,
 };
+use kruise_tui::kruise::{FeatureGates, KruiseVersion};
 use serde_json::{Value, json};
 
 use super::sidecarset_eval::{now, set_named, strings};
@@ -258,6 +259,7 @@ pub fn reconcile_upgrade(i: &Value) -> Result<Value, String> {
         all_sets: std::slice::from_ref(&set),
         namespaces: &matching::NamespaceLabels::new(),
         now: now(),
+        version: KruiseVersion::V1_8,
     };
     let out = reconcile::reconcile(&set, &pods, ctx);
     let after = out
@@ -317,6 +319,7 @@ pub fn upgrade_scenario(i: &Value) -> Result<(), String> {
             all_sets: std::slice::from_ref(&set),
             namespaces: &matching::NamespaceLabels::new(),
             now: now(),
+            version: KruiseVersion::V1_8,
         };
         let out = reconcile::reconcile(&set, &pods, ctx);
         let st = &out.status;
@@ -358,7 +361,11 @@ fn control_state(ann: &BTreeMap<String, String>) -> Value {
         .unwrap_or(Value::Null)
 }
 
-pub fn inject_pod_create(i: &Value, e: &Value) -> Result<(), String> {
+pub fn inject_pod_create(i: &Value, e: &Value, version: KruiseVersion) -> Result<(), String> {
+    let mut gates = FeatureGates::new();
+    for (k, v) in i["featureGates"].as_object().into_iter().flatten() {
+        gates.set(k, v.as_bool().unwrap_or(false));
+    }
     let sets: Vec<SidecarSet> = parse("sidecarSets", &i["sidecarSets"])?;
     let pod: Pod = parse("pod", &i["pod"])?;
     let no_history = |_: &SidecarSet| None;
@@ -368,10 +375,17 @@ pub fn inject_pod_create(i: &Value, e: &Value) -> Result<(), String> {
         historic: &no_history,
         random: 0.5,
         now: now(),
+        version,
+        gates,
     };
-    let out = inject::inject_pod_create(&pod, &ctx)
-        .map_err(|e| e.to_string())?
-        .ok_or("nothing injected")?;
+    let out = match inject::inject_pod_create(&pod, &ctx) {
+        Ok(out) => out.ok_or("nothing injected")?,
+        // a rejected creation (e.g. a resourcesPolicy that cannot be applied)
+        Err(err) if e.get("error").is_some() => {
+            return expect_subset(e, &json!({ "error": err.to_string() }));
+        }
+        Err(err) => return Err(err.to_string()),
+    };
     let spec = out.spec.clone().unwrap_or_default();
     let ann = out.metadata.annotations.clone().unwrap_or_default();
     let names = |cs: &[Container]| cs.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
@@ -394,6 +408,8 @@ pub fn inject_pod_create(i: &Value, e: &Value) -> Result<(), String> {
         "podSidecarSetWithoutImageRevision[sidecarset1]": pod_state::pod_sidecar_set_without_image_revision(set_name, &out),
         "annotations": ann,
         "workingHotUpgradeContainer": working,
+        "containers": spec.containers,
+        "volumeNames": spec.volumes.iter().flatten().map(|v| v.name.clone()).collect::<Vec<_>>(),
         "alsoDerivedFromSource": {
             "containerNames": names(&spec.containers),
             "initContainerNames": names(spec.init_containers.as_deref().unwrap_or_default()),

@@ -189,7 +189,7 @@ pub fn plan(crrs: &[ContainerRecreateRequest], pod: Option<&Pod>, now: Timestamp
     let pod =
         pod.filter(|p| p.metadata.uid.as_deref().unwrap_or_default() == crr.label(POD_UID_KEY));
     let runtime = pod.map(runtime).unwrap_or_default();
-    match daemon_sync(crr, &runtime, now) {
+    match daemon_sync(crate::kruise::KruiseVersion::V1_9, crr, &runtime, now) {
         DaemonAction::Idle => {}
         DaemonAction::StartRecreating => out.phases.push(with_status(crr, |s| {
             s.phase = phase::RECREATING.to_owned();

@@ -13,7 +13,7 @@ use k8s_openapi::api::{
 
 use super::{Hook, decode, list_typed, mutated, namespace_labels};
 use crate::kruise::{
-    FeatureGates, KruiseVersion,
+    FeatureGates,
     admission::json_patch,
     crr::{
         ContainerRecreateRequest,
@@ -59,11 +59,12 @@ pub(super) fn mutating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn 
     );
     let pods = {
         let store = store.clone();
+        let gates = gates.clone();
         Hook::shared("mpod.kb.io", "", "pods", move |req| {
             if req.operation != Operation::Create || !req.subresource.is_empty() {
                 return Verdict::Allow;
             }
-            inject_sidecars(&store, req)
+            inject_sidecars(&store, &gates, req)
         })
     };
     let crr = {
@@ -102,6 +103,7 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
     };
     let marker = {
         let gates = gates.clone();
+        let version = store.kruise_version();
         Hook::shared(
             "vpodprobemarker.kb.io",
             "apps.kruise.io",
@@ -113,7 +115,9 @@ pub(super) fn validating(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dy
                 let decoded = decode::<PodProbeMarker>(req.object.as_ref())
                     .and_then(|new| Ok((new, decode::<PodProbeMarker>(req.old_object.as_ref())?)));
                 match decoded {
-                    Ok((Some(new), old)) => port(admit_probe_marker(&gates, &new, old.as_ref()).0),
+                    Ok((Some(new), old)) => {
+                        port(admit_probe_marker(version, &gates, &new, old.as_ref()).0)
+                    }
                     Ok((None, _)) => Verdict::Allow,
                     Err(denied) => denied,
                 }
@@ -166,7 +170,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
     .collect();
     let ctx = ValidationContext {
         gates: gates.clone(),
-        version: KruiseVersion::default(),
+        version: store.kruise_version(),
         old: old.as_ref(),
         others: &others,
         namespaces: Some(&namespaces),
@@ -176,7 +180,7 @@ fn validate_sidecar_set(store: &Store, gates: &FeatureGates, req: &AdmissionRequ
     port(admit_sidecar_set(&set, &ctx))
 }
 
-fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
+fn inject_sidecars(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict {
     let pod = match decode::<Pod>(req.object.as_ref()) {
         Ok(Some(pod)) => pod,
         Ok(None) => return Verdict::Allow,
@@ -207,6 +211,8 @@ fn inject_sidecars(store: &Store, req: &AdmissionRequest) -> Verdict {
         historic: &historic,
         random: f64::from(now.subsec_nanosecond().unsigned_abs() % 1_000_000) / 1_000_000.0,
         now,
+        version: store.kruise_version(),
+        gates: gates.clone(),
     };
     // The request's namespace applies when the pod body leaves it out.
     let mut pod = pod;
@@ -247,7 +253,7 @@ fn admit_crr(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Ver
             .map(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
             .transpose()
     };
-    let outcome = admit_create(gates, &crr, lookup, node);
+    let outcome = admit_create(store.kruise_version(), gates, &crr, lookup, node);
     match outcome.patched {
         Some(patched) if outcome.verdict.allowed => {
             mutated(req.object.as_ref(), &crr, &json_patch(&crr, &patched))

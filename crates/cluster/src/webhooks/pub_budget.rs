@@ -4,7 +4,9 @@
 //! namespace whose selector or targetRef covers it, as upstream's pod mutating webhook would have
 //! annotated it; [`annotating`] is that mutating step at pod CREATE), runs the port's decision and, on an allowed non-dryRun request, writes the PUB
 //! status the port returns (one fewer `unavailableAllowed`, the pod in `disruptedPods` or
-//! `unavailablePods`) through the store, as upstream's webhook does.
+//! `unavailablePods`) through the store, as upstream's webhook does. The PUB objects themselves
+//! are validated by `vpodunavailablebudget.kb.io` (which accepts `RESIZE` in
+//! `kruise.io/pub-protect-operations` from v1.9.0).
 
 use std::{collections::BTreeMap, sync::Arc};
 
@@ -14,7 +16,7 @@ use super::{Hook, op_str, verdict};
 use crate::api::kinds;
 use crate::kruise::{
     FeatureGates,
-    pub_budget::{PodUnavailableBudget, admission::pod_admission_json},
+    pub_budget::{PodUnavailableBudget, admission::pod_admission_json, admit_pub},
     selector,
 };
 use crate::server::{AdmissionHook, AdmissionRequest, Operation, Store, Verdict, meta};
@@ -32,7 +34,53 @@ pub(super) fn hooks(store: &Arc<Store>, gates: &FeatureGates) -> Vec<Arc<dyn Adm
             admit(&store, &gates, req)
         })
     };
-    vec![hook("vpod.kb.io", false), hook("vpodeviction.kb.io", true)]
+    let budgets = {
+        let store = store.clone();
+        let gates = gates.clone();
+        Hook::shared(
+            "vpodunavailablebudget.kb.io",
+            "policy.kruise.io",
+            "podunavailablebudgets",
+            move |req| admit_budget(&store, &gates, req),
+        )
+    };
+    vec![
+        hook("vpod.kb.io", false),
+        hook("vpodeviction.kb.io", true),
+        budgets,
+    ]
+}
+
+/// The PUB validating webhook (`vpodunavailablebudget.kb.io`) on CREATE/UPDATE of the object
+/// itself: the port's field checks, against the other PUBs of its namespace.
+fn admit_budget(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict {
+    if !matches!(req.operation, Operation::Create | Operation::Update)
+        || !req.subresource.is_empty()
+    {
+        return Verdict::Allow;
+    }
+    let Some(object) = req.object.as_ref() else {
+        return Verdict::Allow;
+    };
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let others: Vec<PodUnavailableBudget> = super::list_typed::<PodUnavailableBudget>(
+        store,
+        "policy.kruise.io/v1alpha1",
+        "PodUnavailableBudget",
+        Some(&req.namespace),
+    )
+    .into_iter()
+    .filter(|p| p.metadata.name.as_deref() != Some(name))
+    .collect();
+    let v = admit_pub(
+        store.kruise_version(),
+        gates,
+        op_str(req.operation),
+        object,
+        req.old_object.as_ref(),
+        &others,
+    );
+    verdict(v.allowed, v.code, v.message.as_deref())
 }
 
 /// The pod mutating webhook's PUB step at pod CREATE: annotate the pod with the PUB guarding it
@@ -106,6 +154,7 @@ fn admit(store: &Store, gates: &FeatureGates, req: &AdmissionRequest) -> Verdict
     let before = budget.status.clone();
     let now = meta::now();
     let v = pod_admission_json(
+        store.kruise_version(),
         gates,
         op_str(req.operation),
         &req.subresource,

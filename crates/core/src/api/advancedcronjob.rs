@@ -33,7 +33,7 @@ crate::impl_resource!(
 #[serde(rename_all = "camelCase")]
 pub struct AdvancedCronJobSpec {
     /// Cron format.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub schedule: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
@@ -42,13 +42,17 @@ pub struct AdvancedCronJobSpec {
     /// Allow (default) | Forbid | Replace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency_policy: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub successful_jobs_history_limit: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_jobs_history_limit: Option<i32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub template: CronJobTemplate,
 }
 
@@ -76,7 +80,11 @@ pub struct AdvancedCronJobStatus {
     /// Job | BroadcastJob.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub active: Vec<ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_schedule_time: Option<Time>,

@@ -51,16 +51,20 @@ impl CloneSet {
 pub struct CloneSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub selector: LabelSelector,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub template: PodTemplateSpec,
     /// Claims created per pod instance, named `<vct-name>-<cs-name>-<instance-id>`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub volume_claim_templates: Vec<PersistentVolumeClaim>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_strategy: Option<CloneSetScaleStrategy>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_strategy: CloneSetUpdateStrategy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_ready_seconds: Option<i32>,
@@ -79,7 +83,11 @@ pub struct CloneSetSpec {
 #[serde(rename_all = "camelCase")]
 pub struct CloneSetScaleStrategy {
     /// Names of pods to delete; names of pods that do not exist are dropped by the controller.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub pods_to_delete: Vec<String>,
     /// Limit on unavailable pods while scaling up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +95,7 @@ pub struct CloneSetScaleStrategy {
     /// When true, a new pod does not reuse the PVCs left by a deleted instance.
     #[serde(
         default,
+        deserialize_with = "crate::api::common::null_as_default",
         rename = "disablePVCReuse",
         skip_serializing_if = "std::ops::Not::not"
     )]
@@ -105,11 +114,19 @@ pub struct CloneSetUpdateStrategy {
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_surge: Option<IntOrString>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_strategy: Option<UpdatePriorityStrategy>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub scatter_strategy: Vec<UpdateScatterTerm>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_place_update_strategy: Option<InPlaceUpdateStrategy>,
@@ -118,31 +135,35 @@ pub struct CloneSetUpdateStrategy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneSetStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub available_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_ready_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_available_replicas: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_updated_replicas: Option<i32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_revision: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub current_revision: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<WorkloadCondition>,
 }
 

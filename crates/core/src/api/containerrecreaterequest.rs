@@ -75,7 +75,11 @@ pub struct ProbeHandler {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerRecreateRequestContainerContext {
-    #[serde(rename = "containerID", default)]
+    #[serde(
+        rename = "containerID",
+        default,
+        deserialize_with = "crate::api::common::null_as_default"
+    )]
     pub container_id: String,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub restart_count: i32,

@@ -36,7 +36,11 @@ pub struct ImageListPullJobSpec {
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub images: Vec<String>,
     /// Names of secrets in the job's namespace.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub pull_secrets: Vec<String>,
     /// Nodes to pull on, by name or labels; `None` means all nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,15 +69,19 @@ pub struct ImageListPullJobStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<Time>,
     /// ImagePullJobs (one per image) the list job wants.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub desired: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub active: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub completed: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub succeeded: i32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub failed_image_statuses: Vec<FailedImageStatus>,
 }
 

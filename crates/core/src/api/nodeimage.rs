@@ -45,7 +45,11 @@ pub struct NodeImageSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageSpec {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub pull_secrets: Vec<ReferenceObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_config: Option<SandboxConfig>,
@@ -72,7 +76,11 @@ pub struct ImageTagSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<String>,
     /// The ImagePullJobs that asked for this tag.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub owner_references: Vec<ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_policy: Option<ImageTagPullPolicy>,
@@ -98,13 +106,13 @@ pub struct ImageTagPullPolicy {
 #[serde(rename_all = "camelCase")]
 pub struct NodeImageStatus {
     /// Tags the spec asks for on this node.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub desired: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub pulling: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub succeeded: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub failed: i32,
     /// Kruise v1.9: tags waiting for a pull slot (node-side pull concurrency).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +120,11 @@ pub struct NodeImageStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sync_status: Option<SyncStatus>,
     /// Image name -> the state of each of its tags.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub image_statuses: BTreeMap<String, ImageStatus>,
 }
 

@@ -32,13 +32,21 @@ crate::impl_resource!(
 #[serde(rename_all = "camelCase")]
 pub struct PersistentPodStateSpec {
     /// The StatefulSet (native or Advanced) whose pods are tracked.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub target_ref: TargetReference,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_persistent_topology: Option<NodeTopologyTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub preferred_persistent_topology: Vec<PreferredTopologyTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub persistent_pod_annotations: Vec<PersistentPodAnnotation>,
     /// WhenScaled (default) | WhenDeleted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,14 +57,14 @@ pub struct PersistentPodStateSpec {
 #[serde(rename_all = "camelCase")]
 pub struct NodeTopologyTerm {
     /// Node label keys, e.g. `topology.kubernetes.io/zone`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub node_topology_keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PreferredTopologyTerm {
     pub weight: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub preference: NodeTopologyTerm,
 }
 
@@ -68,10 +76,14 @@ pub struct PersistentPodAnnotation {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PersistentPodStateStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
     /// By pod name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub pod_states: BTreeMap<String, PodState>,
 }
 
@@ -80,8 +92,16 @@ pub struct PersistentPodStateStatus {
 pub struct PodState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub node_topology_labels: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub annotations: BTreeMap<String, String>,
 }

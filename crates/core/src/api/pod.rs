@@ -19,7 +19,7 @@ pub struct SlimPod {
     pub metadata: ObjectMeta,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: SlimPodSpec,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub status: SlimPodStatus,
 }
 crate::impl_resource!(
@@ -36,11 +36,19 @@ crate::impl_resource!(
 pub struct SlimPodSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub containers: Vec<SlimContainer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub init_containers: Vec<SlimContainer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub readiness_gates: Vec<SlimReadinessGate>,
     /// Default grace period for stopping containers (CRR falls back to it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,7 +59,7 @@ pub struct SlimPodSpec {
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainer {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub image: String,
 }
 
@@ -75,9 +83,17 @@ pub struct SlimPodStatus {
     pub host_ip: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<SlimPodCondition>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub container_statuses: Vec<SlimContainerStatus>,
 }
 
@@ -102,13 +118,17 @@ pub struct SlimPodCondition {
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerStatus {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub restart_count: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub image: String,
-    #[serde(default, rename = "imageID")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "imageID"
+    )]
     pub image_id: String,
     /// `<runtime>://<id>`; CRR records it to tell a recreated container from the old one.
     #[serde(

@@ -30,7 +30,7 @@ crate::impl_resource!(
 #[serde(rename_all = "camelCase")]
 pub struct ResourceDistributionSpec {
     /// The Secret or ConfigMap to copy, a whole manifest (apiVersion, kind, metadata, data).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub resource: Value,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub targets: ResourceDistributionTargets,
@@ -40,7 +40,11 @@ pub struct ResourceDistributionSpec {
 #[serde(rename_all = "camelCase")]
 pub struct ResourceDistributionTargets {
     /// Every namespace but kube-system, kube-public and the excluded ones.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub all_namespaces: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded_namespaces: Option<NamespaceList>,
@@ -52,7 +56,11 @@ pub struct ResourceDistributionTargets {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NamespaceList {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub list: Vec<NamespaceName>,
 }
 
@@ -66,15 +74,19 @@ pub struct NamespaceName {
 #[serde(rename_all = "camelCase")]
 pub struct ResourceDistributionStatus {
     /// Namespaces the resource should be in.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub desired: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub succeeded: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub failed: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<ResourceDistributionCondition>,
 }
 
@@ -90,6 +102,10 @@ pub struct ResourceDistributionCondition {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub failed_namespace: Vec<String>,
 }

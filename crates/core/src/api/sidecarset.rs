@@ -112,6 +112,57 @@ pub struct SidecarContainer {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub transfer_env: Vec<TransferEnvVar>,
+    /// v1.9.0: share the app containers' `volumeDevices` with this sidecar (a pointer upstream,
+    /// so an unset policy adds nothing to the hash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_volume_device_policy: Option<ShareVolumePolicy>,
+    /// v1.9.0: compute this sidecar's resources from the pod's containers at pod creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources_policy: Option<ResourcesPolicy>,
+}
+
+/// `resourcesPolicy` of a sidecar container (v1.9.0).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesPolicy {
+    /// `sum` | `max`: how the target containers' resources are aggregated.
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub target_containers_mode: String,
+    /// Regex over the target container names (CRD default `.*`).
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub target_containers_name_regex: String,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub resources_expr: ResourcesExpr,
+}
+
+/// The expressions of a [`ResourcesPolicy`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResourcesExpr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ResourceExprs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ResourceExprs>,
+}
+
+/// The cpu and memory expressions of limits or requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResourceExprs {
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub cpu: String,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub memory: String,
 }
 
 impl SidecarContainer {

@@ -47,11 +47,15 @@ impl StatefulSet {
 pub struct StatefulSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub selector: LabelSelector,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub template: PodTemplateSpec,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub volume_claim_templates: Vec<PersistentVolumeClaim>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_name: Option<String>,
@@ -63,7 +67,11 @@ pub struct StatefulSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_history_limit: Option<i32>,
     /// Ordinals (or `"a-b"` ranges) skipped when creating pods.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub reserve_ordinals: Vec<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
@@ -102,7 +110,11 @@ pub struct RollingUpdateStatefulSetStrategy {
     /// ReCreate | InPlaceIfPossible | InPlaceOnly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_update_policy: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unordered_update: Option<UnorderedUpdateStrategy>,
@@ -142,7 +154,7 @@ pub struct PersistentVolumeClaimRetentionPolicy {
 #[serde(rename_all = "camelCase")]
 pub struct StatefulSetOrdinals {
     /// First ordinal (gate `StatefulSetStartOrdinal`); default 0.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub start: i32,
 }
 
@@ -157,33 +169,41 @@ pub struct VolumeClaimUpdateStrategy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatefulSetStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub available_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub current_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_ready_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub updated_available_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub current_revision: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub update_revision: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<WorkloadCondition>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub volume_claims: Vec<VolumeClaimStatus>,
 }
 
@@ -191,9 +211,9 @@ pub struct StatefulSetStatus {
 #[serde(rename_all = "camelCase")]
 pub struct VolumeClaimStatus {
     pub volume_claim_name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub compatible_replicas: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub compatible_ready_replicas: i32,
 }
 

@@ -41,7 +41,7 @@ pub struct WorkloadSpreadSpec {
     pub target_ref: Option<TargetReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_filter: Option<TargetFilter>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub subsets: Vec<WorkloadSpreadSubset>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_strategy: Option<WorkloadSpreadScheduleStrategy>,
@@ -52,7 +52,11 @@ pub struct WorkloadSpreadSpec {
 pub struct TargetFilter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub replicas_path_list: Vec<String>,
 }
 
@@ -62,9 +66,17 @@ pub struct WorkloadSpreadSubset {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_node_selector_term: Option<NodeSelectorTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub preferred_node_selector_terms: Vec<PreferredSchedulingTerm>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub tolerations: Vec<Toleration>,
     /// Pods allowed in this subset (number or percent); `None` means unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +99,11 @@ pub struct WorkloadSpreadScheduleStrategy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdaptiveWorkloadSpreadStrategy {
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub disable_simulation_schedule: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reschedule_critical_seconds: Option<i32>,
@@ -96,12 +112,20 @@ pub struct AdaptiveWorkloadSpreadStrategy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadSpreadStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub observed_generation: i64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub subset_statuses: Vec<WorkloadSpreadSubsetStatus>,
     /// Subset statuses per workload revision (rolling updates).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub versioned_subset_statuses: BTreeMap<String, Vec<WorkloadSpreadSubsetStatus>>,
 }
 
@@ -109,15 +133,27 @@ pub struct WorkloadSpreadStatus {
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadSpreadSubsetStatus {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub replicas: i32,
     /// Pods still allowed; -1 means unlimited.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub missing_replicas: i32,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub creating_pods: BTreeMap<String, Time>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub deleting_pods: BTreeMap<String, Time>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub conditions: Vec<WorkloadCondition>,
 }

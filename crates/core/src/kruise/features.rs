@@ -1,4 +1,4 @@
-//! Kruise feature gates (v1.8.4 defaults, `pkg/features/kruise_features.go`) and the Kruise
+//! Kruise feature gates (upstream defaults, `pkg/features/kruise_features.go`) and the Kruise
 //! version whose behaviour the logic follows.
 
 use std::collections::BTreeMap;
@@ -29,7 +29,7 @@ pub struct FeatureGates {
     overrides: BTreeMap<String, bool>,
 }
 
-/// v1.8.4 defaults of the gates the ported logic reads.
+/// Defaults of the gates the ported logic reads (v1.8.4's, plus the two v1.9.0 adds).
 const DEFAULTS: &[(&str, bool)] = &[
     ("KruiseDaemon", true),
     ("PodWebhook", true),
@@ -46,6 +46,9 @@ const DEFAULTS: &[(&str, bool)] = &[
     ("RecreatePodWhenChangeVCTInCloneSetGate", false),
     ("PodIndexLabel", true),
     ("StatefulSetStartOrdinal", false),
+    // new in v1.9.0 (Alpha): SS2 and U1
+    ("EnableSortSidecarContainerByName", false),
+    ("InPlacePodVerticalScaling", false),
 ];
 
 impl FeatureGates {

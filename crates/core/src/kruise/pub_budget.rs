@@ -7,6 +7,7 @@
 
 pub mod admission;
 pub mod pod;
+pub mod resize;
 pub mod resolve;
 pub mod status;
 pub mod sync;

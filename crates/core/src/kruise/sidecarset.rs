@@ -15,6 +15,7 @@
 //!   hashes (mutating) and SidecarSet validation.
 
 pub mod admission;
+pub mod calculator;
 pub mod control;
 pub mod defaults;
 pub mod gojson;
@@ -25,8 +26,9 @@ pub mod matching;
 pub mod metadata;
 mod order;
 pub mod pod_state;
-mod quantity;
+pub mod quantity;
 pub mod reconcile;
+pub mod resources;
 pub mod restore;
 pub mod revision;
 pub mod summary;

@@ -63,7 +63,13 @@ fn crr(
     }))
     .unwrap();
     c.metadata.creation_timestamp = Some(Time(now));
-    inject_pod_into_crr(&mut c, pod, Some(&Node::default())).unwrap();
+    inject_pod_into_crr(
+        crate::kruise::KruiseVersion::V1_9,
+        &mut c,
+        pod,
+        Some(&Node::default()),
+    )
+    .unwrap();
     c
 }
 

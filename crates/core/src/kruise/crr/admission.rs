@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
-use crate::kruise::{admission::Verdict, features::FeatureGates};
+use crate::kruise::{
+    admission::Verdict,
+    features::{FeatureGates, KruiseVersion},
+};
 
 use super::{
     NODE_NAME_KEY, POD_UID_KEY, UNREADY_ACQUIRED_KEY,
@@ -41,8 +44,10 @@ fn is_pod_active(pod: &Pod) -> bool {
 
 /// Defaults, validates and injects a CRR being created.
 ///
-/// Port of pkg/webhook/containerrecreaterequest/mutating/crr_mutating_handler.go::Handle, CREATE (v1.8.4).
+/// Port of pkg/webhook/containerrecreaterequest/mutating/crr_mutating_handler.go::Handle, CREATE
+/// (v1.8.4 and v1.9.0; see [`inject_pod_into_crr`] for the one difference).
 pub fn admit_create(
+    version: KruiseVersion,
     gates: &FeatureGates,
     crr: &ContainerRecreateRequest,
     pod: Lookup<'_, Pod>,
@@ -137,7 +142,7 @@ pub fn admit_create(
         }
         Err(e) => return deny(500, format!("failed to get Node {node_name}: {e}")),
     };
-    if let Err(e) = inject_pod_into_crr(&mut obj, pod, Some(&node)) {
+    if let Err(e) = inject_pod_into_crr(version, &mut obj, pod, Some(&node)) {
         return deny(400, e);
     }
     CreateOutcome {
@@ -150,11 +155,15 @@ pub fn admit_create(
 /// there is one), copies the grace period, and fills each container's preStop, ports and status
 /// context. A container is looked up among the init containers first, then the containers.
 ///
-/// Upstream's duplicate check ("can not recreate X multi times") never fires: it tests a set it
-/// never adds to. A container named twice is therefore accepted and filled twice, as upstream.
+/// A container named twice: in v1.8.4 and at the v1.9.0 tag upstream's duplicate check ("can not
+/// recreate X multi times") never fires, as it tests a set it never adds to, so
+/// [`KruiseVersion::V1_8`] accepts it and fills it twice. Upstream fixed the check on main
+/// (`22b250ac0`, `restartNames.Insert`); [`KruiseVersion::V1_9`] denies with that message, as the
+/// issue asks (edge class B): recreating one container twice in one request is never meant.
 ///
-/// Port of pkg/webhook/containerrecreaterequest/mutating/crr_mutating_handler.go::injectPodIntoContainerRecreateRequest (v1.8.4).
+/// Port of pkg/webhook/containerrecreaterequest/mutating/crr_mutating_handler.go::injectPodIntoContainerRecreateRequest.
 pub fn inject_pod_into_crr(
+    version: KruiseVersion,
     obj: &mut ContainerRecreateRequest,
     pod: &Pod,
     node: Option<&Node>,
@@ -188,7 +197,14 @@ pub fn inject_pod_into_crr(
         .as_ref()
         .and_then(|s| s.container_statuses.clone())
         .unwrap_or_default();
+    let mut restart_names = std::collections::BTreeSet::new();
     for c in &mut obj.spec.containers {
+        if restart_names.contains(&c.name) {
+            return Err(format!("can not recreate {} multi times", c.name));
+        }
+        if version == KruiseVersion::V1_9 {
+            restart_names.insert(c.name.clone());
+        }
         if c.pre_stop.is_some() || c.ports.is_some() || c.status_context.is_some() {
             return Err(
                 "preStop, ports, statusContext in container are ready-only fields".to_owned(),

@@ -1,6 +1,7 @@
 //! The kruise-daemon side of a CRR: which CRR of a pod to work on, each container's
 //! recreate state, and one sync step (which container to kill next, when to complete).
 
+use crate::kruise::KruiseVersion;
 use std::cmp::Ordering;
 
 use super::types::{
@@ -64,11 +65,15 @@ pub struct ContainerInputs<'a> {
     pub strategy: &'a ContainerRecreateRequestStrategy,
     pub crr_created: jiff::Timestamp,
     pub now: jiff::Timestamp,
+    /// v1.8.4 also took a container started after the CRR's creation as restarted (R1).
+    pub version: KruiseVersion,
 }
 
 /// One container's recreate state.
 ///
-/// Port of pkg/daemon/containerrecreate/crr_daemon_util.go::getCurrentCRRContainersRecreateStates (v1.8.4).
+/// Port of pkg/daemon/containerrecreate/crr_daemon_util.go::getCurrentCRRContainersRecreateStates
+/// (v1.8.4 and v1.9.0: since `f135982db` a container that merely started after the CRR was
+/// created, same ID and restart count, is not taken as restarted, so it is still killed).
 pub fn container_state(i: ContainerInputs<'_>) -> ContainerRecreateRequestContainerRecreateState {
     if let Some(prev) = i.previous
         && (prev.phase == phase::SUCCEEDED || prev.phase == phase::FAILED)
@@ -91,10 +96,20 @@ pub fn container_state(i: ContainerInputs<'_>) -> ContainerRecreateRequestContai
     if i.strategy.force_recreate && !is_killed {
         return state(phase::PENDING, "");
     }
-    let ctx = i.container.status_context.clone().unwrap_or_default();
-    let restarted = rt.id != ctx.container_id
-        || rt.restart_count > ctx.restart_count
-        || rt.started_at > i.crr_created;
+    let restarted = match (i.version, i.container.status_context.as_ref()) {
+        // v1.9.0 guards a nil statusContext: such a container is not taken as restarted
+        (KruiseVersion::V1_9, None) => false,
+        (KruiseVersion::V1_9, Some(ctx)) => {
+            rt.id != ctx.container_id || rt.restart_count > ctx.restart_count
+        }
+        // v1.8.4 dereferences it (a panic upstream); read as an empty context here
+        (KruiseVersion::V1_8, ctx) => {
+            let ctx = ctx.cloned().unwrap_or_default();
+            rt.id != ctx.container_id
+                || rt.restart_count > ctx.restart_count
+                || rt.started_at > i.crr_created
+        }
+    };
     if !restarted {
         return state(phase::PENDING, "");
     }
@@ -218,6 +233,7 @@ pub fn synced_statuses(crr: &ContainerRecreateRequest) -> Vec<CrrSyncContainerSt
 ///
 /// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync (v1.8.4).
 pub fn daemon_sync(
+    version: KruiseVersion,
     crr: &ContainerRecreateRequest,
     runtime: &std::collections::BTreeMap<String, RuntimeContainer>,
     now: jiff::Timestamp,
@@ -268,6 +284,7 @@ pub fn daemon_sync(
                 strategy: &strategy,
                 crr_created: created,
                 now,
+                version,
             })
         })
         .collect();

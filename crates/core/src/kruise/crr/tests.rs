@@ -14,7 +14,7 @@ use super::{
         ContainerRecreateRequestStrategy, phase,
     },
 };
-use crate::kruise::{FeatureGates, admission::json_patch};
+use crate::kruise::{FeatureGates, KruiseVersion, admission::json_patch};
 
 fn crr(value: serde_json::Value) -> ContainerRecreateRequest {
     serde_json::from_value(value).expect("valid CRR")
@@ -43,10 +43,29 @@ fn create_defaults_and_patch() {
     let request = crr(json!({"metadata": {"name": "c", "namespace": "default"},
         "spec": {"podName": "p", "containers": [{"name": "app"}, {"name": "app"}]}}));
     let p = pod();
-    let out = admit_create(&FeatureGates::new(), &request, Lookup::Found(&p), |_| {
-        Ok(Some(Node::default()))
-    });
-    // Upstream's duplicate check never fires (it tests a set it never fills): both entries
+    // At v1.9.0 (edge class B, upstream main's fix) a container named twice is denied.
+    let out = admit_create(
+        KruiseVersion::V1_9,
+        &FeatureGates::new(),
+        &request,
+        Lookup::Found(&p),
+        |_| Ok(Some(Node::default())),
+    );
+    assert!(!out.verdict.allowed);
+    assert_eq!(out.verdict.code, 400);
+    assert_eq!(
+        out.verdict.message_text(),
+        "can not recreate app multi times"
+    );
+    assert!(out.patched.is_none());
+    let out = admit_create(
+        KruiseVersion::V1_8,
+        &FeatureGates::new(),
+        &request,
+        Lookup::Found(&p),
+        |_| Ok(Some(Node::default())),
+    );
+    // v1.8.4's duplicate check never fires (it tests a set it never fills): both entries
     // are accepted and filled.
     assert!(out.verdict.allowed, "{:?}", out.verdict);
     let twice = out.patched.expect("patched object");
@@ -60,9 +79,13 @@ fn create_defaults_and_patch() {
 
     let request = crr(json!({"metadata": {"name": "c", "namespace": "default"},
         "spec": {"podName": "p", "containers": [{"name": "app"}]}}));
-    let out = admit_create(&FeatureGates::new(), &request, Lookup::Found(&p), |_| {
-        Ok(Some(Node::default()))
-    });
+    let out = admit_create(
+        KruiseVersion::V1_9,
+        &FeatureGates::new(),
+        &request,
+        Lookup::Found(&p),
+        |_| Ok(Some(Node::default())),
+    );
     assert!(out.verdict.allowed);
     let patched = out.patched.expect("patched object");
     assert_eq!(patched.label(ACTIVE_KEY), "true");
@@ -79,11 +102,16 @@ fn create_defaults_and_patch() {
         .collect();
     assert!(ops.contains(&"/spec/strategy"), "{ops:?}");
 
-    let out = admit_create(&FeatureGates::new(), &request, Lookup::NotFound, |_| {
-        Ok(None)
-    });
+    let out = admit_create(
+        KruiseVersion::V1_9,
+        &FeatureGates::new(),
+        &request,
+        Lookup::NotFound,
+        |_| Ok(None),
+    );
     assert_eq!(out.verdict.message_text(), "no found Pod named p");
     let out = admit_create(
+        KruiseVersion::V1_9,
         &FeatureGates::new(),
         &request,
         Lookup::Failed("timeout"),
@@ -193,11 +221,14 @@ fn daemon_waits_for_unready_grace_then_steps() {
     let now: jiff::Timestamp = "2025-01-01T00:00:05Z".parse().unwrap();
     let runtime = BTreeMap::new();
     assert_eq!(
-        daemon_sync(&c, &runtime, now),
+        daemon_sync(KruiseVersion::V1_8, &c, &runtime, now),
         DaemonAction::StartRecreating
     );
     c.status.as_mut().unwrap().phase = phase::RECREATING.to_owned();
-    assert_eq!(daemon_sync(&c, &runtime, now), DaemonAction::Wait(1));
+    assert_eq!(
+        daemon_sync(KruiseVersion::V1_8, &c, &runtime, now),
+        DaemonAction::Wait(1)
+    );
     c.metadata.annotations = Some(
         [(
             super::UNREADY_ACQUIRED_KEY.to_owned(),
@@ -205,9 +236,12 @@ fn daemon_waits_for_unready_grace_then_steps() {
         )]
         .into(),
     );
-    assert_eq!(daemon_sync(&c, &runtime, now), DaemonAction::Wait(6));
+    assert_eq!(
+        daemon_sync(KruiseVersion::V1_8, &c, &runtime, now),
+        DaemonAction::Wait(6)
+    );
     let later: jiff::Timestamp = "2025-01-01T00:00:20Z".parse().unwrap();
-    match daemon_sync(&c, &runtime, later) {
+    match daemon_sync(KruiseVersion::V1_8, &c, &runtime, later) {
         DaemonAction::Step(step) => {
             assert_eq!(step.states[0].message, "not found container on Node");
             assert_eq!(step.kill, None);
@@ -215,5 +249,8 @@ fn daemon_waits_for_unready_grace_then_steps() {
         other => panic!("expected a step, got {other:?}"),
     }
     c.status.as_mut().unwrap().phase = phase::COMPLETED.to_owned();
-    assert_eq!(daemon_sync(&c, &runtime, later), DaemonAction::Idle);
+    assert_eq!(
+        daemon_sync(KruiseVersion::V1_8, &c, &runtime, later),
+        DaemonAction::Idle
+    );
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 
-use crate::kruise::selector;
+use crate::kruise::{KruiseVersion, selector};
 
 use super::{
     apply::{apply_probe_states, mark_serverless_pod},
@@ -50,6 +50,7 @@ fn is_initialized_active(pod: &Pod) -> bool {
 ///
 /// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::syncPodProbeMarker (v1.8.4).
 pub fn sync_pod_probe_marker(
+    version: KruiseVersion,
     ppm: &PodProbeMarker,
     pods: &[Pod],
     is_virtual_node: &dyn Fn(&str) -> bool,
@@ -59,7 +60,8 @@ pub fn sync_pod_probe_marker(
     let name = ppm.metadata.name.clone().unwrap_or_default();
     if ppm.metadata.deletion_timestamp.is_some() {
         for (node, spec) in node_probes.iter_mut() {
-            if remove_pod_probe(spec, &name) {
+            let ns = ppm.metadata.namespace.as_deref().unwrap_or_default();
+            if remove_pod_probe(version, spec, ns, &name) {
                 out.changed_nodes.insert(node.clone());
             }
         }

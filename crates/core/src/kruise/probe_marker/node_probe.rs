@@ -5,6 +5,7 @@ use k8s_openapi::api::core::v1::{Pod, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::types::{ContainerProbe, NodePodProbeSpec, PodProbe, PodProbeMarker};
+use crate::kruise::KruiseVersion;
 
 /// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::
 /// convertTcpSocketProbeCheckPort and convertHttpGetProbeCheckPort (v1.8.4), with util.ExtractPort:
@@ -147,14 +148,29 @@ pub fn merge_node_pod_probe(
 /// Removes every probe whose name contains `<ppm>#` (a substring test, as upstream) and drops
 /// pod entries left without probes. Returns whether the spec changed.
 ///
-/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::removePodProbeFromNodePodProbe (v1.8.4).
-pub fn remove_pod_probe(spec: &mut NodePodProbeSpec, ppm_name: &str) -> bool {
+/// v1.9.0 (#2162) leaves the entries of pods in other namespaces than the marker's untouched
+/// and keeps each rebuilt entry's `IP`; v1.8.4 filtered every entry and rebuilt it without its
+/// IP, which broke the TCP probes of the remaining markers.
+///
+/// Port of pkg/controller/podprobemarker/pod_probe_marker_controller.go::removePodProbeFromNodePodProbe.
+pub fn remove_pod_probe(
+    version: KruiseVersion,
+    spec: &mut NodePodProbeSpec,
+    ppm_namespace: &str,
+    ppm_name: &str,
+) -> bool {
     let before = spec.clone();
     let needle = format!("{ppm_name}#");
-    for p in &mut spec.pod_probes {
+    spec.pod_probes.retain_mut(|p| {
+        if version == KruiseVersion::V1_9 && p.namespace != ppm_namespace {
+            return true;
+        }
+        if version == KruiseVersion::V1_8 {
+            p.ip.clear();
+        }
         p.probes.retain(|c| !c.name.contains(&needle));
-    }
-    spec.pod_probes.retain(|p| !p.probes.is_empty());
+        !p.probes.is_empty()
+    });
     *spec != before
 }
 

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
+use crate::kruise::KruiseVersion;
+
 use super::{
     CLEANUP_FINALIZER,
     controller::{MarkerSync, sync_node_pod_probe, sync_pod_probe_marker},
@@ -51,6 +53,7 @@ pub fn is_virtual_node(node: &Node) -> bool {
 /// to its spec (edited in place; the changed ones are in `sync.changed_nodes`);
 /// `serverless` is the `EnablePodProbeMarkerOnServerless` gate.
 pub fn plan_marker(
+    version: KruiseVersion,
     ppm: &PodProbeMarker,
     pods: &[Pod],
     is_virtual_node: &dyn Fn(&str) -> bool,
@@ -61,7 +64,7 @@ pub fn plan_marker(
     if deleting && !has_finalizer(ppm) {
         return MarkerPlan::default();
     }
-    let mut sync = sync_pod_probe_marker(ppm, pods, is_virtual_node, node_probes);
+    let mut sync = sync_pod_probe_marker(version, ppm, pods, is_virtual_node, node_probes);
     if deleting {
         return MarkerPlan {
             sync,
@@ -171,7 +174,14 @@ mod tests {
             ("n1".to_owned(), NodePodProbeSpec::default()),
             ("n2".to_owned(), NodePodProbeSpec::default()),
         ]);
-        let out = plan_marker(&ppm, &pods, &|_| false, &mut specs, false);
+        let out = plan_marker(
+            KruiseVersion::V1_9,
+            &ppm,
+            &pods,
+            &|_| false,
+            &mut specs,
+            false,
+        );
         assert!(out.add_finalizer);
         assert_eq!(out.sync.changed_nodes.len(), 2);
         assert_eq!(specs["n1"].pod_probes.len(), 2);
@@ -187,7 +197,14 @@ mod tests {
         let mut done = ppm.clone();
         done.metadata.finalizers = Some(vec![CLEANUP_FINALIZER.to_owned()]);
         done.status = out.status.clone();
-        let again = plan_marker(&done, &pods, &|_| false, &mut specs, false);
+        let again = plan_marker(
+            KruiseVersion::V1_9,
+            &done,
+            &pods,
+            &|_| false,
+            &mut specs,
+            false,
+        );
         assert!(!again.add_finalizer && again.status.is_none());
         assert!(again.sync.changed_nodes.is_empty());
 
@@ -195,7 +212,14 @@ mod tests {
         done.metadata.deletion_timestamp = Some(
             k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH),
         );
-        let gone = plan_marker(&done, &pods, &|_| false, &mut specs, false);
+        let gone = plan_marker(
+            KruiseVersion::V1_9,
+            &done,
+            &pods,
+            &|_| false,
+            &mut specs,
+            false,
+        );
         assert!(gone.sync.remove_finalizer);
         assert!(specs.values().all(|s| s.pod_probes.is_empty()));
     }
@@ -207,6 +231,7 @@ mod tests {
         let mut p = pod("a", "n1");
         let mut specs = BTreeMap::from([("n1".to_owned(), NodePodProbeSpec::default())]);
         plan_marker(
+            KruiseVersion::V1_9,
             &ppm,
             std::slice::from_ref(&p),
             &|_| false,
@@ -221,6 +246,7 @@ mod tests {
         );
         p.status.as_mut().unwrap().pod_ip = Some("10.0.0.7".into());
         let out = plan_marker(
+            KruiseVersion::V1_9,
             &ppm,
             std::slice::from_ref(&p),
             &|_| false,

@@ -10,7 +10,7 @@ use super::{
     types::ContainerProbeState,
     validate::{admit, qualified_name_errors},
 };
-use crate::kruise::FeatureGates;
+use crate::kruise::{FeatureGates, KruiseVersion};
 
 fn marker() -> PodProbeMarker {
     serde_json::from_value(json!({
@@ -107,14 +107,15 @@ fn serverless_pod_hook_writes_go_encoded_probes() {
 
 #[test]
 fn admission_verdicts() {
-    let (v, errs) = admit(&FeatureGates::new(), &marker(), None);
+    let (v, errs) = admit(KruiseVersion::V1_9, &FeatureGates::new(), &marker(), None);
     assert!(v.allowed, "{errs:?}");
     let mut bad = marker();
     bad.spec.probes[0].name = "Ready".to_owned();
     // validatingPodProbeMarkerFn errors go back as admission.Errored(http.StatusBadRequest, ...).
-    let (v, _) = admit(&FeatureGates::new(), &bad, None);
+    let (v, _) = admit(KruiseVersion::V1_9, &FeatureGates::new(), &bad, None);
     assert_eq!(v.code, 400);
     let (v, _) = admit(
+        KruiseVersion::V1_9,
         &FeatureGates::new().with("KruiseDaemon", false),
         &marker(),
         None,
@@ -123,6 +124,32 @@ fn admission_verdicts() {
         (v.code, v.message_text()),
         // Handle names the gate that is off.
         (403, "feature-gate KruiseDaemon is not enabled")
+    );
+    // P1: httpGet is validated at v1.9.0 (scheme required), rejected outright at v1.8.4
+    let mut http = marker();
+    http.spec.probes[0].probe =
+        serde_json::from_value(serde_json::json!({"httpGet": {"path": "/healthz", "port": 8080}}))
+            .expect("probe");
+    let (v, errs) = admit(KruiseVersion::V1_9, &FeatureGates::new(), &http, None);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].field, "spec.probe.httpGet.scheme");
+    assert_eq!(
+        v.message_text(),
+        "spec.probe.httpGet.scheme: Unsupported value: \"\": supported values: \"HTTP\", \"HTTPS\""
+    );
+    let (_, errs) = admit(KruiseVersion::V1_8, &FeatureGates::new(), &http, None);
+    assert_eq!(errs[0].message, "Forbidden: current no support http probe");
+    if let Some(h) = http.spec.probes[0]
+        .probe
+        .as_mut()
+        .and_then(|p| p.http_get.as_mut())
+    {
+        h.scheme = Some("HTTP".to_owned());
+    }
+    assert!(
+        admit(KruiseVersion::V1_9, &FeatureGates::new(), &http, None)
+            .0
+            .allowed
     );
     assert!(qualified_name_errors("example.com/ok-name").is_empty());
     assert_eq!(qualified_name_errors("a/b/c").len(), 1);
@@ -145,7 +172,13 @@ fn marker_sync_feeds_node_probes_and_marks_serverless_pods() {
     };
     let pods = vec![mk("a", "n1"), mk("b", "vk"), mk("c", "n2")];
     let mut nodes = BTreeMap::from([("n1".to_owned(), NodePodProbeSpec::default())]);
-    let out = sync_pod_probe_marker(&marker(), &pods, &|n| n == "vk", &mut nodes);
+    let out = sync_pod_probe_marker(
+        KruiseVersion::V1_9,
+        &marker(),
+        &pods,
+        &|n| n == "vk",
+        &mut nodes,
+    );
     assert_eq!(out.matched_pods, 3);
     assert_eq!(out.changed_nodes.iter().collect::<Vec<_>>(), ["n1"]);
     assert_eq!(out.errors, ["NodePodProbe n2 not found"]);

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{Probe, TCPSocketAction};
+use k8s_openapi::api::core::v1::{HTTPGetAction, Probe, TCPSocketAction};
 use k8s_openapi::apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString};
 
 use crate::kruise::{
+    KruiseVersion,
     admission::Verdict,
     features::FeatureGates,
     selector,
@@ -67,10 +68,10 @@ pub fn validate_tcp_socket_action(tcp: &TCPSocketAction, field: &str) -> Vec<Fie
     errs
 }
 
-/// Exactly one handler: exec with a command, or tcpSocket; httpGet is not supported.
+/// Exactly one handler: exec with a command, httpGet (v1.9.0; v1.8.4 rejects it) or tcpSocket.
 ///
-/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateHandler (v1.8.4).
-pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
+/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validateHandler.
+pub fn validate_handler(version: KruiseVersion, probe: &Probe, field: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut handlers = 0;
     if let Some(exec) = &probe.exec {
@@ -79,7 +80,7 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
             push(&mut errs, format!("{field}.exec.command"), "Required value");
         }
     }
-    if probe.http_get.is_some() {
+    if let Some(http) = &probe.http_get {
         if handlers > 0 {
             push(
                 &mut errs,
@@ -88,11 +89,16 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
             );
         } else {
             handlers += 1;
-            push(
-                &mut errs,
-                format!("{field}.probe"),
-                "Forbidden: current no support http probe",
-            );
+            match version {
+                KruiseVersion::V1_8 => push(
+                    &mut errs,
+                    format!("{field}.probe"),
+                    "Forbidden: current no support http probe",
+                ),
+                KruiseVersion::V1_9 => {
+                    errs.extend(validate_http_get_action(http, &format!("{field}.httpGet")));
+                }
+            }
         }
     }
     if let Some(tcp) = &probe.tcp_socket {
@@ -120,6 +126,91 @@ pub fn validate_handler(probe: &Probe, field: &str) -> Vec<FieldError> {
     errs
 }
 
+/// Go's `url.Parse` failing on a probe path: a control character, a malformed `%` escape, a
+/// missing scheme before `:`, or a colon in the first segment of a relative path.
+fn url_parse_error(path: &str) -> bool {
+    if path.chars().any(|c| c.is_ascii_control()) {
+        return true;
+    }
+    let bytes = path.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'%'
+            && !(bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        {
+            return true;
+        }
+    }
+    let before_query = path.split(['?', '#']).next().unwrap_or_default();
+    match before_query.split_once(':') {
+        Some(("", _)) => true,
+        Some((scheme, _)) => {
+            let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+            !valid_scheme && !scheme.contains('/')
+        }
+        None => false,
+    }
+}
+
+/// Path required and a valid URL path, no host, a valid port, scheme `HTTP` or `HTTPS`
+/// (empty is rejected: there is no defaulting), valid header names.
+///
+/// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::
+/// validateHTTPGetAction (v1.9.0).
+pub fn validate_http_get_action(http: &HTTPGetAction, field: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let path = http.path.as_deref().unwrap_or_default();
+    if path.is_empty() {
+        push(&mut errs, format!("{field}.path"), "Required value");
+    }
+    if let Some(host) = http.host.as_deref().filter(|h| !h.is_empty()) {
+        push(
+            &mut errs,
+            format!("{field}.host"),
+            format!("Invalid value: {host:?}: host field in probes is not allowed"),
+        );
+    }
+    if url_parse_error(path) {
+        push(
+            &mut errs,
+            format!("{field}.path"),
+            format!("Invalid value: {path:?}: must be a valid URL path"),
+        );
+    }
+    errs.extend(validate_port_num_or_name(
+        &http.port,
+        &format!("{field}.port"),
+    ));
+    let scheme = http.scheme.as_deref().unwrap_or_default();
+    if scheme != "HTTP" && scheme != "HTTPS" {
+        push(
+            &mut errs,
+            format!("{field}.scheme"),
+            format!("Unsupported value: {scheme:?}: supported values: \"HTTP\", \"HTTPS\""),
+        );
+    }
+    for h in http.http_headers.iter().flatten() {
+        let valid = !h.name.is_empty()
+            && h.name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !valid {
+            push(
+                &mut errs,
+                format!("{field}.httpHeaders"),
+                format!(
+                    "Invalid value: {:?}: a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
+                    h.name
+                ),
+            );
+        }
+    }
+    errs
+}
+
 /// Pod condition types a probe may not be named after.
 const RESERVED: &[&str] = &[
     "PodScheduled",
@@ -133,13 +224,13 @@ const RESERVED: &[&str] = &[
 /// Port of probe_create_update_handler.go::validateProbe (v1.8.4), at upstream's path
 /// `spec.probe` (no probe index). A missing probe is the zero ContainerProbeSpec upstream: no
 /// handler.
-fn validate_probe(probe: Option<&Probe>, errs: &mut Vec<FieldError>) {
+fn validate_probe(version: KruiseVersion, probe: Option<&Probe>, errs: &mut Vec<FieldError>) {
     let path = "spec.probe";
     let Some(probe) = probe else {
         push(errs, path, "Required value: must specify a handler type");
         return;
     };
-    errs.extend(validate_handler(probe, path));
+    errs.extend(validate_handler(version, probe, path));
     for (name, v) in [
         ("initialDelaySeconds", probe.initial_delay_seconds),
         ("timeoutSeconds", probe.timeout_seconds),
@@ -228,10 +319,11 @@ fn validate_selector(sel: &LabelSelector, errs: &mut Vec<FieldError>) {
 ///
 /// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::validatingPodProbeMarkerFn (v1.8.4).
 pub fn validate_pod_probe_marker(
+    version: KruiseVersion,
     obj: &PodProbeMarker,
     old: Option<&PodProbeMarker>,
 ) -> Vec<FieldError> {
-    let mut errs = validate_spec(obj);
+    let mut errs = validate_spec(version, obj);
     if let Some(old) = old
         && old.spec.selector != obj.spec.selector
     {
@@ -245,7 +337,7 @@ pub fn validate_pod_probe_marker(
 }
 
 /// Port of probe_create_update_handler.go::validatePodProbeMarkerSpec (v1.8.4).
-fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
+fn validate_spec(version: KruiseVersion, obj: &PodProbeMarker) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let spec = &obj.spec;
     match &spec.selector {
@@ -302,7 +394,7 @@ fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
             errs.push(e);
             return errs;
         }
-        validate_probe(p.probe.as_ref(), &mut errs);
+        validate_probe(version, p.probe.as_ref(), &mut errs);
         if p.pod_condition_type.is_empty() && p.marker_policy.is_empty() {
             push(
                 &mut errs,
@@ -354,6 +446,7 @@ fn validate_spec(obj: &PodProbeMarker) -> Vec<FieldError> {
 ///
 /// Port of pkg/webhook/podprobemarker/validating/probe_create_update_handler.go::Handle (v1.8.4).
 pub fn admit(
+    version: KruiseVersion,
     gates: &FeatureGates,
     obj: &PodProbeMarker,
     old: Option<&PodProbeMarker>,
@@ -366,7 +459,7 @@ pub fn admit(
             );
         }
     }
-    let errs = validate_pod_probe_marker(obj, old);
+    let errs = validate_pod_probe_marker(version, obj, old);
     let joined: Vec<String> = errs
         .iter()
         .map(|e| format!("{}: {}", e.field, e.message))

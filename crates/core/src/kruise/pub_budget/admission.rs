@@ -1,5 +1,5 @@
 //! The PUB pod admission decision (`pkg/webhook/pod/validating/pod_unavailable_budget.go` and
-//! `pkg/control/pubcontrol/pub_control_utils.go`, v1.8.4).
+//! `pkg/control/pubcontrol/pub_control_utils.go`, v1.8.4 and v1.9.0).
 
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
@@ -8,8 +8,9 @@ use super::{
     NO_PROTECT_ANNOTATION, PROTECT_OPERATIONS_ANNOTATION, PodUnavailableBudget,
     RELATED_PUB_ANNOTATION,
     pod::{is_pod_ready, is_pod_state_consistent, is_pod_unavailable_changed},
+    resize::can_resize_inplace,
 };
-use crate::kruise::{FeatureGates, admission::Verdict};
+use crate::kruise::{FeatureGates, KruiseVersion, admission::Verdict};
 
 /// Max entries of `disruptedPods` + `unavailablePods` (`MaxUnavailablePodSize`).
 pub const MAX_UNAVAILABLE_POD_SIZE: usize = 2000;
@@ -23,6 +24,9 @@ pub enum PubOperation {
     Delete,
     /// Pod eviction (CREATE on `pods/eviction`).
     Evict,
+    /// v1.9.0: a pod update that only resizes container resources in place
+    /// ([`super::resize::can_resize_inplace`]).
+    Resize,
 }
 
 impl PubOperation {
@@ -32,6 +36,7 @@ impl PubOperation {
             Self::Update => "UPDATE",
             Self::Delete => "DELETE",
             Self::Evict => "EVICT",
+            Self::Resize => "RESIZE",
         }
     }
 }
@@ -61,12 +66,25 @@ fn pod_annotation<'a>(pod: &'a Pod, key: &str) -> &'a str {
         .map_or("", String::as_str)
 }
 
-/// Port of pkg/control/pubcontrol/pub_control_utils.go::isNeedPubProtection (v1.8.4).
-pub fn is_need_pub_protection(pub_: &PodUnavailableBudget, operation: PubOperation) -> bool {
-    match pub_.annotation(PROTECT_OPERATIONS_ANNOTATION) {
-        None | Some("") => true,
-        Some(ops) => ops.split(',').any(|op| op == operation.as_str()),
+/// The protected operations are those of `kruise.io/pub-protect-operations`, or DELETE, UPDATE
+/// and EVICT when it is absent or empty. Unless the gate `InPlacePodVerticalScaling` is on, a
+/// protected UPDATE also protects RESIZE (v1.9.0; for the v1.8.4 operations the answer is the
+/// same as v1.8.4's).
+///
+/// Port of pkg/control/pubcontrol/pub_control_utils.go::isNeedPubProtection (v1.9.0).
+pub fn is_need_pub_protection(
+    gates: &FeatureGates,
+    pub_: &PodUnavailableBudget,
+    operation: PubOperation,
+) -> bool {
+    let mut ops: Vec<&str> = match pub_.annotation(PROTECT_OPERATIONS_ANNOTATION) {
+        None | Some("") => vec!["DELETE", "UPDATE", "EVICT"],
+        Some(ops) => ops.split(',').collect(),
+    };
+    if !gates.enabled("InPlacePodVerticalScaling") && ops.contains(&"UPDATE") {
+        ops.push("RESIZE");
     }
+    ops.contains(&operation.as_str())
 }
 
 /// Port of pkg/control/pubcontrol/pub_control_utils.go::checkAndDecrement (v1.8.4).
@@ -93,9 +111,12 @@ fn check_and_decrement(
         ));
     }
     pub_.status.unavailable_allowed -= 1;
+    // upstream records only UPDATE as unavailable; RESIZE, like DELETE and EVICT, as disrupted
     let map = match operation {
         PubOperation::Update => &mut pub_.status.unavailable_pods,
-        PubOperation::Delete | PubOperation::Evict => &mut pub_.status.disrupted_pods,
+        PubOperation::Delete | PubOperation::Evict | PubOperation::Resize => {
+            &mut pub_.status.disrupted_pods
+        }
     };
     map.insert(pod_name.to_owned(), now.to_owned());
     Ok(())
@@ -110,6 +131,18 @@ fn check_and_decrement(
 /// unavailable allowed, the pod recorded with time `now`); a denial or a dry run leaves it
 /// untouched.
 pub fn validate_pod(
+    pod: &Pod,
+    operation: PubOperation,
+    dry_run: bool,
+    pub_: Option<&mut PodUnavailableBudget>,
+    now: &str,
+) -> Verdict {
+    validate_pod_gated(&FeatureGates::new(), pod, operation, dry_run, pub_, now)
+}
+
+/// [`validate_pod`] with the feature gates that decide whether RESIZE is protected.
+pub fn validate_pod_gated(
+    gates: &FeatureGates,
     pod: &Pod,
     operation: PubOperation,
     dry_run: bool,
@@ -133,7 +166,7 @@ pub fn validate_pod(
     if pub_.status.desired_available == 0 {
         return Verdict::allow();
     }
-    if !is_need_pub_protection(pub_, operation) {
+    if !is_need_pub_protection(gates, pub_, operation) {
         return Verdict::allow();
     }
     let name = pod.metadata.name.as_deref().unwrap_or_default();
@@ -160,8 +193,11 @@ pub fn validate_pod(
 ///   PUB and the change may cause unavailability. The old pod is the one judged.
 /// * Other requests are allowed.
 ///
+/// v1.9.0: an UPDATE that only resizes in place ([`can_resize_inplace`]) is checked as RESIZE.
+///
 /// Denials are 403 with upstream's message; see [`validate_pod`] for the status bookkeeping.
 pub fn pod_admission(
+    version: KruiseVersion,
     gates: &FeatureGates,
     request: &PodAdmissionRequest<'_>,
     pub_: Option<&mut PodUnavailableBudget>,
@@ -178,10 +214,19 @@ pub fn pod_admission(
             if pod_annotation(new_pod, RELATED_PUB_ANNOTATION).is_empty() {
                 return Verdict::allow();
             }
+            let resize = version == KruiseVersion::V1_9
+                && request
+                    .old_pod
+                    .is_some_and(|old| can_resize_inplace(old, new_pod));
             if !is_pod_unavailable_changed(request.old_pod, Some(new_pod)) {
                 return Verdict::allow();
             }
-            (request.old_pod, PubOperation::Update)
+            let op = if resize {
+                PubOperation::Resize
+            } else {
+                PubOperation::Update
+            };
+            (request.old_pod, op)
         }
         "DELETE" => {
             if !gates.enabled("PodUnavailableBudgetDeleteGate") || !request.sub_resource.is_empty()
@@ -206,7 +251,7 @@ pub fn pod_admission(
     if pod_annotation(check_pod, RELATED_PUB_ANNOTATION).is_empty() {
         return Verdict::allow();
     }
-    validate_pod(check_pod, operation, request.dry_run, pub_, now)
+    validate_pod_gated(gates, check_pod, operation, request.dry_run, pub_, now)
 }
 
 /// [`pod_admission`] on raw admission objects, for the embedded API server.
@@ -216,6 +261,7 @@ pub fn pod_admission(
 /// not decode is a 400.
 #[allow(clippy::too_many_arguments)]
 pub fn pod_admission_json(
+    version: KruiseVersion,
     gates: &FeatureGates,
     operation: &str,
     sub_resource: &str,
@@ -244,5 +290,5 @@ pub fn pod_admission_json(
         new_pod: new_pod.as_ref(),
         pod: pod.as_ref(),
     };
-    pod_admission(gates, &request, pub_, now)
+    pod_admission(version, gates, &request, pub_, now)
 }

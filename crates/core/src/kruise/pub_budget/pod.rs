@@ -62,20 +62,24 @@ pub fn is_pod_unavailable_changed(old: Option<&Pod>, new: Option<&Pod>) -> bool 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct LastStatus {
-    #[serde(default, rename = "imageID")]
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        rename = "imageID"
+    )]
     image_id: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InPlaceState {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     last_container_statuses: BTreeMap<String, LastStatus>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     next_container_images: BTreeMap<String, serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     next_container_ref_metadata: BTreeMap<String, serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     next_container_resources: BTreeMap<String, serde_json::Value>,
 }
 

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::kruise::FeatureGates;
+use crate::kruise::{FeatureGates, KruiseVersion};
 
 fn pod(name: &str, ready: bool, extra_annotations: serde_json::Value) -> Pod {
     let mut annotations = json!({ RELATED_PUB_ANNOTATION: "pub" });
@@ -149,14 +149,14 @@ fn admission_records_and_respects_dry_run_and_operations() {
         new_pod: None,
         pod: None,
     };
-    assert!(pod_admission(&gates, &req, Some(&mut b), "now").allowed);
+    assert!(pod_admission(KruiseVersion::V1_8, &gates, &req, Some(&mut b), "now").allowed);
     assert_eq!(b.status.unavailable_allowed, 1);
     assert_eq!(
         b.status.disrupted_pods.get("a").map(String::as_str),
         Some("now")
     );
     // Already recorded: allowed without spending budget.
-    assert!(pod_admission(&gates, &req, Some(&mut b), "later").allowed);
+    assert!(pod_admission(KruiseVersion::V1_8, &gates, &req, Some(&mut b), "later").allowed);
     assert_eq!(b.status.unavailable_allowed, 1);
     // UPDATE is off by default (alpha gate).
     let mut changed = p.clone();
@@ -175,9 +175,9 @@ fn admission_records_and_respects_dry_run_and_operations() {
         pod: None,
     };
     let mut b0 = budget(0, 1, &[]);
-    assert!(pod_admission(&gates, &upd, Some(&mut b0), "now").allowed);
+    assert!(pod_admission(KruiseVersion::V1_8, &gates, &upd, Some(&mut b0), "now").allowed);
     let on = gates.clone().with("PodUnavailableBudgetUpdateGate", true);
-    let v = pod_admission(&on, &upd, Some(&mut b0), "now");
+    let v = pod_admission(KruiseVersion::V1_8, &on, &upd, Some(&mut b0), "now");
     assert_eq!((v.allowed, v.code), (false, 403));
     // A protect-operations annotation without UPDATE lets it through.
     b0.metadata.annotations = Some(
@@ -187,7 +187,7 @@ fn admission_records_and_respects_dry_run_and_operations() {
         )]
         .into(),
     );
-    assert!(pod_admission(&on, &upd, Some(&mut b0), "now").allowed);
+    assert!(pod_admission(KruiseVersion::V1_8, &on, &upd, Some(&mut b0), "now").allowed);
     // Evictions are CREATE on the eviction subresource.
     let ev = PodAdmissionRequest {
         operation: "CREATE",
@@ -198,7 +198,7 @@ fn admission_records_and_respects_dry_run_and_operations() {
         pod: Some(&q),
     };
     let mut b1 = budget(1, 1, &[]);
-    assert!(pod_admission(&gates, &ev, Some(&mut b1), "now").allowed);
+    assert!(pod_admission(KruiseVersion::V1_8, &gates, &ev, Some(&mut b1), "now").allowed);
     assert_eq!(
         b1.status,
         budget(1, 1, &[]).status,
@@ -214,6 +214,7 @@ fn validation_counts_errors() {
     };
     assert!(
         validate_pub(
+            KruiseVersion::V1_8,
             &pub_(json!({"selector": {"matchLabels": {"a": "b"}}, "maxUnavailable": "10%"})),
             None,
             &[]
@@ -222,6 +223,7 @@ fn validation_counts_errors() {
     );
     assert_eq!(
         validate_pub(
+            KruiseVersion::V1_8,
             &pub_(json!({"selector": {}, "maxUnavailable": "101%"})),
             None,
             &[]
@@ -229,14 +231,14 @@ fn validation_counts_errors() {
         .len(),
         2
     );
-    assert_eq!(validate_pub(&pub_(json!({"targetRef": {"apiVersion": "a/b/c", "kind": "K", "name": "n"}, "minAvailable": -1})), None, &[]).len(), 2);
+    assert_eq!(validate_pub(KruiseVersion::V1_8, &pub_(json!({"targetRef": {"apiVersion": "a/b/c", "kind": "K", "name": "n"}, "minAvailable": -1})), None, &[]).len(), 2);
     let other: PodUnavailableBudget = serde_json::from_value(json!({ "metadata": { "name": "y" },
         "spec": {"targetRef": {"apiVersion": "apps/v1beta2", "kind": "K", "name": "n"}, "maxUnavailable": 1}})).unwrap_or_default();
     let mine = pub_(
         json!({"targetRef": {"apiVersion": "apps/v1", "kind": "K", "name": "n"}, "maxUnavailable": 1}),
     );
     assert_eq!(
-        validate_pub(&mine, None, &[other]).len(),
+        validate_pub(KruiseVersion::V1_8, &mine, None, &[other]).len(),
         1,
         "the version is ignored"
     );
@@ -268,7 +270,7 @@ proptest! {
         };
         let before = budget(allowed, desired, if recorded { &["a"] } else { &[] });
         let mut after = before.clone();
-        let verdict = pod_admission(&gates, &req, Some(&mut after), "now");
+        let verdict = pod_admission(KruiseVersion::V1_8, &gates, &req, Some(&mut after), "now");
         if !verdict.allowed || dry_run {
             prop_assert_eq!(&after, &before);
         } else {
@@ -308,16 +310,17 @@ proptest! {
 fn raw_entries_decode_and_aggregate() {
     let gates = FeatureGates::new();
     let obj = json!({"metadata": {"name": "x"}, "spec": {}});
-    let v = admit_pub(&gates, "CREATE", &obj, None, &[]);
+    let v = admit_pub(KruiseVersion::V1_8, &gates, "CREATE", &obj, None, &[]);
     assert_eq!(v.code, 400);
     assert!(v.message.unwrap_or_default().starts_with('['));
     let off = FeatureGates::new()
         .with("PodUnavailableBudgetDeleteGate", false)
         .with("PodUnavailableBudgetUpdateGate", false);
-    assert!(!admit_pub(&off, "CREATE", &obj, None, &[]).allowed);
+    assert!(!admit_pub(KruiseVersion::V1_8, &off, "CREATE", &obj, None, &[]).allowed);
     let bad = json!({"metadata": {"name": 5}});
     assert_eq!(
         pod_admission_json(
+            KruiseVersion::V1_8,
             &gates,
             "DELETE",
             "",
@@ -334,6 +337,7 @@ fn raw_entries_decode_and_aggregate() {
     let p = serde_json::to_value(pod("a", true, json!({}))).unwrap_or_default();
     let mut b = budget(0, 1, &[]);
     let v = pod_admission_json(
+        KruiseVersion::V1_8,
         &gates,
         "DELETE",
         "",

@@ -11,7 +11,7 @@ use super::{
     PROTECT_OPERATIONS_ANNOTATION, PROTECT_TOTAL_REPLICAS_ANNOTATION, PodUnavailableBudget,
 };
 use crate::kruise::{
-    FeatureGates,
+    FeatureGates, KruiseVersion,
     admission::Verdict,
     validation::{
         FieldError, field_error, int_or_percent_errors, label_selector_convertible,
@@ -107,6 +107,7 @@ fn validate_selector(sel: &LabelSelector, errors: &mut Vec<FieldError>) {
 /// Returns upstream's field errors, one for one and in its order (empty = valid); the webhook
 /// denies with all of them.
 pub fn validate_pub(
+    version: KruiseVersion,
     obj: &PodUnavailableBudget,
     old: Option<&PodUnavailableBudget>,
     others: &[PodUnavailableBudget],
@@ -114,7 +115,9 @@ pub fn validate_pub(
     let mut errors = Vec::new();
     if let Some(ops) = obj.annotation(PROTECT_OPERATIONS_ANNOTATION) {
         for op in ops.split(',') {
-            if !matches!(op, "UPDATE" | "DELETE" | "EVICT") {
+            // v1.9.0 also accepts RESIZE
+            let resize = version == KruiseVersion::V1_9 && op == "RESIZE";
+            if !matches!(op, "UPDATE" | "DELETE" | "EVICT") && !resize {
                 errors.push(field_error(
                     "metadata",
                     format!(
@@ -217,6 +220,7 @@ pub fn validate_pub(
 /// Both PUB gates off, an undecodable object or any field error is a 400 whose message is the
 /// error (field errors aggregated as `[e1, e2]` when there are several, as Go's aggregate prints).
 pub fn admit_pub(
+    version: KruiseVersion,
     gates: &FeatureGates,
     operation: &str,
     object: &Value,
@@ -243,7 +247,7 @@ pub fn admit_pub(
         },
         _ => None,
     };
-    let errors: Vec<String> = validate_pub(&obj, old.as_ref(), others)
+    let errors: Vec<String> = validate_pub(version, &obj, old.as_ref(), others)
         .iter()
         .map(|e| format!("{}: {}", e.field, e.message))
         .collect();

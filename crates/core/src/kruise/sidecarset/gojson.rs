@@ -159,6 +159,16 @@ const UPGRADE_STRATEGY: &[F] = &[
     ("hotUpgradeEmptyImage", K::Str, true),
 ];
 const SHARE_VOLUME_POLICY: &[F] = &[("type", K::Str, true)];
+const RESOURCE_EXPRS: &[F] = &[("cpu", K::Str, true), ("memory", K::Str, true)];
+const RESOURCES_EXPR: &[F] = &[
+    ("limits", K::PObj(RESOURCE_EXPRS), true),
+    ("requests", K::PObj(RESOURCE_EXPRS), true),
+];
+const RESOURCES_POLICY: &[F] = &[
+    ("targetContainersMode", K::Str, false),
+    ("targetContainersNameRegex", K::Str, true),
+    ("resourcesExpr", K::Obj(RESOURCES_EXPR), false),
+];
 const SOURCE_CONTAINER_NAME_FROM: &[F] = &[("fieldRef", K::PObj(OBJECT_FIELD_SELECTOR), true)];
 const TRANSFER_ENV: &[F] = &[
     ("sourceContainerName", K::Str, true),
@@ -200,7 +210,14 @@ const SIDECAR_CONTAINER: &[F] = &[
     ("podInjectPolicy", K::Str, true),
     ("upgradeStrategy", K::Obj(UPGRADE_STRATEGY), true),
     ("shareVolumePolicy", K::Obj(SHARE_VOLUME_POLICY), true),
+    // v1.9.0: pointers, so absent from the hash input while unset
+    (
+        "shareVolumeDevicePolicy",
+        K::PObj(SHARE_VOLUME_POLICY),
+        true,
+    ),
     ("transferEnv", K::List(TRANSFER_ENV), true),
+    ("resourcesPolicy", K::PObj(RESOURCES_POLICY), true),
 ];
 
 /// Encodes a list of `SidecarContainer`s (given as Kubernetes JSON) exactly as Go's

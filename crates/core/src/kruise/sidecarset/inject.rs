@@ -3,11 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::{Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod};
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, VolumeDevice,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::kruise::selector;
+use crate::kruise::{FeatureGates, KruiseVersion, selector};
 
 use super::{
     SIDECAR_ENV_KEY, SIDECARSET_HASH_ANNOTATION, SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
@@ -17,6 +19,7 @@ use super::{
     matching::{NamespaceLabels, pod_matched_sidecar_set},
     metadata::patch_pod_metadata,
     pod_state::{SidecarSetUpgradeSpec, sidecar_list, sidecarset_upgrade_specs},
+    resources,
 };
 use crate::api::sidecarset::{BEFORE_APP_CONTAINER, SidecarContainer, SidecarSet};
 
@@ -99,6 +102,9 @@ pub enum InjectError {
     RevisionNotFound(String),
     #[error("sidecarSet {set}: {reason}")]
     Metadata { set: String, reason: String },
+    /// v1.9.0: a sidecar's resourcesPolicy cannot be applied (the pod creation is rejected).
+    #[error("{0}")]
+    ResourcesPolicy(String),
 }
 
 /// Everything injection needs besides the pod.
@@ -111,6 +117,9 @@ pub struct InjectContext<'a> {
     /// A uniform draw in `[0, 1)`.
     pub random: f64,
     pub now: jiff::Timestamp,
+    /// v1.9.0 adds resourcesPolicy, volumeDevices sharing and (gated) the sort by name.
+    pub version: KruiseVersion,
+    pub gates: FeatureGates,
 }
 
 fn env(name: &str, value: &str) -> EnvVar {
@@ -167,9 +176,14 @@ fn field_of_pod(pod: &Pod, path: &str) -> Option<String> {
 /// Env and mounts a sidecar receives from the app containers: transferEnv and, with
 /// shareVolumePolicy enabled, every app mount (plus env named by `$(VAR)` in subPathExpr).
 ///
-/// Port of pkg/control/sidecarcontrol/util.go::GetInjectedVolumeMountsAndEnvs and
-/// GetSidecarTransferEnvs (v1.8.4).
-fn prepare_sidecar(sidecar: &SidecarContainer, pod: &Pod) -> SidecarContainer {
+/// Port of pkg/control/sidecarcontrol/util.go::GetInjectedVolumeMountsAndEnvs,
+/// GetSidecarTransferEnvs and (v1.9.0) GetInjectedVolumeDevices, merged with
+/// pkg/util/pods.go::MergeVolumeMounts / MergeVolumeDevices.
+fn prepare_sidecar(
+    sidecar: &SidecarContainer,
+    pod: &Pod,
+    version: KruiseVersion,
+) -> SidecarContainer {
     let mut out = sidecar.clone();
     let app: Vec<&Container> = pod
         .spec
@@ -202,10 +216,23 @@ fn prepare_sidecar(sidecar: &SidecarContainer, pod: &Pod) -> SidecarContainer {
         }
     }
     let mut mounts = out.container.volume_mounts.take().unwrap_or_default();
+    // v1.9.0: the sidecar's own device paths are occupied mount points too
+    let own_devices: Vec<String> = match version {
+        KruiseVersion::V1_8 => Vec::new(),
+        KruiseVersion::V1_9 => sidecar
+            .container
+            .volume_devices
+            .iter()
+            .flatten()
+            .map(|d| d.device_path.clone())
+            .collect(),
+    };
     if sidecar.share_volume_policy.type_ == "enabled" {
         for c in &app {
             for m in c.volume_mounts.iter().flatten() {
-                if !mounts.iter().any(|o| o.mount_path == m.mount_path) {
+                if !mounts.iter().any(|o| o.mount_path == m.mount_path)
+                    && !own_devices.contains(&m.mount_path)
+                {
                     mounts.push(m.clone());
                 }
                 let expr = m.sub_path_expr.as_deref().unwrap_or_default();
@@ -221,11 +248,50 @@ fn prepare_sidecar(sidecar: &SidecarContainer, pod: &Pod) -> SidecarContainer {
         }
     }
     out.container.volume_mounts = (!mounts.is_empty()).then_some(mounts);
+    if version == KruiseVersion::V1_9 {
+        let shared: Vec<VolumeDevice> = if sidecar
+            .share_volume_device_policy
+            .as_ref()
+            .is_some_and(|p| p.type_ == "enabled")
+        {
+            app.iter()
+                .flat_map(|c| c.volume_devices.iter().flatten().cloned())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let devices = merge_volume_devices(&out.container, &shared);
+        out.container.volume_devices = (!devices.is_empty()).then_some(devices);
+    }
     // Upstream appends IS_INJECTED to the sidecar's own env, then the transferred env.
     let mut envs = out.container.env.take().unwrap_or_default();
     envs.push(env(SIDECAR_ENV_KEY, "true"));
     merge_env(&mut envs, transfer);
     out.container.env = Some(envs);
+    out
+}
+
+/// The sidecar's own volumeDevices, then each additional device whose devicePath is neither an
+/// existing devicePath nor one of the sidecar's mountPaths.
+///
+/// Port of pkg/util/pods.go::MergeVolumeDevices (v1.9.0).
+pub fn merge_volume_devices(
+    container: &Container,
+    additional: &[VolumeDevice],
+) -> Vec<VolumeDevice> {
+    let mut points: BTreeSet<String> = container
+        .volume_mounts
+        .iter()
+        .flatten()
+        .map(|m| m.mount_path.clone())
+        .collect();
+    let mut out: Vec<VolumeDevice> = container.volume_devices.clone().unwrap_or_default();
+    points.extend(out.iter().map(|d| d.device_path.clone()));
+    for d in additional {
+        if points.insert(d.device_path.clone()) {
+            out.push(d.clone());
+        }
+    }
     out
 }
 
@@ -287,12 +353,31 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
     let mut init_sidecars = Vec::new();
     let mut sidecars = Vec::new();
     let mut volume_names = BTreeSet::new();
+    let device_volumes = std::cell::RefCell::new(BTreeSet::new());
+    let matched: Vec<&SidecarSet> = chosen.iter().collect();
+    let with_policy = |c: &SidecarContainer| -> Result<SidecarContainer, InjectError> {
+        let mut c = c.clone();
+        if ctx.version == KruiseVersion::V1_9 {
+            resources::apply_resources_policy(pod, &mut c, &matched)
+                .map_err(InjectError::ResourcesPolicy)?;
+            // volumes a sidecar's own volumeDevices reference are injected like its mounts
+            device_volumes.borrow_mut().extend(
+                c.container
+                    .volume_devices
+                    .iter()
+                    .flatten()
+                    .map(|d| d.name.clone()),
+            );
+        }
+        Ok(c)
+    };
     for set in &chosen {
         for c in &set.spec.init_containers {
-            init_sidecars.push(prepare_sidecar(c, &out));
+            init_sidecars.push(prepare_sidecar(&with_policy(c)?, &out, ctx.version));
         }
         for c in &set.spec.containers {
-            let prepared = prepare_sidecar(c, &out);
+            let c = &with_policy(c)?;
+            let prepared = prepare_sidecar(c, &out, ctx.version);
             if !c.is_hot_upgrade() {
                 sidecars.push(prepared);
                 continue;
@@ -357,7 +442,11 @@ pub fn inject_pod_create(pod: &Pod, ctx: &InjectContext<'_>) -> Result<InjectOut
                 .map(|m| m.name.clone()),
         );
     }
+    volume_names.extend(device_volumes.take());
     init_sidecars.sort_by(|a, b| a.container.name.cmp(&b.container.name));
+    if ctx.version == KruiseVersion::V1_9 && ctx.gates.enabled("EnableSortSidecarContainerByName") {
+        sidecars.sort_by(|a, b| a.container.name.cmp(&b.container.name));
+    }
     let spec = out.spec.get_or_insert_with(Default::default);
     spec.init_containers = Some(merge_sidecar_containers(
         spec.init_containers.as_deref().unwrap_or_default(),

@@ -118,7 +118,41 @@ fn decimal_suffix(exponent: i32, format: Format) -> Option<&'static str> {
 ///
 /// Port of k8s.io/apimachinery/pkg/api/resource/quantity.go::CanonicalizeBytes.
 pub fn canonical(s: &str) -> Option<String> {
+    canonical_of(parse(s)?)
+}
+
+/// The value of a quantity in nano units (`1` → 10^9, `1m` → 10^6, `1Ki` → 1024 × 10^9), or
+/// None when it cannot be parsed or does not fit.
+pub fn nanos(s: &str) -> Option<i128> {
     let q = parse(s)?;
+    let v = q
+        .mantissa
+        .checked_mul(10i128.checked_pow(u32::try_from(q.scale.checked_add(9)?).ok()?)?)?;
+    Some(if q.negative { -v } else { v })
+}
+
+/// Whether a quantity is written with a binary suffix (`Ki`, `Mi`, ...): Go keeps that format
+/// through arithmetic, so results print as `200Mi` rather than `209715200`.
+pub fn is_binary(s: &str) -> bool {
+    parse(s).is_some_and(|q| q.format == Format::BinarySi)
+}
+
+/// The canonical string of a value in nano units, in the binary or decimal SI format (what
+/// Go's `Quantity.String` prints after arithmetic on quantities of that format).
+pub fn from_nanos(nanos: i128, binary: bool) -> Option<String> {
+    canonical_of(Parsed {
+        negative: nanos < 0,
+        mantissa: nanos.checked_abs()?,
+        scale: -9,
+        format: if binary {
+            Format::BinarySi
+        } else {
+            Format::DecimalSi
+        },
+    })
+}
+
+fn canonical_of(q: Parsed) -> Option<String> {
     if q.mantissa == 0 {
         return Some("0".to_owned());
     }
@@ -202,6 +236,27 @@ mod tests {
         assert!(canonical(&format!("{}0", "9".repeat(37))).is_none_or(|c| !c.is_empty()));
         assert_eq!(canonical("1e-2147483648").as_deref(), Some("1e-9"));
         assert_eq!(canonical("0.5e-100").as_deref(), Some("1e-9"));
+    }
+
+    #[test]
+    fn nanos_and_back() {
+        use super::{from_nanos, is_binary, nanos};
+        assert_eq!(nanos("200m"), Some(200_000_000));
+        assert_eq!(nanos("1"), Some(1_000_000_000));
+        assert_eq!(nanos("1Ki"), Some(1024 * 1_000_000_000));
+        assert_eq!(nanos("-2"), Some(-2_000_000_000));
+        assert_eq!(nanos("x"), None);
+        assert!(is_binary("512Mi") && !is_binary("512M") && !is_binary("1"));
+        assert_eq!(from_nanos(300_000_000, false).as_deref(), Some("300m"));
+        assert_eq!(
+            from_nanos(200 * 1024 * 1024 * 1_000_000_000, true).as_deref(),
+            Some("200Mi")
+        );
+        assert_eq!(
+            from_nanos(260 * 1024 * 1024 * 1_000_000_000, true).as_deref(),
+            Some("260Mi")
+        );
+        assert_eq!(from_nanos(0, true).as_deref(), Some("0"));
     }
 
     proptest::proptest! {

@@ -26,6 +26,7 @@ use crate::api::{
     pod::is_running_and_ready,
     sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus},
 };
+use crate::kruise::KruiseVersion;
 
 /// What one pass decided.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -115,11 +116,15 @@ pub struct ReconcileContext<'a> {
     pub namespaces: &'a NamespaceLabels,
     /// The controller clock.
     pub now: jiff::Timestamp,
+    /// v1.9.0 checks NotUpdate and paused before the hot-upgrade flips, and a pass that flips
+    /// upgrades nothing else (SS5).
+    pub version: KruiseVersion,
 }
 
 /// One pass over `pods` (any pods; the matching ones are selected here).
 ///
-/// Port of pkg/controller/sidecarset/sidecarset_processor.go::UpdateSidecarSet (v1.8.4),
+/// Port of pkg/controller/sidecarset/sidecarset_processor.go::UpdateSidecarSet (v1.8.4; at
+/// v1.9.0 NotUpdate/paused return before the hot-upgrade flips, and flips end the pass),
 /// without ControllerRevision registration: run [`super::revision::plan_latest_revision`]
 /// first and put the resulting name in `set.status.latestRevision`.
 pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> ReconcileOutcome {
@@ -140,6 +145,11 @@ pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> R
         ..Default::default()
     };
     let mut current: BTreeMap<usize, Pod> = BTreeMap::new();
+    let strategy = &set.spec.update_strategy;
+    let held = strategy.type_ == NOT_UPDATE || strategy.paused;
+    if ctx.version == KruiseVersion::V1_9 && held {
+        return outcome;
+    }
     if set
         .spec
         .containers
@@ -153,10 +163,8 @@ pub fn reconcile(set: &SidecarSet, pods: &[Pod], ctx: ReconcileContext<'_>) -> R
             }
         }
     }
-    let strategy = &set.spec.update_strategy;
-    let done = strategy.type_ == NOT_UPDATE
-        || status.updated_pods >= status.matched_pods
-        || strategy.paused;
+    let flipped = ctx.version == KruiseVersion::V1_9 && !current.is_empty();
+    let done = held || status.updated_pods >= status.matched_pods || flipped;
     if !done {
         let view: Vec<Pod> = matched
             .iter()

@@ -22,7 +22,7 @@ use super::{
     upgrade::next_upgrade_pods,
 };
 use crate::api::sidecarset::{NOT_UPDATE, SidecarContainer, SidecarSet, SidecarSetStatus};
-use crate::kruise::events::EventRecord;
+use crate::kruise::{KruiseVersion, events::EventRecord};
 
 /// The matched pods (indexes into `pods`) and the status they give, with `latest_revision`
 /// and `collision_count` from the revision registration.
@@ -68,6 +68,8 @@ pub enum Hold {
     AllUpdated,
     /// `updateStrategy.paused`.
     Paused,
+    /// v1.9.0: this pass flips finished hot upgrades and does nothing else.
+    HotUpgradeFlips,
 }
 
 /// What the pods part of a pass writes.
@@ -121,7 +123,8 @@ pub fn upgradable_condition(pod: &Pod) -> Option<&PodCondition> {
 /// The pods part of a pass, over the matched pods of [`matched_and_status`] and the status
 /// they gave. The caller runs it only once its update expectations are satisfied.
 ///
-/// Port of UpdateSidecarSet steps 3 to 7 and updatePods (v1.8.4).
+/// Port of UpdateSidecarSet steps 3 to 7 and updatePods (v1.8.4; the v1.9.0 order with
+/// [`KruiseVersion::V1_9`]).
 pub fn plan_pods(
     set: &SidecarSet,
     pods: &[Pod],
@@ -130,6 +133,18 @@ pub fn plan_pods(
     ctx: ReconcileContext<'_>,
 ) -> PodPlan {
     let mut plan = PodPlan::default();
+    let strategy = &set.spec.update_strategy;
+    if ctx.version == KruiseVersion::V1_9 {
+        // v1.9.0 (#2156): NotUpdate and paused are checked before the flips
+        if strategy.type_ == NOT_UPDATE {
+            plan.hold = Some(Hold::NotUpdate);
+            return plan;
+        }
+        if strategy.paused {
+            plan.hold = Some(Hold::Paused);
+            return plan;
+        }
+    }
     if set
         .spec
         .containers
@@ -141,7 +156,11 @@ pub fn plan_pods(
             .filter_map(|&i| flip_pod(set, &pods[i], ctx.now).map(|p| (i, p)))
             .collect();
     }
-    let strategy = &set.spec.update_strategy;
+    // v1.9.0: a pass that flips returns; the pods are looked at again once the flips are seen
+    if ctx.version == KruiseVersion::V1_9 && !plan.flips.is_empty() {
+        plan.hold = Some(Hold::HotUpgradeFlips);
+        return plan;
+    }
     plan.hold = if strategy.type_ == NOT_UPDATE {
         Some(Hold::NotUpdate)
     } else if status.updated_pods >= status.matched_pods {

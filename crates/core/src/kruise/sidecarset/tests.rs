@@ -110,6 +110,7 @@ fn status_tuple(set: &SidecarSet, pods: &[Pod]) -> (Counts, Vec<(usize, Pod)>) {
         all_sets: std::slice::from_ref(set),
         namespaces: &NamespaceLabels::new(),
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
     };
     let out = reconcile(set, pods, ctx);
     let s = out.status;
@@ -395,6 +396,8 @@ fn admission_defaults_validate_and_inject() {
         historic: &no_history,
         random: 0.0,
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
+        gates: crate::kruise::FeatureGates::new(),
     };
     let (verdict, patch) = admit_pod_create(&p, &ctx);
     assert!(verdict.allowed);

@@ -13,7 +13,7 @@ use crate::kruise::validation::{
     qualified_name_errors,
 };
 
-use super::{history::RevisionRef, matching::NamespaceLabels};
+use super::{history::RevisionRef, matching::NamespaceLabels, resources};
 use crate::api::common::{UpdatePriorityStrategy, UpdateScatterTerm};
 use crate::api::sidecarset::{
     AFTER_APP_CONTAINER, BEFORE_APP_CONTAINER, ROLLING_UPDATE, SidecarSet,
@@ -131,7 +131,7 @@ pub fn validate_sidecar_set_spec(set: &SidecarSet, ctx: &ValidationContext<'_>) 
             "Required value: no initContainer or container defined for SidecarSet",
         ));
     } else {
-        validate_containers_for_sidecar_set(set, &mut errs);
+        validate_containers_for_sidecar_set(set, ctx.version, &mut errs);
     }
     validate_patch_metadata(set, ctx, &mut errs);
     errs
@@ -283,8 +283,22 @@ fn scatter_strategy_error(terms: &[UpdateScatterTerm]) -> Option<String> {
 /// `validateContainersForSidecarSet` (v1.8.4): the SidecarSet fields of each container (their
 /// errors carry upstream's odd paths, `spec.container.<field>` and `spec[i].transferEnv`), then
 /// the fake pod's volumes and containers.
-fn validate_containers_for_sidecar_set(set: &SidecarSet, errs: &mut Vec<FieldError>) {
+///
+/// v1.9.0 adds the `resourcesPolicy` rules, at upstream's path `spec[i].resourcesPolicy` (the
+/// index into initContainers or containers).
+fn validate_containers_for_sidecar_set(
+    set: &SidecarSet,
+    version: KruiseVersion,
+    errs: &mut Vec<FieldError>,
+) {
     let spec = &set.spec;
+    if version == KruiseVersion::V1_9 {
+        for (i, c) in spec.init_containers.iter().enumerate() {
+            let path = format!("spec[{i}].resourcesPolicy");
+            errs.extend(resources::init_container_policy_error(c, &path));
+            errs.extend(resources::validate_resources_policy(c, &path));
+        }
+    }
     for (i, c) in spec.containers.iter().enumerate() {
         if !matches!(
             c.pod_inject_policy.as_str(),
@@ -315,6 +329,12 @@ fn validate_containers_for_sidecar_set(set: &SidecarSet, errs: &mut Vec<FieldErr
                     &format!("spec[{i}].transferEnv.fieldRef"),
                 ));
             }
+        }
+        if version == KruiseVersion::V1_9 {
+            errs.extend(resources::validate_resources_policy(
+                c,
+                &format!("spec[{i}].resourcesPolicy"),
+            ));
         }
     }
     let (volume_errs, volumes) = podspec::validate_volumes(&spec.volumes);

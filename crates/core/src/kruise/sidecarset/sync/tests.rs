@@ -52,6 +52,8 @@ fn pod(s: &SidecarSet, name: &str, created: i64) -> Pod {
         historic: &|_| None,
         random: 0.5,
         now: now(),
+        version: crate::kruise::KruiseVersion::V1_8,
+        gates: crate::kruise::FeatureGates::new(),
     };
     p = inject_pod_create(&p, &ctx)
         .unwrap()
@@ -94,19 +96,24 @@ fn kubelet(p: &mut Pod, ready: bool) {
     });
 }
 
-fn ctx(sets: &[SidecarSet]) -> ReconcileContext<'_> {
+fn ctx(sets: &[SidecarSet], version: KruiseVersion) -> ReconcileContext<'_> {
     static NAMESPACES: std::sync::OnceLock<NamespaceLabels> = std::sync::OnceLock::new();
     ReconcileContext {
         all_sets: sets,
         namespaces: NAMESPACES.get_or_init(NamespaceLabels::new),
         now: now(),
+        version,
     }
 }
 
 fn pass(s: &SidecarSet, pods: &[Pod]) -> (SidecarSetStatus, PodPlan) {
+    pass_at(KruiseVersion::V1_8, s, pods)
+}
+
+fn pass_at(version: KruiseVersion, s: &SidecarSet, pods: &[Pod]) -> (SidecarSetStatus, PodPlan) {
     let (matched, status) = matched_and_status(s, pods, &NamespaceLabels::new(), "log-rev", 0);
     let sets = [s.clone()];
-    let plan = plan_pods(s, pods, &matched, &status, ctx(&sets));
+    let plan = plan_pods(s, pods, &matched, &status, ctx(&sets, version));
     (status, plan)
 }
 
@@ -280,4 +287,44 @@ fn hot_upgrade_swaps_the_working_twin_then_resets_the_old_one() {
         reset_event(Some("conflict")).message,
         "reset sidecar container image empty failed: conflict"
     );
+}
+
+/// SS5 (v1.9.0, #2156): NotUpdate and paused hold the flips too, and a pass that flips
+/// upgrades nothing else; v1.8.4 flipped first and went on.
+#[test]
+fn v1_9_checks_pause_before_flipping_and_a_flip_ends_the_pass() {
+    let hot = |image: &str| {
+        json!({"name": "envoy", "image": image,
+            "upgradeStrategy": {"upgradeType": "HotUpgrade", "hotUpgradeEmptyImage": "envoy:empty"}})
+    };
+    let mut s = set(hot("envoy:1"), json!({"maxUnavailable": 2}));
+    let mut p = pod(&s, "web-0", 0);
+    let other = pod(&s, "web-1", 1);
+    image(&mut s, "envoy:2");
+    let (_, plan) = pass(&s, std::slice::from_ref(&p));
+    p = plan.upgrades[0].1.clone();
+    kubelet(&mut p, true);
+    let pods = [p, other];
+    // web-0 is ready to flip, web-1 still runs envoy:1
+    let (_, old) = pass_at(KruiseVersion::V1_8, &s, &pods);
+    assert_eq!(old.flips.len(), 1);
+    assert_eq!(
+        old.upgrades.len(),
+        1,
+        "v1.8.4 flips and upgrades in one pass"
+    );
+    let (_, new) = pass_at(KruiseVersion::V1_9, &s, &pods);
+    assert_eq!(new.flips.len(), 1);
+    assert!(new.upgrades.is_empty());
+    assert_eq!(new.hold, Some(Hold::HotUpgradeFlips));
+
+    s.spec.update_strategy.paused = true;
+    let (_, old) = pass_at(KruiseVersion::V1_8, &s, &pods);
+    assert_eq!((old.flips.len(), old.hold), (1, Some(Hold::Paused)));
+    let (_, new) = pass_at(KruiseVersion::V1_9, &s, &pods);
+    assert_eq!((new.flips.len(), new.hold), (0, Some(Hold::Paused)));
+    s.spec.update_strategy.paused = false;
+    s.spec.update_strategy.type_ = "NotUpdate".to_owned();
+    let (_, new) = pass_at(KruiseVersion::V1_9, &s, &pods);
+    assert_eq!((new.flips.len(), new.hold), (0, Some(Hold::NotUpdate)));
 }
