@@ -345,7 +345,10 @@ fn shared_on_existing(path: &Path) {
                 let stop = CancellationToken::new();
                 let sim = tokio::spawn(kruise_tui::cluster::sim::run(
                     client.clone(),
-                    SimOptions::default(),
+                    SimOptions {
+                        kruise_version: kruise_version(),
+                        ..SimOptions::default()
+                    },
                     stop.clone(),
                 ));
                 let options = kruise_tui::controllers::Options {

@@ -80,6 +80,7 @@ impl DemoCluster {
             let token = CancellationToken::new();
             let options = SimOptions {
                 nodes: story::node_count(opts.pods),
+                kruise_version: opts.kruise_version,
                 ..SimOptions::default()
             };
             let task = tokio::spawn(sim::run(client.clone(), options, token.clone()));

@@ -56,6 +56,8 @@ pub struct SimOptions {
     pub heartbeat: Duration,
     /// How often each node's Lease in kube-node-lease is renewed (the kubelet's 10 s).
     pub lease_renew: Duration,
+    /// The Kruise release whose kruise-daemon the nodes run (its CRR kill detection differs).
+    pub kruise_version: crate::kruise::KruiseVersion,
 }
 
 impl Default for SimOptions {
@@ -65,6 +67,7 @@ impl Default for SimOptions {
             timing: Timing::default(),
             heartbeat: Duration::from_secs(40),
             lease_renew: Duration::from_secs(10),
+            kruise_version: crate::kruise::KruiseVersion::V1_9,
         }
     }
 }
@@ -109,6 +112,7 @@ pub async fn run(client: Client, opts: SimOptions, shutdown: CancellationToken) 
         shutdown.clone(),
     ));
     let mut sim = Sim::new(client.clone(), opts.timing.clone(), seen_tx);
+    sim.kruise_version = opts.kruise_version;
     let mut sources: Vec<BoxStream<'static, StreamItem>> = vec![
         watch::<Pod>(&client, None).map(StreamItem::Pod).boxed(),
         watch::<Node>(&client, None).map(StreamItem::Node).boxed(),
@@ -221,6 +225,7 @@ enum StreamItem {
 struct Sim {
     client: Client,
     timing: Timing,
+    kruise_version: crate::kruise::KruiseVersion,
     pods: HashMap<PodKey, Pod>,
     pod_init: Option<HashMap<PodKey, Pod>>,
     /// Which node each cached pod is on (or is being bound to), and the pods per node.
@@ -257,6 +262,7 @@ impl Sim {
         Self {
             client,
             timing,
+            kruise_version: crate::kruise::KruiseVersion::V1_9,
             pods: HashMap::new(),
             pod_init: None,
             placement: HashMap::new(),

@@ -163,7 +163,12 @@ fn with_status(
 ///
 /// Port of pkg/daemon/containerrecreate/crr_daemon_controller.go::sync and manage (v1.8.4),
 /// the runtime being the pod's status.
-pub fn plan(crrs: &[ContainerRecreateRequest], pod: Option<&Pod>, now: Timestamp) -> Plan {
+pub fn plan(
+    version: crate::kruise::KruiseVersion,
+    crrs: &[ContainerRecreateRequest],
+    pod: Option<&Pod>,
+    now: Timestamp,
+) -> Plan {
     let mut out = Plan::default();
     let mut live: Vec<ContainerRecreateRequest> = crrs
         .iter()
@@ -189,7 +194,7 @@ pub fn plan(crrs: &[ContainerRecreateRequest], pod: Option<&Pod>, now: Timestamp
     let pod =
         pod.filter(|p| p.metadata.uid.as_deref().unwrap_or_default() == crr.label(POD_UID_KEY));
     let runtime = pod.map(runtime).unwrap_or_default();
-    match daemon_sync(crate::kruise::KruiseVersion::V1_9, crr, &runtime, now) {
+    match daemon_sync(version, crr, &runtime, now) {
         DaemonAction::Idle => {}
         DaemonAction::StartRecreating => out.phases.push(with_status(crr, |s| {
             s.phase = phase::RECREATING.to_owned();

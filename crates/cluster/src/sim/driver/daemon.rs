@@ -154,7 +154,7 @@ impl Sim {
             return None;
         }
         let pod = self.pods.get(key).cloned();
-        let plan = recreate::plan(&crrs, pod.as_ref(), now);
+        let plan = recreate::plan(self.kruise_version, &crrs, pod.as_ref(), now);
         self.deadlines.set(&work, plan.wake_at);
         if plan.phases.is_empty()
             && plan.kill.is_none()

@@ -10,6 +10,8 @@ use serde_json::json;
 
 use super::*;
 use crate::kruise::crr::{admission::inject_pod_into_crr, manager};
+
+const V19: crate::kruise::KruiseVersion = crate::kruise::KruiseVersion::V1_9;
 use crate::sim::kubelet::{self, PodAction, Timing};
 
 fn t(secs: i64) -> Timestamp {
@@ -104,7 +106,7 @@ fn run(
         if let Some(status) = m.status {
             c.status = Some(status);
         }
-        let d = plan(std::slice::from_ref(&c), Some(pod), now);
+        let d = plan(V19, std::slice::from_ref(&c), Some(pod), now);
         for p in d.phases {
             c.status = p.status;
         }
@@ -258,7 +260,7 @@ fn other_crrs_of_the_pod_wait_pending_and_completed_ones_are_left_alone() {
     let first = crr(&p, &["a"], json!({}), t(5));
     let mut second = crr(&p, &["a"], json!({}), t(6));
     second.metadata.name = Some("r2".into());
-    let out = plan(&[second.clone(), first.clone()], Some(&p), t(6));
+    let out = plan(V19, &[second.clone(), first.clone()], Some(&p), t(6));
     let phases: Vec<(Option<&str>, &str)> = out
         .phases
         .iter()
@@ -273,7 +275,7 @@ fn other_crrs_of_the_pod_wait_pending_and_completed_ones_are_left_alone() {
         completion_time: Some(Time(t(7))),
         ..Default::default()
     });
-    assert_eq!(plan(&[done], Some(&p), t(8)), Plan::default());
+    assert_eq!(plan(V19, &[done], Some(&p), t(8)), Plan::default());
 }
 
 #[test]
@@ -289,7 +291,7 @@ fn a_container_restarted_while_its_states_write_was_lost_still_counts_as_killed(
     });
     // The kill happened but the states that said so were never written.
     p.status = restart(&p, "a", t(6));
-    let out = plan(std::slice::from_ref(&c), Some(&p), t(6));
+    let out = plan(V19, std::slice::from_ref(&c), Some(&p), t(6));
     assert!(out.kill.is_none(), "no second kill: {out:?}");
     let (_, states) = out.states.expect("states written");
     assert_eq!(states[0].phase, phase::RECREATING);
