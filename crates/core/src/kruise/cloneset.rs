@@ -9,6 +9,7 @@ pub mod diffs;
 pub mod inplace;
 pub mod lifecycle;
 pub mod pod_sort;
+pub mod progress;
 pub mod reconcile;
 pub mod scale;
 pub mod update;

@@ -1,7 +1,8 @@
 //! One CloneSet reconcile (`cloneset_controller.go::doReconcile` after the revisions are
-//! settled, `syncCloneSet`, v1.8.4), pure: what the controller read (the CloneSet, its active
-//! pods, claims and revisions, the clock) in, what it writes out. Scale runs first; only when it
-//! changed nothing does Update run, exactly as upstream.
+//! settled, `syncCloneSet`, v1.8.4; v1.9.0's conditions behind `KruiseVersion`), pure: what the
+//! controller read (the CloneSet, its active pods, claims and revisions, the clock) in, what it
+//! writes out. Scale runs first; only when it changed nothing does Update run, exactly as
+//! upstream.
 //!
 //! The IO shell (src/controllers/cloneset.rs) settles the revisions first
 //! ([`revisions::active_revisions`], creating the update revision if new), then applies the
@@ -30,13 +31,14 @@ use super::{
     inplace::{PodModel, RevisionTemplate},
     lifecycle::Lifecycle,
     pod_sort::SpreadConstraint,
+    progress,
     scale::{self, ScaleAction, ScaleInput},
     state,
     update::UpdateOrder,
     update_pass::{self, KRUISE_POD_READY, UpdatePassInput},
 };
 use crate::{
-    api::{CloneSet, cloneset::CloneSetStatus, common::WorkloadCondition},
+    api::{CloneSet, cloneset::CloneSetStatus},
     kruise::{
         FeatureGates, KruiseVersion,
         events::EventRecord,
@@ -187,23 +189,44 @@ pub fn reconcile(input: &Input<'_>, rng: &mut dyn FnMut() -> u64) -> Outcome {
     if cs.metadata.deletion_timestamp.is_none() {
         sync(input, rng, &mut out);
     }
-    if !out.errors.is_empty() {
-        let kind = if out.scaled {
-            "FailedScale"
-        } else {
-            "FailedUpdate"
-        };
-        out.status.conditions = vec![WorkloadCondition {
-            type_: kind.to_owned(),
-            status: "True".to_owned(),
-            message: Some(out.errors.join("; ")),
-            last_transition_time: jiff::Timestamp::from_second(input.now)
-                .ok()
-                .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time),
-            ..WorkloadCondition::default()
-        }];
+    match input.version {
+        KruiseVersion::V1_8 => {
+            // v1.8.4: the status starts without conditions; a failure is appended for this
+            // pass only.
+            if !out.errors.is_empty() {
+                out.status.conditions = vec![progress::failure_condition(
+                    failure_kind(out.scaled),
+                    &out.errors.join("; "),
+                    input.now,
+                )];
+            }
+            out.status_changed = status::inconsistent(cs.status.as_ref(), &out.status);
+        }
+        KruiseVersion::V1_9 => {
+            // v1.9.0: the conditions carry over; a failure is set once and then kept (same
+            // status, empty reason), and the Progressing condition follows the status.
+            out.status.conditions = cs
+                .status
+                .as_ref()
+                .map(|s| s.conditions.clone())
+                .unwrap_or_default();
+            if !out.errors.is_empty() {
+                progress::set_condition(
+                    &mut out.status,
+                    progress::failure_condition(
+                        failure_kind(out.scaled),
+                        &out.errors.join("; "),
+                        input.now,
+                    ),
+                );
+            }
+            if let Some(after) = progress::calculate(cs, &mut out.status, input.now) {
+                requeue(&mut out, after);
+            }
+            out.status_changed = status::inconsistent_counts(cs.status.as_ref(), &out.status)
+                || progress::progressing_changed(cs.status.as_ref(), &out.status);
+        }
     }
-    out.status_changed = status::inconsistent(cs.status.as_ref(), &out.status);
 
     // podsToDelete keeps only pods that still exist.
     let to_delete = cs
@@ -253,6 +276,15 @@ pub fn reconcile(input: &Input<'_>, rng: &mut dyn FnMut() -> u64) -> Outcome {
         requeue(&mut out, i64::from(min_ready));
     }
     out
+}
+
+/// The failure condition of a pass: Scale's when Scale made the writes, else Update's.
+fn failure_kind(scaled: bool) -> &'static str {
+    if scaled {
+        progress::FAILED_SCALE
+    } else {
+        progress::FAILED_UPDATE
+    }
 }
 
 fn requeue(out: &mut Outcome, secs: i64) {

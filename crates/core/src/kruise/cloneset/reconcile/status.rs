@@ -51,8 +51,15 @@ pub fn calculate(
     status
 }
 
-/// Port of `inconsistentStatus`: whether `new` is worth writing over `old`.
+/// Port of `inconsistentStatus` (v1.8.4 as this port writes it): whether `new` is worth writing
+/// over `old`, any change of the conditions included.
 pub fn inconsistent(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool {
+    inconsistent_counts(old, new) || new.conditions != old.map_or(&[][..], |o| &o.conditions)
+}
+
+/// The fields of `inconsistentStatus` besides the conditions (v1.9.0 adds only the Progressing
+/// condition's status and reason to these: `progress::progressing_changed`).
+pub fn inconsistent_counts(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool {
     let default = CloneSetStatus::default();
     let old = old.unwrap_or(&default);
     new.observed_generation > old.observed_generation
@@ -66,5 +73,4 @@ pub fn inconsistent(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool 
         || new.update_revision != old.update_revision
         || new.current_revision != old.current_revision
         || new.label_selector != old.label_selector
-        || new.conditions != old.conditions
 }
