@@ -14,6 +14,7 @@ pub mod reconcile;
 pub mod scale;
 pub mod update;
 pub mod update_pass;
+pub mod validate;
 
 pub use diffs::{ExpectationDiffs, IsPodUpdateMode, calculate_diffs};
 
