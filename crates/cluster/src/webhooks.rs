@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::kruise::FeatureGates;
 use crate::server::{AdmissionHook, AdmissionRequest, EmbeddedCluster, Operation, Store, Verdict};
 
+mod cloneset;
 mod objects;
 mod protection;
 mod pub_budget;
@@ -35,6 +36,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     for hook in objects::validating(&store, &gates) {
         admission.add_validating(hook);
     }
+    admission.add_validating(cloneset::hook(&store, crate::kruise::KruiseVersion::V1_9));
 }
 
 type Decide = dyn Fn(&AdmissionRequest) -> Verdict + Send + Sync;

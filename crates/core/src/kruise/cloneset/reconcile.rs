@@ -189,43 +189,24 @@ pub fn reconcile(input: &Input<'_>, rng: &mut dyn FnMut() -> u64) -> Outcome {
     if cs.metadata.deletion_timestamp.is_none() {
         sync(input, rng, &mut out);
     }
-    match input.version {
-        KruiseVersion::V1_8 => {
-            // v1.8.4: the status starts without conditions; a failure is appended for this
-            // pass only.
-            if !out.errors.is_empty() {
-                out.status.conditions = vec![progress::failure_condition(
-                    failure_kind(out.scaled),
-                    &out.errors.join("; "),
-                    input.now,
-                )];
-            }
-            out.status_changed = status::inconsistent(cs.status.as_ref(), &out.status);
-        }
-        KruiseVersion::V1_9 => {
-            // v1.9.0: the conditions carry over; a failure is set once and then kept (same
-            // status, empty reason), and the Progressing condition follows the status.
-            out.status.conditions = cs
-                .status
-                .as_ref()
-                .map(|s| s.conditions.clone())
-                .unwrap_or_default();
-            if !out.errors.is_empty() {
-                progress::set_condition(
-                    &mut out.status,
-                    progress::failure_condition(
-                        failure_kind(out.scaled),
-                        &out.errors.join("; "),
-                        input.now,
-                    ),
-                );
-            }
-            if let Some(after) = progress::calculate(cs, &mut out.status, input.now) {
-                requeue(&mut out, after);
-            }
-            out.status_changed = status::inconsistent_counts(cs.status.as_ref(), &out.status)
-                || progress::progressing_changed(cs.status.as_ref(), &out.status);
-        }
+    let failure = (!out.errors.is_empty()).then(|| {
+        let kind = if out.scaled {
+            progress::FAILED_SCALE
+        } else {
+            progress::FAILED_UPDATE
+        };
+        (kind, out.errors.join("; "))
+    });
+    let finished = status::finish(
+        cs,
+        &mut out.status,
+        failure.as_ref().map(|(k, m)| (*k, m.as_str())),
+        input.version,
+        input.now,
+    );
+    out.status_changed = finished.changed;
+    if let Some(after) = finished.requeue_after {
+        requeue(&mut out, after);
     }
 
     // podsToDelete keeps only pods that still exist.
@@ -276,15 +257,6 @@ pub fn reconcile(input: &Input<'_>, rng: &mut dyn FnMut() -> u64) -> Outcome {
         requeue(&mut out, i64::from(min_ready));
     }
     out
-}
-
-/// The failure condition of a pass: Scale's when Scale made the writes, else Update's.
-fn failure_kind(scaled: bool) -> &'static str {
-    if scaled {
-        progress::FAILED_SCALE
-    } else {
-        progress::FAILED_UPDATE
-    }
 }
 
 fn requeue(out: &mut Outcome, secs: i64) {
