@@ -101,6 +101,7 @@ fn main() -> anyhow::Result<()> {
             controllers: true,
             kruise_webhooks: true,
             remove_kubeconfig: true,
+            kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         })
         .await?;
         let serving = started.elapsed();

@@ -152,6 +152,8 @@ pub struct App {
     pub(crate) contexts: Vec<String>,
     pub(crate) namespaces: Vec<String>,
     pub(crate) kruise_missing: bool,
+    /// The Kruise release the cluster runs, once told (header, and the rules predictions use).
+    pub(crate) kruise_release: Option<crate::kruise::release::ClusterRelease>,
     /// The root was switched to Pods because no workload kind can be shown (Kruise missing, or
     /// none the user may list); undone when that changes while the root is still that view.
     pub(crate) pods_for_missing_kruise: bool,
@@ -195,6 +197,7 @@ impl App {
             contexts: Vec::new(),
             namespaces: Vec::new(),
             kruise_missing: false,
+            kruise_release: None,
             pods_for_missing_kruise: false,
             ready: BTreeSet::new(),
             failed: BTreeMap::new(),

@@ -173,6 +173,9 @@ pub struct ConsoleArgs {
     /// With --demo: about how many pods the seeded scenario holds in all.
     #[arg(long, value_name = "N", requires = "demo")]
     pub pods: Option<usize>,
+    /// With --demo: which Kruise release the demo cluster is.
+    #[arg(long, value_name = "1.9|1.8", requires = "demo", default_value = "1.9")]
+    pub kruise_version: KruiseRelease,
     /// Also run the embedded Kruise controllers against this cluster (for clusters with the
     /// Kruise CRDs but no kruise-manager; refused when one is running).
     #[arg(long, conflicts_with = "demo")]
@@ -262,6 +265,31 @@ pub struct DemoServerArgs {
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,
+    /// Which Kruise release the cluster is: its CRDs (1.9 stores seven kinds as v1beta1),
+    /// conversions, webhooks and controllers.
+    #[arg(long, value_name = "1.9|1.8", default_value = "1.9")]
+    pub kruise_version: KruiseRelease,
+}
+
+/// A Kruise release the embedded cluster and the controllers can follow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum KruiseRelease {
+    /// v1.9.0, the current release.
+    #[default]
+    #[value(name = "1.9", alias = "1.9.0", alias = "v1.9", alias = "v1.9.0")]
+    V1_9,
+    /// v1.8.4.
+    #[value(name = "1.8", alias = "1.8.4", alias = "v1.8", alias = "v1.8.4")]
+    V1_8,
+}
+
+impl From<KruiseRelease> for crate::kruise::KruiseVersion {
+    fn from(r: KruiseRelease) -> Self {
+        match r {
+            KruiseRelease::V1_9 => Self::V1_9,
+            KruiseRelease::V1_8 => Self::V1_8,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -283,6 +311,10 @@ pub struct ControllersArgs {
     /// Run even when a kruise-manager appears to be running in the cluster.
     #[arg(long)]
     pub force: bool,
+    /// Follow this Kruise release's rules (default: the release the cluster's Kruise CRDs are
+    /// from, told by which versions they store).
+    #[arg(long, value_name = "1.9|1.8")]
+    pub kruise_version: Option<KruiseRelease>,
 }
 
 fn parse_gates(spec: &str) -> Result<crate::kruise::FeatureGates, String> {

@@ -119,9 +119,14 @@ where
     let kubeconfig_out = paths
         .state_dir
         .join(format!("demo-{}.kubeconfig", std::process::id()));
-    let demo = crate::cluster::demo::start_in_process(args.pods, true, kubeconfig_out)
-        .await
-        .context("cannot start the demo cluster")?;
+    let demo = crate::cluster::demo::start_in_process(
+        args.pods,
+        true,
+        kubeconfig_out,
+        args.kruise_version.into(),
+    )
+    .await
+    .context("cannot start the demo cluster")?;
     // The demo kubeconfig has one context, whose namespace holds the scenario.
     let kube_args = KubeArgs {
         kubeconfig: Some(demo.kubeconfig_path().to_path_buf()),

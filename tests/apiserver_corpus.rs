@@ -119,6 +119,7 @@ fn main() -> ExitCode {
             controllers: false,
             kruise_webhooks: false,
             remove_kubeconfig: true,
+            kruise_version: kruise_tui::kruise::KruiseVersion::V1_8,
         })
         .await
         .expect("the embedded cluster starts");

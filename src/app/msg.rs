@@ -28,6 +28,9 @@ pub enum Msg {
     StoreReady(Kind),
     /// What discovery found (sent after connecting and after every `:ctx`/`:ns` switch).
     Discovered(Discovery),
+    /// Which Kruise release the cluster runs, as far as it can be told (sent after discovery,
+    /// and again when a later look tells more).
+    KruiseRelease(crate::kruise::release::ClusterRelease),
     /// A watch failed; it is retried with backoff.
     WatchFailed { kind: Kind, error: String },
     /// The user may not list or watch this kind here (HTTP 403). Not an outage: nothing is

@@ -77,6 +77,10 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             // Triage lists the deletes the journal says were refused.
             return vec![Effect::ReadJournal];
         }
+        Msg::KruiseRelease(release) => {
+            app.kruise_release = Some(release);
+            app.mark_dirty();
+        }
         Msg::WatchFailed { kind, error } => {
             app.failed.insert(kind, error);
             app.refresh_lists();

@@ -42,15 +42,16 @@ pub(super) async fn run(
         (Vec::new(), Vec::new())
     };
     check_named_pods(workload, &state.object, &pods, named)?;
-    let gates = if predict {
-        crate::kube::gates::cluster_gates(session.client())
-            .await
-            .gates
+    let cluster = if predict {
+        Some(crate::kube::gates::cluster_gates(session.client()).await)
     } else {
-        crate::kruise::FeatureGates::new()
+        None
     };
     let prediction = predict
-        .then(|| prediction(kind, &target, &action, &state, &pods, &nodes, &gates))
+        .then(|| {
+            let cluster = cluster.as_ref()?;
+            prediction(kind, &target, &action, &state, &pods, &nodes, cluster)
+        })
         .flatten();
     let report = report(workload, &prepared, &state);
     let done = actor.perform(prepared, state).await.map_err(one_line)?;
@@ -183,7 +184,7 @@ fn prediction(
     state: &ObjectState,
     pods: &[Pod],
     nodes: &[Node],
-    gates: &crate::kruise::FeatureGates,
+    cluster: &crate::kube::gates::ClusterGates,
 ) -> Option<String> {
     if kind == WorkloadKind::AdvancedDaemonSet
         && !matches!(
@@ -195,13 +196,15 @@ fn prediction(
     }
     let now = jiff::Timestamp::now().as_second();
     let planned = preview_input(target, action, state, pods, nodes, now).and_then(|mut input| {
-        // Predicted with the gates the cluster's controllers decide with.
-        input.gates = gates.clone();
+        // Predicted with the gates and the release the cluster's controllers decide with.
+        input.gates = cluster.gates.clone();
+        input.version = cluster.release.version;
         Ok((plan::plan(&input)?, input))
     });
     Some(match planned {
         Ok((planned, input)) => format!(
-            "\nPredicted by the embedded Kruise logic:{}",
+            "\nPredicted by the embedded Kruise logic ({}):{}",
+            cluster.release.assumed(),
             render_moves(&planned, &input)
         ),
         Err(err) => format!("\n(no prediction: {err:#})\n"),

@@ -49,7 +49,9 @@ async fn fetch_and_plan(kube: &KubeArgs, args: &PlanArgs) -> Result<String> {
         }
     };
     let mut input = input;
-    input.gates = crate::kube::gates::cluster_gates(client).await.gates;
+    let cluster = crate::kube::gates::cluster_gates(client).await;
+    input.gates = cluster.gates;
+    input.version = cluster.release.version;
     let planned = plan::plan(&input)?;
     Ok(render_plan(&planned, &input, partition))
 }

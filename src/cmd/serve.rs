@@ -43,6 +43,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
             controllers: !args.no_controllers,
             kruise_webhooks: !args.no_kruise_webhooks,
             remove_kubeconfig: false,
+            kruise_version: args.kruise_version.into(),
         })
         .await?;
         eprintln!(
@@ -87,13 +88,26 @@ pub fn controllers(args: ControllersArgs) -> Result<()> {
         }
         let shutdown = CancellationToken::new();
         tokio::spawn(cancel_on_signal(shutdown.clone()));
+        // The release whose rules to follow: the flag, else the one the installed CRDs are
+        // from (their served versions tell v1.9 from v1.8), else the current one.
+        let version = match args.kruise_version {
+            Some(release) => release.into(),
+            None => crate::kube::discovery::discover_kruise(&connection.client)
+                .await
+                .ok()
+                .and_then(|apis| kruise_client::release::version_from_apis(&apis))
+                .unwrap_or_default(),
+        };
         let opts = Options {
             gates: args.feature_gates.unwrap_or_default(),
+            version,
             ..Options::default()
         };
         eprintln!(
-            "controllers: reconciling Kruise objects on {} as {}; Ctrl-C to stop",
-            connection.cluster_url, opts.identity
+            "controllers: reconciling Kruise objects on {} as {}, with Kruise {} rules; Ctrl-C to stop",
+            connection.cluster_url,
+            opts.identity,
+            opts.version.name()
         );
         let webhooks = detect::kruise_webhooks(&connection.client).await;
         for line in controllers::banner(&opts.gates, detect::webhook_notice(&webhooks)) {

@@ -6,17 +6,32 @@ use k8s_openapi::api::{apps::v1::Deployment, coordination::v1::Lease};
 use kube::{Api, Client};
 
 use super::{detect, lease};
-use crate::kruise::FeatureGates;
+use crate::kruise::{FeatureGates, release::ClusterRelease};
 
 /// The gates, and where they came from (for notes like "predicted with the gates of …").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterGates {
     pub gates: FeatureGates,
     pub source: String,
+    /// The Kruise release whose rules the cluster's controllers follow (as far as it can be
+    /// told: `kruise_client::release::detect`).
+    pub release: ClusterRelease,
 }
 
-/// Reads the gates of whichever controllers run here.
+/// Reads the gates and the release of whichever controllers run here.
 pub async fn cluster_gates(client: &Client) -> ClusterGates {
+    let (gates, source) = gates_and_source(client).await;
+    let apis = crate::kube::discovery::discover_kruise(client)
+        .await
+        .unwrap_or_default();
+    ClusterGates {
+        gates,
+        source,
+        release: kruise_client::release::detect(client, &apis).await,
+    }
+}
+
+async fn gates_and_source(client: &Client) -> (FeatureGates, String) {
     let leases: Api<Lease> = Api::namespaced(client.clone(), lease::NAMESPACE);
     if let Ok(Some(l)) = leases.get_opt(lease::NAME).await
         && lease::fresh_holder(&l, jiff::Timestamp::now()).is_some()
@@ -27,28 +42,22 @@ pub async fn cluster_gates(client: &Client) -> ClusterGates {
             .and_then(|a| a.get(lease::GATES_ANNOTATION))
         && let Ok(gates) = FeatureGates::parse(spec)
     {
-        return ClusterGates {
-            gates,
-            source: "the embedded controllers".to_owned(),
-        };
+        return (gates, "the embedded controllers".to_owned());
     }
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), detect::KRUISE_NAMESPACE);
     if let Ok(Some(d)) = deployments.get_opt(detect::MANAGER_DEPLOYMENT).await
         && let Some(gates) = manager_gates(&d)
     {
-        return ClusterGates {
+        return (
             gates,
-            source: format!(
+            format!(
                 "{}/{}'s --feature-gates",
                 detect::KRUISE_NAMESPACE,
                 detect::MANAGER_DEPLOYMENT
             ),
-        };
+        );
     }
-    ClusterGates {
-        gates: FeatureGates::new(),
-        source: "upstream's defaults".to_owned(),
-    }
+    (FeatureGates::new(), "upstream's defaults".to_owned())
 }
 
 /// The `--feature-gates` of a kruise-manager Deployment's containers.

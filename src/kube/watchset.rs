@@ -188,6 +188,7 @@ async fn discover_then_watch(
         return;
     }
     let mut tasks = JoinSet::new();
+    tasks.spawn(tell_release(client.clone(), apis.clone(), tx.clone()));
     let ns = discovery.namespace;
     spawn_workload(
         &mut tasks,
@@ -217,13 +218,39 @@ async fn discover_then_watch(
         &ns,
         writers.daemonsets,
         &tx,
-        plain_json,
+        crate::api::daemonset::from_served_json,
     );
     super::oncall_watch::spawn(&mut tasks, &apis, &client, &ns, writers.oncall, &tx);
     // Keeping the OnceLock filled only now means `apis()` implies the watches are running.
     let _ = cell.set(apis);
     // The JoinSet aborts its tasks when this task is aborted (dropped).
     while tasks.join_next().await.is_some() {}
+}
+
+/// Tells the console which Kruise release the cluster runs; looks once more a little later when
+/// neither a manager's image nor the embedded controllers told it (they may not lead yet).
+async fn tell_release(client: Client, apis: KruiseApis, tx: UnboundedSender<Msg>) {
+    use crate::kruise::release::ReleaseSource;
+    let mut release = kruise_client::release::detect(&client, &apis).await;
+    if tx.send(Msg::KruiseRelease(release.clone())).is_err() {
+        return;
+    }
+    for _ in 0..3 {
+        if matches!(
+            release.source,
+            ReleaseSource::ManagerImage | ReleaseSource::EmbeddedControllers
+        ) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        let again = kruise_client::release::detect(&client, &apis).await;
+        if again != release {
+            release = again;
+            if tx.send(Msg::KruiseRelease(release.clone())).is_err() {
+                return;
+            }
+        }
+    }
 }
 
 fn plain_json<K: DeserializeOwned>(

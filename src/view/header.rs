@@ -22,6 +22,13 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled(" kruise-tui ", t.style(Role::Title)),
         Span::styled(" context ", key),
         Span::styled(app.context.as_deref().unwrap_or("-").to_owned(), val),
+    ];
+    // Which Kruise release the cluster runs, once told.
+    if let Some(release) = app.kruise_release.as_ref().filter(|_| !app.kruise_missing) {
+        spans.push(Span::styled("  kruise ", key));
+        spans.push(Span::styled(release.label(), val));
+    }
+    spans.extend([
         Span::styled("  cluster ", key),
         Span::styled(
             if app.cluster_url.is_empty() {
@@ -33,7 +40,7 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         Span::styled("  namespace ", key),
         Span::styled(app.namespace.as_deref().unwrap_or("all").to_owned(), val),
-    ];
+    ]);
     if app.kruise_missing {
         spans.push(Span::styled("  no OpenKruise", t.style(Role::StatusWarn)));
     }

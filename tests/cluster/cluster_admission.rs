@@ -186,6 +186,7 @@ async fn auth_and_loopback_rules() {
     let err = EmbeddedCluster::start(ServerOptions {
         listen: "0.0.0.0:0".parse().unwrap(),
         token: None,
+        ..ServerOptions::default()
     })
     .await
     .err()
@@ -195,6 +196,7 @@ async fn auth_and_loopback_rules() {
     let c = EmbeddedCluster::start(ServerOptions {
         listen: "127.0.0.1:0".parse().unwrap(),
         token: Some("s3cret".into()),
+        ..ServerOptions::default()
     })
     .await
     .unwrap();

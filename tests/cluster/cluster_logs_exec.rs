@@ -24,6 +24,7 @@ async fn cluster() -> (DemoCluster, tempfile::TempDir) {
         controllers: true,
         kruise_webhooks: true,
         remove_kubeconfig: true,
+        kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
     })
     .await
     .expect("demo cluster starts");

@@ -277,9 +277,20 @@ async fn plan_reads_an_advanced_daemonset_and_the_nodes_from_the_embedded_cluste
             .expect("node created");
     }
     let mut ads: Value = serde_saphyr::from_str(&fixture("ads.yaml")).expect("fixture");
+    // Kruise v1.9 stores Advanced DaemonSets at v1beta1 and this server has no conversion
+    // webhook (no kruise-manager): written at v1alpha1, `status.daemonSetHash` would be pruned,
+    // as a real server prunes it. Write the fixture at the stored version.
+    kruise_tui::api::conversion::convert(
+        "apps.kruise.io",
+        "DaemonSet",
+        "v1alpha1",
+        "v1beta1",
+        &mut ads,
+    )
+    .expect("converts");
     let status = take(&mut ads, "", "status");
     take(&mut ads, "/metadata", "uid");
-    let sets = shop_api(&client, "v1alpha1", "DaemonSet", "daemonsets");
+    let sets = shop_api(&client, "v1beta1", "DaemonSet", "daemonsets");
     let uid = create_with_status(&sets, ads, status).await;
     let pod_list: Value = serde_saphyr::from_str(&fixture("ads-pods.yaml")).expect("fixture");
     let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");

@@ -182,7 +182,11 @@ async fn pause_holds_an_advanced_statefulset_and_daemonset_until_resumed() {
     );
     // A daemon's prediction names the node: its pod is the one on the new hash.
     let hash = kubectl
-        .jsonpath(&["ads", "agent"], "{.status.daemonSetHash}")
+        // v1alpha1's name for it, or v1beta1's (what kubectl reads on Kruise v1.9).
+        .jsonpath(
+            &["ads", "agent"],
+            "{.status.daemonSetHash}{.status.updateRevision}",
+        )
         .await;
     let updated: Vec<String> = Api::<Pod>::default_namespaced(client.clone())
         .list(&ListParams::default().labels(&format!("app=agent,controller-revision-hash={hash}")))

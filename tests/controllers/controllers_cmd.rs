@@ -104,6 +104,7 @@ async fn bare_cluster() -> (DemoCluster, tempfile::TempDir, PathBuf) {
         controllers: false,
         kruise_webhooks: true,
         remove_kubeconfig: false,
+        kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
     })
     .await
     .expect("starts");

@@ -13,6 +13,8 @@ mod cli;
 mod daemon_e2e;
 #[path = "../support/kubectl.rs"]
 mod kubectl;
+#[path = "../support/served.rs"]
+mod served;
 #[path = "../support/testbed.rs"]
 mod testbed;
 #[path = "../support/workloads.rs"]
@@ -29,3 +31,4 @@ mod controllers_probe_marker;
 mod controllers_pub;
 mod controllers_sidecarset;
 mod controllers_statefulset;
+mod kruise_versions;

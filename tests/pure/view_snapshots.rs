@@ -301,3 +301,40 @@ fn events_view() {
     }));
     insta::assert_snapshot!("events_empty", h.screen());
 }
+
+/// The header names the cluster's Kruise release once it is told, and how.
+#[test]
+fn the_header_names_the_kruise_release() {
+    use kruise_tui::kruise::{
+        KruiseVersion,
+        release::{ClusterRelease, ReleaseSource},
+    };
+    let first_line = |h: &mut Harness| h.screen().lines().next().unwrap_or_default().to_owned();
+    let mut h = Harness::loaded(Some("demo"), (160, 24));
+    assert!(!first_line(&mut h).contains("kruise "), "not told yet");
+    h.feed(Msg::KruiseRelease(
+        ClusterRelease::from_image_tag("v1.9.0").unwrap(),
+    ));
+    let line = first_line(&mut h);
+    assert!(
+        line.contains("context kind-demo  kruise v1.9.0  cluster"),
+        "{line}"
+    );
+    h.feed(Msg::KruiseRelease(ClusterRelease {
+        version: KruiseVersion::V1_8,
+        tag: None,
+        source: ReleaseSource::Crds,
+    }));
+    let line = first_line(&mut h);
+    assert!(line.contains("kruise unknown (v1.8 CRDs)"), "{line}");
+    h.feed(Msg::KruiseRelease(ClusterRelease {
+        version: KruiseVersion::V1_9,
+        tag: None,
+        source: ReleaseSource::EmbeddedControllers,
+    }));
+    let line = first_line(&mut h);
+    assert!(
+        line.contains("kruise v1.9 (kruise-tui controllers)"),
+        "{line}"
+    );
+}

@@ -199,20 +199,19 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                 "{:?}",
                 preview.prepared.notes
             );
-            let back: BTreeSet<String> =
-                match &preview.prediction {
-                    Some(Ok(p)) => {
-                        assert_eq!(p.plan.direction, plan::Direction::Rollback);
-                        assert!(
+            let back: BTreeSet<String> = match &preview.prediction {
+                Some(Ok(p)) => {
+                    assert_eq!(p.plan.direction, plan::Direction::Rollback);
+                    assert!(
                             p.plan.notes.iter().any(|n| n
-                                == "predicted with the feature gates of the embedded controllers"),
+                                == "predicted with Kruise v1.9 rules and the feature gates of the embedded controllers"),
                             "{:?}",
                             p.plan.notes
                         );
-                        p.plan.moves.iter().map(|m| m.name.clone()).collect()
-                    }
-                    other => panic!("a prediction: {other:?}"),
-                };
+                    p.plan.moves.iter().map(|m| m.name.clone()).collect()
+                }
+                other => panic!("a prediction: {other:?}"),
+            };
             assert_eq!(back.len(), 1, "one step back: one pod");
             let status = live.confirm().await;
             assert!(status.contains("sent: partition 3 → 4"), "{status}");
@@ -281,7 +280,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                 p.plan
                     .notes
                     .iter()
-                    .any(|n| n == "predicted with the feature gates of the embedded controllers"),
+                    .any(|n| n == "predicted with Kruise v1.9 rules and the feature gates of the embedded controllers"),
                 "{:?}",
                 p.plan.notes
             );

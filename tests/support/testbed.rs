@@ -27,6 +27,7 @@ use kruise_tui::cluster::{
     server::{EmbeddedCluster, meta::random_suffix},
     sim::SimOptions,
 };
+use kruise_tui::kruise::KruiseVersion;
 use kube::{
     Api, Client,
     api::{DeleteParams, Patch, PatchParams, PostParams},
@@ -36,6 +37,20 @@ use tokio_util::sync::CancellationToken;
 
 /// The variable naming an existing cluster's kubeconfig.
 pub const EXISTING: &str = "KRUISE_TUI_TEST_KUBECONFIG";
+
+/// The variable naming the Kruise release the tests' cluster is (`1.9`, the default, or `1.8`):
+/// on the embedded cluster, the CRDs, webhooks and controllers it runs; on an existing one, the
+/// CRDs the fixture installs and the rules the controllers follow.
+pub const KRUISE_VERSION: &str = "KRUISE_TUI_TEST_KRUISE_VERSION";
+
+/// The Kruise release the tests run against by default.
+pub fn kruise_version() -> KruiseVersion {
+    match std::env::var(KRUISE_VERSION).ok().as_deref().map(str::trim) {
+        Some("1.8" | "v1.8" | "1.8.4" | "v1.8.4") => KruiseVersion::V1_8,
+        Some("" | "1.9" | "v1.9" | "1.9.0" | "v1.9.0") | None => KruiseVersion::V1_9,
+        Some(other) => panic!("{KRUISE_VERSION}={other}: expected 1.9 or 1.8"),
+    }
+}
 
 /// The existing cluster's kubeconfig, when the tests are to run there.
 pub fn existing_kubeconfig() -> Option<PathBuf> {
@@ -63,6 +78,7 @@ pub struct Testbed {
     kubeconfig_in_ns: PathBuf,
     scratch: tempfile::TempDir,
     embedded: Option<(DemoCluster, tempfile::TempDir)>,
+    version: KruiseVersion,
 }
 
 /// What to start on the embedded cluster.
@@ -80,7 +96,27 @@ impl Testbed {
     /// The embedded cluster (empty, with simulated nodes, controllers and Kruise webhooks), or
     /// the existing one with this process's simulated nodes and controllers; a fresh namespace.
     pub async fn start() -> Testbed {
-        Testbed::start_as(Embedded::Full).await
+        Testbed::start_as(Embedded::Full, kruise_version()).await
+    }
+
+    /// Like [`Testbed::start`], as a cluster of Kruise `version`: the embedded cluster is
+    /// started so; an existing cluster is used only when it is that release
+    /// ([`KRUISE_VERSION`]), else None (the test says it is skipped and returns).
+    pub async fn start_at(version: KruiseVersion) -> Option<Testbed> {
+        if existing_kubeconfig().is_some() && kruise_version() != version {
+            eprintln!(
+                "skipped on {EXISTING}: it is Kruise {}, this test wants {}",
+                kruise_version().name(),
+                version.name()
+            );
+            return None;
+        }
+        Some(Testbed::start_as(Embedded::Full, version).await)
+    }
+
+    /// The Kruise release the cluster is.
+    pub fn kruise_version(&self) -> KruiseVersion {
+        self.version
     }
 
     /// The embedded server with its Kruise webhooks but no simulated nodes and no controllers
@@ -88,7 +124,7 @@ impl Testbed {
     /// run against any server); on an existing cluster the same as [`Testbed::start`], whose
     /// nodes and controllers already run beside the server, in this process.
     pub async fn start_bare() -> Testbed {
-        Testbed::start_as(Embedded::Bare).await
+        Testbed::start_as(Embedded::Bare, kruise_version()).await
     }
 
     /// The demo story (`kruise-tui --demo`) on the embedded cluster, in its namespace `demo`.
@@ -98,10 +134,10 @@ impl Testbed {
             existing_kubeconfig().is_none(),
             "the demo story runs on the embedded cluster only: skip_on_existing_cluster first"
         );
-        Testbed::start_as(Embedded::Story).await
+        Testbed::start_as(Embedded::Story, kruise_version()).await
     }
 
-    async fn start_as(what: Embedded) -> Testbed {
+    async fn start_as(what: Embedded, version: KruiseVersion) -> Testbed {
         let ns = match what {
             Embedded::Story => kruise_tui::cluster::demo::NAMESPACE.to_owned(),
             Embedded::Full | Embedded::Bare => format!("e2e-{}", random_suffix(8)),
@@ -124,6 +160,7 @@ impl Testbed {
                     controllers: full,
                     kruise_webhooks: true,
                     remove_kubeconfig: true,
+                    kruise_version: version,
                 })
                 .await
                 .expect("the embedded cluster starts");
@@ -153,6 +190,7 @@ impl Testbed {
             kubeconfig_in_ns,
             scratch,
             embedded,
+            version,
         }
     }
 
@@ -312,6 +350,7 @@ fn shared_on_existing(path: &Path) {
                 ));
                 let options = kruise_tui::controllers::Options {
                     gates: demo_gates(),
+                    version: kruise_version(),
                     ..kruise_tui::controllers::Options::default()
                 };
                 let identity = options.identity.clone();
@@ -356,7 +395,8 @@ async fn leading(client: &Client, identity: &str) -> Result<(), String> {
 /// Server-side applies every upstream Kruise CRD and waits until each is established.
 async fn install_crds(client: &Client) -> Result<(), String> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let crds = kruise_tui::cluster::server::builtin::kruise_crds().map_err(|e| e.to_string())?;
+    let crds = kruise_tui::cluster::server::builtin::kruise_crds(kruise_version())
+        .map_err(|e| e.to_string())?;
     let params = PatchParams::apply("kruise-tui-tests").force();
     for crd in &crds {
         let name = crd["metadata"]["name"].as_str().unwrap_or("").to_string();

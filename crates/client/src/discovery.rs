@@ -86,12 +86,25 @@ pub fn preferred_cloneset_version(apis: &KruiseApis) -> Option<&ApiResource> {
     .map(|s| &s.resource)
 }
 
+/// The version of `kind` to read and write when it is not the internal model's v1alpha1: the
+/// stored version (or the newest served) among those the model maps. None when v1alpha1 is the
+/// one, or the kind is not served.
+pub fn mapped_version(apis: &KruiseApis, kind: Kind) -> Option<&ApiResource> {
+    let info = kind.info();
+    preferred_version(&apis.served, info.group, info.kind, readable_versions(kind))
+        .filter(|s| s.version != "v1alpha1")
+        .map(|s| &s.resource)
+}
+
 /// The versions the internal model of a workload kind can be read from (see `api::cloneset`
 /// for CloneSet's v1beta1 mapping; Advanced StatefulSet's two versions share one shape).
 pub fn readable_versions(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::CloneSet | Kind::StatefulSet => &["v1alpha1", "v1beta1"],
-        Kind::DaemonSet => &["v1alpha1"],
+        // Advanced DaemonSet and SidecarSet: v1beta1 (stored since Kruise v1.9) maps through
+        // `api::conversion`.
+        Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet | Kind::SidecarSet => {
+            &["v1alpha1", "v1beta1"]
+        }
         _ => &[],
     }
 }
@@ -144,11 +157,13 @@ impl KruiseApis {
         self.served.is_empty()
     }
 
-    /// The resource to watch for a workload kind ([`preferred_version`] among the versions the
+    /// The resource to watch for a workload kind or a SidecarSet ([`preferred_version`] among the versions the
     /// console reads, else the newest served one, mapped). None when the kind is not served.
     pub fn resource_for(&self, kind: Kind) -> Option<WatchedVersion> {
         let info = kind.info();
-        info.workload?;
+        if readable_versions(kind).is_empty() {
+            return None;
+        }
         // The version the console's own types model (the first the table lists).
         let (kind_name, own_version, group) = (info.kind, info.preferred_version(), info.group);
         let chosen = preferred_version(&self.served, group, kind_name, readable_versions(kind))
@@ -323,15 +338,35 @@ mod tests {
             only_alpha.resource_for(Kind::CloneSet),
             Some(WatchedVersion::Own(ar("CloneSet", "v1alpha1")))
         );
-        // DaemonSet is read at v1alpha1 only, even where v1beta1 is stored.
-        let ds = apis(
-            &[("DaemonSet", "v1alpha1"), ("DaemonSet", "v1beta1")],
-            &[("DaemonSet", "v1beta1")],
+        // Kruise v1.9 stores DaemonSets and SidecarSets at v1beta1: read there (mapped).
+        let v19 = apis(
+            &[
+                ("DaemonSet", "v1alpha1"),
+                ("DaemonSet", "v1beta1"),
+                ("SidecarSet", "v1alpha1"),
+                ("SidecarSet", "v1beta1"),
+            ],
+            &[("DaemonSet", "v1beta1"), ("SidecarSet", "v1beta1")],
         );
         assert_eq!(
-            ds.resource_for(Kind::DaemonSet),
+            v19.resource_for(Kind::DaemonSet),
+            Some(WatchedVersion::Other(ar("DaemonSet", "v1beta1")))
+        );
+        assert_eq!(
+            v19.resource_for(Kind::SidecarSet),
+            Some(WatchedVersion::Other(ar("SidecarSet", "v1beta1")))
+        );
+        assert_eq!(
+            mapped_version(&v19, Kind::DaemonSet),
+            Some(&ar("DaemonSet", "v1beta1"))
+        );
+        // Kruise v1.8 serves v1alpha1 only.
+        let v18 = apis(&[("DaemonSet", "v1alpha1")], &[("DaemonSet", "v1alpha1")]);
+        assert_eq!(
+            v18.resource_for(Kind::DaemonSet),
             Some(WatchedVersion::Own(ar("DaemonSet", "v1alpha1")))
         );
+        assert_eq!(mapped_version(&v18, Kind::DaemonSet), None);
         // A version the console cannot read is still watched (mapped) when it is all there is.
         let future = apis(&[("DaemonSet", "v2")], &[]);
         assert_eq!(

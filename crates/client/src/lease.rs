@@ -50,26 +50,35 @@ pub fn held_by_other(lease: &Lease, identity: &str, now: Timestamp) -> Option<St
 /// Annotation on the lease naming the feature gates the leader runs with, so the console and the
 /// subcommands predict with the gates the controllers decide with.
 pub const GATES_ANNOTATION: &str = "kruise-tui.io/feature-gates";
+/// Annotation on the lease naming the Kruise release whose rules the leader follows (`v1.9`).
+pub const VERSION_ANNOTATION: &str = "kruise-tui.io/kruise-version";
 
 pub struct LeaderLease {
     api: Api<Lease>,
     identity: String,
     gates: String,
+    version: &'static str,
 }
 
 impl LeaderLease {
-    pub fn new(client: Client, identity: &str, gates: &kruise_core::kruise::FeatureGates) -> Self {
+    pub fn new(
+        client: Client,
+        identity: &str,
+        gates: &kruise_core::kruise::FeatureGates,
+        version: kruise_core::kruise::KruiseVersion,
+    ) -> Self {
         Self {
             api: Api::namespaced(client, NAMESPACE),
             identity: identity.to_owned(),
             gates: gates.to_spec(),
+            version: version.name(),
         }
     }
 
     fn annotate(&self, meta: &mut ObjectMeta) {
-        meta.annotations
-            .get_or_insert_with(Default::default)
-            .insert(GATES_ANNOTATION.to_owned(), self.gates.clone());
+        let annotations = meta.annotations.get_or_insert_with(Default::default);
+        annotations.insert(GATES_ANNOTATION.to_owned(), self.gates.clone());
+        annotations.insert(VERSION_ANNOTATION.to_owned(), self.version.to_owned());
     }
 
     fn spec(&self, previous: Option<&LeaseSpec>, now: Timestamp) -> LeaseSpec {

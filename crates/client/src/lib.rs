@@ -17,4 +17,5 @@ pub mod errors;
 pub mod events;
 pub mod lease;
 pub mod process;
+pub mod release;
 pub mod write;

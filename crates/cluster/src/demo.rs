@@ -20,6 +20,7 @@ pub async fn start_in_process(
     pods: Option<usize>,
     seed: bool,
     kubeconfig_out: PathBuf,
+    kruise_version: crate::kruise::KruiseVersion,
 ) -> Result<DemoCluster> {
     DemoCluster::start(DemoOptions {
         listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -30,6 +31,7 @@ pub async fn start_in_process(
         controllers: true,
         kruise_webhooks: true,
         remove_kubeconfig: true,
+        kruise_version: kruise_version,
     })
     .await
 }

@@ -31,6 +31,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use crate::kruise::KruiseVersion;
 use anyhow::{Context, bail};
 use base64::{Engine, engine::general_purpose::STANDARD};
 use tokio::{net::TcpListener, task::JoinHandle};
@@ -86,6 +87,8 @@ pub struct ServerOptions {
     pub listen: SocketAddr,
     /// The bearer token clients must send; None picks a random one.
     pub token: Option<String>,
+    /// Which Kruise release's CRDs (and conversion and admission rules) to serve.
+    pub kruise_version: KruiseVersion,
 }
 
 impl Default for ServerOptions {
@@ -93,6 +96,7 @@ impl Default for ServerOptions {
         ServerOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             token: None,
+            kruise_version: KruiseVersion::V1_9,
         }
     }
 }
@@ -125,7 +129,7 @@ impl EmbeddedCluster {
             .await
             .with_context(|| format!("cannot listen on {}", opts.listen))?;
         let addr = listener.local_addr()?;
-        let store = Store::new()?;
+        let store = Store::new(opts.kruise_version)?;
         authz::bootstrap::install(&store)?;
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));

@@ -22,6 +22,7 @@ mod workloadspread;
 pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     let admission = cluster.admission();
     let store = cluster.store();
+    install_conversion(&store, &cluster.ca_pem());
     for hook in protection::hooks(&store, &gates) {
         admission.add_validating(hook);
     }
@@ -37,6 +38,40 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
         admission.add_validating(hook);
     }
     admission.add_validating(cloneset::hook(&store, crate::kruise::KruiseVersion::V1_9));
+}
+
+/// What kruise-manager does at start-up (`pkg/webhook/util/crd`): every Kruise CRD served at
+/// more than one version converts through the manager's webhook (`/convert` on
+/// `kruise-system/kruise-webhook-service`). The embedded server runs that conversion in-process
+/// for CRDs whose strategy is `Webhook`.
+fn install_conversion(store: &Store, ca_pem: &str) {
+    use base64::Engine as _;
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+    for mut crd in store.list_values("apiextensions.k8s.io/v1", "CustomResourceDefinition", None) {
+        let group = crd["spec"]["group"].as_str().unwrap_or_default();
+        let versions = crd["spec"]["versions"].as_array().map_or(0, Vec::len);
+        if !matches!(group, "apps.kruise.io" | "policy.kruise.io") || versions < 2 {
+            continue;
+        }
+        crd["spec"]["conversion"] = serde_json::json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {
+                    "service": {
+                        "namespace": "kruise-system",
+                        "name": "kruise-webhook-service",
+                        "path": "/convert",
+                        "port": 443,
+                    },
+                    "caBundle": ca_bundle,
+                },
+                "conversionReviewVersions": ["v1", "v1beta1"],
+            },
+        });
+        if let Err(err) = store.update(crd) {
+            tracing::warn!(?err, "cannot set the conversion webhook of a Kruise CRD");
+        }
+    }
 }
 
 type Decide = dyn Fn(&AdmissionRequest) -> Verdict + Send + Sync;

@@ -259,6 +259,11 @@ pub struct Cache {
 pub struct Versions {
     /// Set when CloneSets are served only (or preferably) at a version other than v1alpha1.
     pub cloneset: Option<ApiResource>,
+    /// Set when Advanced DaemonSets are stored at v1beta1 (Kruise v1.9): read and written there,
+    /// so no field is lost to a version without a conversion webhook.
+    pub daemonset: Option<ApiResource>,
+    /// Set when SidecarSets are stored at v1beta1 (Kruise v1.9).
+    pub sidecarset: Option<ApiResource>,
     /// The Kruise kinds the server serves (`CloneSet`, `SidecarSet`, ...): a kind it lacks is
     /// not watched, its store stays empty and its controller idle.
     pub served: std::collections::BTreeSet<String>,
@@ -269,6 +274,8 @@ impl Versions {
     pub fn all_served() -> Self {
         Self {
             cloneset: None,
+            daemonset: None,
+            sidecarset: None,
             served: KRUISE_KINDS.iter().map(|k| (*k).to_owned()).collect(),
         }
     }
@@ -344,8 +351,24 @@ impl Cache {
             };
         }
         kruise!(statefulsets, "StatefulSet");
-        kruise!(daemonsets, "DaemonSet");
-        kruise!(sidecarsets, "SidecarSet");
+        match (&versions.daemonset, versions.serves("DaemonSet")) {
+            (_, false) => self.daemonsets.run_empty(),
+            (Some(ar), true) => self.daemonsets.run(
+                t,
+                "DaemonSet",
+                watch_mapped(client, ar, crate::api::daemonset::from_served_json),
+            ),
+            (None, true) => self.daemonsets.run(t, "DaemonSet", watch_typed(client)),
+        }
+        match (&versions.sidecarset, versions.serves("SidecarSet")) {
+            (_, false) => self.sidecarsets.run_empty(),
+            (Some(ar), true) => self.sidecarsets.run(
+                t,
+                "SidecarSet",
+                watch_mapped(client, ar, crate::api::sidecarset::from_served_json),
+            ),
+            (None, true) => self.sidecarsets.run(t, "SidecarSet", watch_typed(client)),
+        }
         kruise!(crrs, "ContainerRecreateRequest");
         kruise!(probe_markers, "PodProbeMarker");
         kruise!(node_probes, "NodePodProbe");

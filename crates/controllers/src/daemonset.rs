@@ -279,8 +279,12 @@ async fn apply_pod_writes(
 
 /// Writes the set's status (its resourceVersion is the precondition).
 async fn write_status(shared: &Shared, ds: &DaemonSet) -> Result<(), ReconcileError> {
-    let ns = ds.metadata.namespace.clone().unwrap_or_default();
-    let api: Api<DaemonSet> = Api::namespaced(shared.client.clone(), &ns);
-    write::replace_status(&api, ds).await?;
+    crate::served::replace_status(
+        &shared.client,
+        shared.versions.daemonset.as_ref(),
+        ds,
+        crate::api::daemonset::to_served_json,
+    )
+    .await?;
     Ok(())
 }

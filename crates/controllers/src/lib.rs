@@ -23,6 +23,7 @@ pub mod probe_marker;
 pub mod pub_budget;
 pub mod recorder;
 pub mod runner;
+pub mod served;
 pub mod sidecarset;
 pub mod statefulset;
 
@@ -42,6 +43,9 @@ pub use recorder::Recorder;
 pub use kruise_client::{detect, lease, write};
 use kruise_core::{api, kruise};
 
+use kruise_client::discovery::mapped_version;
+use kruise_core::api::kinds::Kind;
+
 use crate::kruise::{FeatureGates, KruiseVersion};
 
 /// How the controllers run.
@@ -57,7 +61,7 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             gates: FeatureGates::new(),
-            version: KruiseVersion::V1_8,
+            version: KruiseVersion::V1_9,
             identity: lease::default_identity(),
         }
     }
@@ -162,6 +166,8 @@ pub async fn discover_versions(client: &Client) -> Result<Versions> {
         cloneset: kruise_client::discovery::preferred_cloneset_version(&apis)
             .filter(|ar| ar.version != "v1alpha1")
             .cloned(),
+        daemonset: mapped_version(&apis, Kind::DaemonSet).cloned(),
+        sidecarset: mapped_version(&apis, Kind::SidecarSet).cloned(),
     };
     if versions.served.is_empty() {
         anyhow::bail!(
@@ -177,7 +183,7 @@ pub async fn discover_versions(client: &Client) -> Result<Versions> {
 pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> Result<()> {
     let versions = discover_versions(&client).await?;
     let leading = CancellationToken::new();
-    let lease = lease::LeaderLease::new(client.clone(), &opts.identity, &opts.gates);
+    let lease = lease::LeaderLease::new(client.clone(), &opts.identity, &opts.gates, opts.version);
     if !lease.acquire(&shutdown).await? {
         return Ok(());
     }

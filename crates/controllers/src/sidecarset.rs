@@ -453,17 +453,24 @@ async fn write_status(
     obj: &api::SidecarSet,
     status: &SidecarSetStatus,
 ) -> Result<(), ReconcileError> {
-    let api: Api<api::SidecarSet> = Api::all(ctx.shared.client.clone());
+    // At the stored version (v1beta1 since Kruise v1.9), mapped.
+    let (client, ar) = (&ctx.shared.client, ctx.shared.versions.sidecarset.as_ref());
     let mut current = obj.clone();
     let name = obj.metadata.name.clone().unwrap_or_default();
     let mut status = status.clone();
     for _ in 0..CONFLICT_RETRIES {
         status.observed_generation = current.metadata.generation.unwrap_or_default();
         current.status = Some(status.clone());
-        match write::replace_status(&api, &current).await {
+        match crate::served::replace_status(client, ar, &current, api::sidecarset::to_served_json)
+            .await
+        {
             Ok(_) => return Ok(()),
-            Err(err) if write::code(&err) == Some(409) => current = api.get(&name).await?,
-            Err(err) => return Err(err.into()),
+            Err(err) if err.transient => {
+                current =
+                    crate::served::get(client, ar, None, &name, api::sidecarset::from_served_json)
+                        .await?;
+            }
+            Err(err) => return Err(err),
         }
     }
     Err(ReconcileError::transient(format!(

@@ -12,6 +12,7 @@ pub mod broadcastjob;
 pub mod cloneset;
 pub mod common;
 pub mod containerrecreaterequest;
+pub mod conversion;
 pub mod daemonset;
 pub mod denied;
 pub mod imagelistpulljob;

@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod events;
 pub mod features;
+pub mod release;
 pub mod selector;
 pub mod validation;
 

@@ -33,8 +33,8 @@ pub fn ads_plan_input_from_objects(
 
 /// The planner's view of a served Advanced DaemonSet (JSON) on the cluster's `nodes`.
 pub fn ads_workload(json: &Value, nodes: &[Node]) -> Result<(PlanWorkload, ObjectMeta)> {
-    let ds: DaemonSet =
-        serde_json::from_value(json.clone()).context("cannot read the Advanced DaemonSet")?;
+    let ds: DaemonSet = crate::api::daemonset::from_any_served_json(json.clone())
+        .context("cannot read the Advanced DaemonSet")?;
     let meta = &ds.metadata;
     let name = meta.name.clone().unwrap_or_default();
     let hash = ds

@@ -126,7 +126,8 @@ fn new_revision(
                 .name
         }
         Some(WorkloadKind::AdvancedDaemonSet) => {
-            let ds: DaemonSet = serde_json::from_value(object).map_err(unreadable)?;
+            let ds: DaemonSet = crate::api::daemonset::from_served_json(&state.version, object)
+                .map_err(unreadable)?;
             Some(history::template_hash(&ds, collision))
         }
         None => {

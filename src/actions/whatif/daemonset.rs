@@ -30,7 +30,7 @@ pub struct Sim {
 
 impl Sim {
     pub fn new(object: Value, revisions: Vec<ControllerRevision>) -> Result<Self, String> {
-        let ds: DaemonSet = serde_json::from_value(object)
+        let ds: DaemonSet = crate::api::daemonset::from_any_served_json(object)
             .map_err(|e| format!("cannot read the Advanced DaemonSet: {e}"))?;
         let uid = ds.metadata.uid.clone().unwrap_or_default();
         let hash = history::template_hash(&ds, ds.status.as_ref().and_then(|s| s.collision_count));

@@ -70,7 +70,10 @@ pub fn revisions(
             let name = r.metadata.name.clone().unwrap_or_default();
             let (current, update) = if kind == WorkloadKind::AdvancedDaemonSet {
                 // No current revision: the daemon's hash is the one pods update to.
-                let hash = status("daemonSetHash");
+                // `updateRevision` where v1beta1 is read (Kruise v1.9's storage version).
+                let hash = Some(status("daemonSetHash"))
+                    .filter(|h| !h.is_empty())
+                    .unwrap_or_else(|| status("updateRevision"));
                 (
                     false,
                     !hash.is_empty() && equal_to_revision_hash(hash, &name),

@@ -101,7 +101,11 @@ impl RolloutStatus {
         };
         let status = |key: &str| int(object, &format!("/status/{key}")).unwrap_or(0);
         let (current_revision, update_revision) = if daemon {
-            let hash = text(object, "/status/daemonSetHash");
+            // `updateRevision` where v1beta1 is read (Kruise v1.9's storage version).
+            let mut hash = text(object, "/status/daemonSetHash");
+            if hash.is_empty() {
+                hash = text(object, "/status/updateRevision");
+            }
             (hash.clone(), hash)
         } else {
             (

@@ -61,9 +61,11 @@ impl Gates {
 /// Plans `input` with the cluster's gates, saying which they were.
 fn plan_with(input: &mut PlanInput, gates: ClusterGates) -> Result<Plan> {
     input.gates = gates.gates;
+    input.version = gates.release.version;
     let mut plan = plan::plan(input)?;
     plan.notes.push(format!(
-        "predicted with the feature gates of {}",
+        "predicted with {} and the feature gates of {}",
+        gates.release.assumed(),
         gates.source
     ));
     Ok(plan)

@@ -53,7 +53,9 @@ pub async fn whatif(
         let revisions = workload::revisions_of(&client, &ns, &uid).await?;
         let nodes = workload::nodes(&client).await?;
         let mut settings = Settings::new(jiff::Timestamp::now());
-        settings.gates = gates.get(&client).await.gates;
+        let cluster = gates.get(&client).await;
+        settings.gates = cluster.gates;
+        settings.version = cluster.release.version;
         let world = World {
             target,
             state,

@@ -43,7 +43,7 @@ fn uniteddeployment_matches_upstream() {
             ".spec.template.advancedStatefulSetTemplate.spec.updateStrategy.rollingUpdate.partition",
             ".spec.topology.subsets[].replicas",
             ".spec.topology.subsets[].nodeSelectorTerm.matchExpressions[].key",
-            ".spec.topology.scheduleStrategy.adaptive.unschedulableLastSeconds",
+            ".spec.topology.scheduleStrategy.adaptive.unschedulableDuration",
             ".spec.updateStrategy.manualUpdate.partitions{}",
             ".status.subsetStatuses[].partition",
             ".status.updateStatus.currentPartitions{}",

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::story::{self, StoryOptions};
 use crate::{
+    kruise::KruiseVersion,
     server::{EmbeddedCluster, ServerOptions},
     sim::{self, SimOptions},
 };
@@ -40,6 +41,8 @@ pub struct DemoOptions {
     pub kruise_webhooks: bool,
     /// Delete the kubeconfig on shutdown (a private one for `--demo`).
     pub remove_kubeconfig: bool,
+    /// Which Kruise release the cluster is: its CRDs, conversions, webhooks and controllers.
+    pub kruise_version: KruiseVersion,
 }
 
 /// A running demo cluster.
@@ -60,6 +63,7 @@ impl DemoCluster {
         let cluster = EmbeddedCluster::start(ServerOptions {
             listen: opts.listen,
             token: None,
+            kruise_version: opts.kruise_version,
         })
         .await?;
         write_private(
@@ -85,6 +89,7 @@ impl DemoCluster {
             let token = CancellationToken::new();
             let options = kruise_controllers::Options {
                 gates: demo_gates(),
+                version: opts.kruise_version,
                 ..kruise_controllers::Options::default()
             };
             let task = tokio::spawn(kruise_controllers::run(

@@ -6,6 +6,8 @@ pub mod catalog;
 
 use serde_json::Value;
 
+use crate::kruise::KruiseVersion;
+
 use super::resources::{ResourceInfo, ScalePaths, storage_key};
 
 pub const ALL_VERBS: [&str; 8] = [
@@ -19,30 +21,61 @@ pub const ALL_VERBS: [&str; 8] = [
     "watch",
 ];
 
-/// The upstream Kruise CRD manifests (crds/*.yaml), served from the start.
-pub const KRUISE_CRDS: [&str; 17] = [
-    include_str!("../../../../crds/apps.kruise.io_advancedcronjobs.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_broadcastjobs.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_clonesets.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_containerrecreaterequests.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_daemonsets.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_imagelistpulljobs.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_imagepulljobs.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_nodeimages.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_nodepodprobes.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_persistentpodstates.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_podprobemarkers.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_resourcedistributions.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_sidecarsets.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_statefulsets.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_uniteddeployments.yaml"),
-    include_str!("../../../../crds/apps.kruise.io_workloadspreads.yaml"),
-    include_str!("../../../../crds/policy.kruise.io_podunavailablebudgets.yaml"),
+/// The upstream Kruise v1.9.0 CRD manifests (crds/v1.9.0/*.yaml): what a cluster running the
+/// current release serves (seven kinds stored as v1beta1).
+pub const KRUISE_CRDS_V1_9: [&str; 18] = [
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_advancedcronjobs.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_broadcastjobs.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_clonesets.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_containerrecreaterequests.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_daemonsets.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_ephemeraljobs.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_imagelistpulljobs.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_imagepulljobs.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_nodeimages.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_nodepodprobes.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_persistentpodstates.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_podprobemarkers.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_resourcedistributions.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_sidecarsets.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_statefulsets.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_uniteddeployments.yaml"),
+    include_str!("../../../../crds/v1.9.0/apps.kruise.io_workloadspreads.yaml"),
+    include_str!("../../../../crds/v1.9.0/policy.kruise.io_podunavailablebudgets.yaml"),
 ];
 
-/// Parse the built-in CRD manifests.
-pub fn kruise_crds() -> anyhow::Result<Vec<Value>> {
-    KRUISE_CRDS
+/// The upstream Kruise v1.8.4 CRD manifests (crds/v1.8.4/*.yaml), for `--kruise-version 1.8`.
+pub const KRUISE_CRDS_V1_8: [&str; 17] = [
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_advancedcronjobs.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_broadcastjobs.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_clonesets.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_containerrecreaterequests.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_daemonsets.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_imagelistpulljobs.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_imagepulljobs.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_nodeimages.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_nodepodprobes.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_persistentpodstates.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_podprobemarkers.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_resourcedistributions.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_sidecarsets.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_statefulsets.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_uniteddeployments.yaml"),
+    include_str!("../../../../crds/v1.8.4/apps.kruise.io_workloadspreads.yaml"),
+    include_str!("../../../../crds/v1.8.4/policy.kruise.io_podunavailablebudgets.yaml"),
+];
+
+/// The CRD manifests of a Kruise release.
+pub fn kruise_crd_manifests(version: KruiseVersion) -> &'static [&'static str] {
+    match version {
+        KruiseVersion::V1_8 => &KRUISE_CRDS_V1_8,
+        KruiseVersion::V1_9 => &KRUISE_CRDS_V1_9,
+    }
+}
+
+/// Parse the built-in CRD manifests of a Kruise release.
+pub fn kruise_crds(version: KruiseVersion) -> anyhow::Result<Vec<Value>> {
+    kruise_crd_manifests(version)
         .iter()
         .map(|y| {
             serde_saphyr::from_str::<Value>(y)
@@ -282,6 +315,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
                 definition: Some(k.definition.clone()),
                 printer_columns: Vec::new(),
                 crd: false,
+                webhook_conversion: false,
                 // events.k8s.io Events live in the core Events table (see convert.rs).
                 key: if k.group == "events.k8s.io" {
                     storage_key("", k.plural)
@@ -310,6 +344,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             definition: None,
             printer_columns: Vec::new(),
             crd: false,
+            webhook_conversion: false,
             key: storage_key(group, plural),
         });
     }

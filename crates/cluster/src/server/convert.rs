@@ -132,8 +132,27 @@ pub fn to_served(res: &ResourceInfo, stored: &Value) -> Option<Value> {
     if let Some(m) = v.as_object_mut() {
         m.insert("apiVersion".into(), json!(res.api_version()));
     }
+    if res.webhook_conversion {
+        let from = stored["apiVersion"]
+            .as_str()
+            .and_then(|a| a.rsplit_once('/'))
+            .map_or("", |(_, version)| version);
+        kruise_convert(res, from, &res.version, stored, &mut v);
+    }
     prune_for(res, &mut v);
     Some(v)
+}
+
+/// Kruise's conversion webhook (run in-process) from `from` to `to`, on a copy of `object`
+/// written into `out`. A refusal (an AdvancedCronJob with an ImageListPullJob template read as
+/// v1alpha1) leaves `out` as the schema-coerced copy, which then prunes the field: a real server
+/// fails the read instead.
+fn kruise_convert(res: &ResourceInfo, from: &str, to: &str, object: &Value, out: &mut Value) {
+    let mut converted = object.clone();
+    match crate::api::conversion::convert(&res.group, &res.kind, from, to, &mut converted) {
+        Ok(()) => *out = converted,
+        Err(err) => tracing::warn!(kind = %res.kind, %err, "conversion refused"),
+    }
 }
 
 /// Drops what the schema of `res` (a CRD version) does not know, as the real server does after
@@ -161,6 +180,10 @@ pub fn to_stored(reg: &Registry, res: &ResourceInfo, served: Value) -> Value {
     {
         if let Some(m) = v.as_object_mut() {
             m.insert("apiVersion".into(), json!(storage.api_version()));
+        }
+        if res.webhook_conversion {
+            let written = v.clone();
+            kruise_convert(res, &res.version, &storage.version, &written, &mut v);
         }
         prune_for(&storage, &mut v);
     }

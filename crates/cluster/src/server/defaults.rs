@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn defaults_and_allocation() {
-        let store = Store::new().unwrap();
+        let store = Store::new(crate::kruise::KruiseVersion::V1_9).unwrap();
         let mut svc = json!({"metadata": {"name": "web", "namespace": "default"},
             "spec": {"ports": [{"port": 80}, {"port": 443, "targetPort": "https", "protocol": "TCP"}]}});
         service(&mut svc);

@@ -51,6 +51,11 @@ pub struct ResourceInfo {
     pub printer_columns: Vec<PrinterColumn>,
     /// Served from a CRD.
     pub crd: bool,
+    /// The CRD converts between its versions with a webhook (`spec.conversion.strategy:
+    /// Webhook`, as kruise-manager sets on the Kruise CRDs): the embedded cluster runs
+    /// Kruise's conversion in-process. Otherwise (`None`) only `apiVersion` changes and the
+    /// target version's schema prunes.
+    pub webhook_conversion: bool,
     /// Storage key shared by all versions of the resource: `group/plural`.
     pub key: Arc<str>,
 }
@@ -378,6 +383,7 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
             definition: None,
             printer_columns,
             crd: true,
+            webhook_conversion: spec["conversion"]["strategy"].as_str() == Some("Webhook"),
             key: key.clone(),
         });
     }

@@ -18,6 +18,7 @@ use std::{
     sync::{Arc, Mutex, MutexGuard},
 };
 
+use crate::kruise::KruiseVersion;
 use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -156,13 +157,17 @@ pub const DEFAULT_WINDOW: usize = 20_000;
 pub struct Store {
     inner: Mutex<Inner>,
     builtin: Vec<ResourceInfo>,
+    /// The Kruise release whose CRDs this store was created with (and whose conversion and
+    /// admission rules it follows).
+    kruise_version: KruiseVersion,
 }
 
 impl Store {
-    /// A store with the default namespaces and the built-in Kruise CRDs.
-    pub fn new() -> anyhow::Result<Arc<Store>> {
+    /// A store with the default namespaces and the built-in Kruise CRDs of `kruise_version`.
+    pub fn new(kruise_version: KruiseVersion) -> anyhow::Result<Arc<Store>> {
         let builtin = builtin::builtin_resources();
         let store = Arc::new(Store {
+            kruise_version,
             inner: Mutex::new(Inner {
                 rv: 1,
                 tables: HashMap::new(),
@@ -181,7 +186,7 @@ impl Store {
                 json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
             )?;
         }
-        for crd in builtin::kruise_crds()? {
+        for crd in builtin::kruise_crds(kruise_version)? {
             store.create(crd)?;
         }
         // A real server's watch cache starts from a list at start-up: nothing older can be
@@ -192,6 +197,11 @@ impl Store {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The Kruise release this store serves the CRDs of.
+    pub fn kruise_version(&self) -> KruiseVersion {
+        self.kruise_version
     }
 
     /// The current resource table.
@@ -270,13 +280,16 @@ impl Store {
         self.replace(&res, &ns, &name, v).map(|o| o.value())
     }
 
-    /// Read one object by apiVersion, kind, namespace (ignored for cluster kinds) and name.
+    /// Read one object by apiVersion, kind, namespace (ignored for cluster kinds) and name, as
+    /// served at that version.
     pub fn get_value(&self, api_version: &str, kind: &str, ns: &str, name: &str) -> Option<Value> {
         let res = self.registry().by_kind(api_version, kind)?;
-        self.get(&res, ns, name).ok().map(|o| o.value())
+        self.get(&res, ns, name)
+            .ok()
+            .map(|o| super::read::output_value(&res, &o))
     }
 
-    /// All objects of a kind (every namespace when `ns` is None).
+    /// All objects of a kind (every namespace when `ns` is None), as served at `api_version`.
     pub fn list_values(&self, api_version: &str, kind: &str, ns: Option<&str>) -> Vec<Value> {
         let Some(res) = self.registry().by_kind(api_version, kind) else {
             return Vec::new();
@@ -284,7 +297,7 @@ impl Store {
         self.list(&res, ns, &|_| true, None, None)
             .items
             .iter()
-            .map(|o| o.value())
+            .map(|o| super::read::output_value(&res, o))
             .collect()
     }
 

@@ -186,6 +186,17 @@ pub fn to_served_json(
     Ok(value)
 }
 
+/// Rewrites a v1beta1 CloneSet JSON object into the v1alpha1 shape, in place (the conversion
+/// webhook's direction to v1alpha1).
+pub fn v1beta1_to_internal(value: &mut serde_json::Value) {
+    v1beta1::to_internal(value);
+}
+
+/// Rewrites a v1alpha1 CloneSet JSON object into the v1beta1 shape, in place.
+pub fn internal_to_v1beta1(value: &mut serde_json::Value) {
+    v1beta1::from_internal(value);
+}
+
 fn unknown_version(version: &str) -> serde_json::Error {
     <serde_json::Error as serde::de::Error>::custom(format!(
         "CloneSet version {version:?} is not supported (expected v1alpha1 or v1beta1)"

@@ -111,3 +111,28 @@ pub struct DaemonSetStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<WorkloadCondition>,
 }
+
+/// Reads an Advanced DaemonSet served at `version` (v1alpha1, or v1beta1 — the storage version
+/// since Kruise v1.9 — converted as upstream's conversion webhook does).
+pub fn from_served_json(
+    version: &str,
+    value: serde_json::Value,
+) -> Result<DaemonSet, serde_json::Error> {
+    crate::api::conversion::from_served("apps.kruise.io", "DaemonSet", "v1alpha1", version, value)
+}
+
+/// Reads an Advanced DaemonSet at the version its `apiVersion` names (v1alpha1 when it names
+/// none).
+pub fn from_any_served_json(value: serde_json::Value) -> Result<DaemonSet, serde_json::Error> {
+    let version = crate::api::conversion::version_of(&value).to_owned();
+    from_served_json(&version, value)
+}
+
+/// Writes an Advanced DaemonSet in the shape served at `version` (the inverse of
+/// [`from_served_json`]).
+pub fn to_served_json(
+    version: &str,
+    ds: &DaemonSet,
+) -> Result<serde_json::Value, serde_json::Error> {
+    crate::api::conversion::to_served("apps.kruise.io", "DaemonSet", "v1alpha1", version, ds)
+}

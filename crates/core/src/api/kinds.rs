@@ -227,15 +227,16 @@ macro_rules! kind {
 use ProtectedKind as P;
 use WorkloadKind as W;
 
-// Every Kruise CRD (v1.8.4) and the built-in kinds the product names.
+// Every Kruise CRD (v1.9.0; the first version is the one our types follow, and v1.9.0 stores
+// seven kinds at v1beta1, which `api::conversion` maps) and the built-in kinds the product names.
 #[rustfmt::skip]
 pub const CLONESET: KindInfo = kind!("CloneSet", APPS_KRUISE, "clonesets", "cloneset", ["clone"], ["cs"], Namespaced, ["v1alpha1"], "CloneSet", "CloneSets", Some(W::CloneSet), Some(P::CloneSet));
 #[rustfmt::skip]
 pub const ADVANCED_STATEFULSET: KindInfo = kind!("StatefulSet", APPS_KRUISE, "statefulsets", "statefulset", ["sts", "asts"], [], Namespaced, ["v1beta1", "v1alpha1"], "Advanced StatefulSet", "Advanced StatefulSets", Some(W::AdvancedStatefulSet), Some(P::AdvancedStatefulSet));
 #[rustfmt::skip]
-pub const ADVANCED_DAEMONSET: KindInfo = kind!("DaemonSet", APPS_KRUISE, "daemonsets", "daemonset", ["daemon", "ads"], [], Namespaced, ["v1alpha1"], "Advanced DaemonSet", "Advanced DaemonSets", Some(W::AdvancedDaemonSet), None);
+pub const ADVANCED_DAEMONSET: KindInfo = kind!("DaemonSet", APPS_KRUISE, "daemonsets", "daemonset", ["daemon", "ads"], [], Namespaced, ["v1alpha1", "v1beta1"], "Advanced DaemonSet", "Advanced DaemonSets", Some(W::AdvancedDaemonSet), None);
 #[rustfmt::skip]
-pub const SIDECARSET: KindInfo = kind!("SidecarSet", APPS_KRUISE, "sidecarsets", "sidecarset", [], [], Cluster, ["v1alpha1"], "SidecarSet", "SidecarSets", None, None);
+pub const SIDECARSET: KindInfo = kind!("SidecarSet", APPS_KRUISE, "sidecarsets", "sidecarset", [], [], Cluster, ["v1alpha1", "v1beta1"], "SidecarSet", "SidecarSets", None, None);
 #[rustfmt::skip]
 pub const POD_PROBE_MARKER: KindInfo = kind!("PodProbeMarker", APPS_KRUISE, "podprobemarkers", "podprobemarker", [], ["ppm"], Namespaced, ["v1alpha1"], "PodProbeMarker", "PodProbeMarkers", None, None);
 #[rustfmt::skip]
@@ -251,17 +252,19 @@ pub const WORKLOAD_SPREAD: KindInfo = kind!("WorkloadSpread", APPS_KRUISE, "work
 #[rustfmt::skip]
 pub const UNITED_DEPLOYMENT: KindInfo = kind!("UnitedDeployment", APPS_KRUISE, "uniteddeployments", "uniteddeployment", ["ud"], [], Namespaced, ["v1alpha1"], "UnitedDeployment", "UnitedDeployments", None, Some(P::UnitedDeployment));
 #[rustfmt::skip]
-pub const BROADCAST_JOB: KindInfo = kind!("BroadcastJob", APPS_KRUISE, "broadcastjobs", "broadcastjob", ["bcj"], [], Namespaced, ["v1alpha1"], "BroadcastJob", "BroadcastJobs", None, None);
+pub const BROADCAST_JOB: KindInfo = kind!("BroadcastJob", APPS_KRUISE, "broadcastjobs", "broadcastjob", ["bcj"], [], Namespaced, ["v1alpha1", "v1beta1"], "BroadcastJob", "BroadcastJobs", None, None);
 #[rustfmt::skip]
-pub const ADVANCED_CRONJOB: KindInfo = kind!("AdvancedCronJob", APPS_KRUISE, "advancedcronjobs", "advancedcronjob", ["acj"], [], Namespaced, ["v1alpha1"], "AdvancedCronJob", "AdvancedCronJobs", None, None);
+pub const ADVANCED_CRONJOB: KindInfo = kind!("AdvancedCronJob", APPS_KRUISE, "advancedcronjobs", "advancedcronjob", ["acj"], [], Namespaced, ["v1alpha1", "v1beta1"], "AdvancedCronJob", "AdvancedCronJobs", None, None);
 #[rustfmt::skip]
-pub const IMAGE_PULL_JOB: KindInfo = kind!("ImagePullJob", APPS_KRUISE, "imagepulljobs", "imagepulljob", [], [], Namespaced, ["v1alpha1"], "ImagePullJob", "ImagePullJobs", None, None);
+pub const IMAGE_PULL_JOB: KindInfo = kind!("ImagePullJob", APPS_KRUISE, "imagepulljobs", "imagepulljob", [], [], Namespaced, ["v1alpha1", "v1beta1"], "ImagePullJob", "ImagePullJobs", None, None);
 #[rustfmt::skip]
-pub const IMAGE_LIST_PULL_JOB: KindInfo = kind!("ImageListPullJob", APPS_KRUISE, "imagelistpulljobs", "imagelistpulljob", [], [], Namespaced, ["v1alpha1"], "ImageListPullJob", "ImageListPullJobs", None, None);
+pub const IMAGE_LIST_PULL_JOB: KindInfo = kind!("ImageListPullJob", APPS_KRUISE, "imagelistpulljobs", "imagelistpulljob", [], [], Namespaced, ["v1alpha1", "v1beta1"], "ImageListPullJob", "ImageListPullJobs", None, None);
 #[rustfmt::skip]
-pub const NODE_IMAGE: KindInfo = kind!("NodeImage", APPS_KRUISE, "nodeimages", "nodeimage", [], [], Cluster, ["v1alpha1"], "NodeImage", "NodeImages", None, None);
+pub const NODE_IMAGE: KindInfo = kind!("NodeImage", APPS_KRUISE, "nodeimages", "nodeimage", [], [], Cluster, ["v1alpha1", "v1beta1"], "NodeImage", "NodeImages", None, None);
 #[rustfmt::skip]
 pub const RESOURCE_DISTRIBUTION: KindInfo = kind!("ResourceDistribution", APPS_KRUISE, "resourcedistributions", "resourcedistribution", ["distributor"], [], Cluster, ["v1alpha1"], "ResourceDistribution", "ResourceDistributions", None, None);
+#[rustfmt::skip]
+pub const EPHEMERAL_JOB: KindInfo = kind!("EphemeralJob", APPS_KRUISE, "ephemeraljobs", "ephemeraljob", ["ejob"], [], Namespaced, ["v1alpha1"], "EphemeralJob", "EphemeralJobs", None, None);
 #[rustfmt::skip]
 pub const POD: KindInfo = kind!("Pod", "", "pods", "pod", ["po"], [], Namespaced, ["v1"], "Pod", "Pods", None, None);
 #[rustfmt::skip]
@@ -308,6 +311,7 @@ pub const KINDS: &[KindInfo] = &[
     IMAGE_LIST_PULL_JOB,
     NODE_IMAGE,
     RESOURCE_DISTRIBUTION,
+    EPHEMERAL_JOB,
     POD,
     NAMESPACE,
     NODE,

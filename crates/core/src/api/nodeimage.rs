@@ -106,6 +106,9 @@ pub struct NodeImageStatus {
     pub succeeded: i32,
     #[serde(default)]
     pub failed: i32,
+    /// Kruise v1.9: tags waiting for a pull slot (node-side pull concurrency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sync_status: Option<SyncStatus>,
     /// Image name -> the state of each of its tags.

@@ -146,8 +146,15 @@ pub struct UnitedDeploymentScheduleStrategy {
 pub struct AdaptiveUnitedDeploymentStrategy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reschedule_critical_seconds: Option<i32>,
+    /// Kruise v1.8 (renamed `unschedulableDuration` in v1.9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unschedulable_last_seconds: Option<i32>,
+    /// Kruise v1.9: seconds a pod may stay unschedulable before its subset counts as such.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unschedulable_duration: Option<i32>,
+    /// Kruise v1.9: keep unschedulable pods (reserved) instead of deleting them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_unschedulable_pods: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -194,6 +201,9 @@ pub struct UnitedDeploymentStatus {
     pub update_status: Option<UpdateStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
+    /// Kruise v1.9: pods kept while unschedulable (adaptive strategy with reservation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_pods: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -203,6 +213,20 @@ pub struct UnitedDeploymentSubsetStatus {
     pub replicas: i32,
     #[serde(default)]
     pub partition: i32,
+    /// Kruise v1.9.
+    #[serde(
+        default,
+        rename = "readyReplicas",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ready_replicas: Option<i32>,
+    /// Kruise v1.9.
+    #[serde(
+        default,
+        rename = "reservedPods",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reserved_pods: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<WorkloadCondition>,
 }

@@ -3,14 +3,24 @@
 
 use std::collections::BTreeMap;
 
-/// Which upstream behaviour to follow where v1.8.4 and HEAD (v1.9) differ.
+/// Which upstream behaviour to follow where v1.8.4 and v1.9.0 differ.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum KruiseVersion {
-    /// Tag v1.8.4 (the reference).
-    #[default]
+    /// Tag v1.8.4.
     V1_8,
-    /// The master branch / v1.9 behaviour documented in the research notes.
+    /// Tag v1.9.0, the current release (what is assumed when nothing tells).
+    #[default]
     V1_9,
+}
+
+impl KruiseVersion {
+    /// `v1.8` / `v1.9`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KruiseVersion::V1_8 => "v1.8",
+            KruiseVersion::V1_9 => "v1.9",
+        }
+    }
 }
 
 /// Feature gates: upstream defaults, overridden per name.

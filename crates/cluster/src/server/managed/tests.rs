@@ -9,7 +9,10 @@ use crate::server::{
 };
 
 fn registry() -> Registry {
-    Registry::new(builtin_resources(), &kruise_crds().unwrap())
+    Registry::new(
+        builtin_resources(),
+        &kruise_crds(crate::kruise::KruiseVersion::V1_9).unwrap(),
+    )
 }
 
 fn res(reg: &Registry, group: &str, version: &str, plural: &str) -> Arc<ResourceInfo> {
