@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 
 use crate::{
-    api::{CloneSet, common::WorkloadCondition},
+    api::{CloneSet, cloneset::CloneSetCondition},
     app::{msg::Kind, stores::Stores},
     kruise::cloneset::progress::{self, reason},
 };
@@ -52,7 +52,7 @@ fn text(v: Option<&String>) -> String {
 impl Conditions {
     /// Reads them from `cs`.
     pub fn of(cs: &CloneSet) -> Conditions {
-        let conditions: &[WorkloadCondition] =
+        let conditions: &[CloneSetCondition] =
             cs.status.as_ref().map_or(&[], |s| s.conditions.as_slice());
         Conditions {
             progressing: conditions
@@ -134,7 +134,7 @@ mod tests {
         Timestamp::from_second(1_800_000_000 + secs).unwrap()
     }
 
-    fn cs(pds: Option<i32>, conditions: Vec<WorkloadCondition>) -> CloneSet {
+    fn cs(pds: Option<i32>, conditions: Vec<CloneSetCondition>) -> CloneSet {
         let mut cs = CloneSet::default();
         cs.spec.progress_deadline_seconds = pds;
         cs.status = Some(CloneSetStatus {
@@ -144,8 +144,8 @@ mod tests {
         cs
     }
 
-    fn cond(type_: &str, status: &str, why: &str, t: i64) -> WorkloadCondition {
-        WorkloadCondition {
+    fn cond(type_: &str, status: &str, why: &str, t: i64) -> CloneSetCondition {
+        CloneSetCondition {
             type_: type_.into(),
             status: status.into(),
             reason: Some(why.into()).filter(|r: &String| !r.is_empty()),

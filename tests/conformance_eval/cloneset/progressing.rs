@@ -7,8 +7,7 @@
 use kruise_tui::{
     api::{
         CloneSet,
-        cloneset::{CloneSetSpec, CloneSetStatus},
-        common::WorkloadCondition,
+        cloneset::{CloneSetCondition, CloneSetSpec, CloneSetStatus},
     },
     kruise::{
         KruiseVersion,
@@ -37,7 +36,7 @@ fn to_api(conditions: &Value) -> Result<Value, String> {
 }
 
 /// API shape → vector shape.
-fn to_vector(c: &WorkloadCondition) -> Value {
+fn to_vector(c: &CloneSetCondition) -> Value {
     let secs = |t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>| {
         progress::seconds(t).map_or(Value::Null, |s| json!(s))
     };
@@ -86,7 +85,7 @@ pub fn progressing(op: Option<&str>, case: &Value) -> Result<(), String> {
             )
         }
         Some("requeueSeconds") => {
-            let cond: Option<WorkloadCondition> = match field(inp, "condition") {
+            let cond: Option<CloneSetCondition> = match field(inp, "condition") {
                 Value::Null => None,
                 c => Some(parse("condition", &to_api(&json!([c]))?[0])?),
             };

@@ -105,10 +105,6 @@ pub struct WorkloadCondition {
     pub type_: String,
     /// True, False or Unknown.
     pub status: String,
-    /// When the condition was last written with a new status or reason (CloneSet's
-    /// `Progressing` in v1.9; absent on the other workloads' conditions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_update_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

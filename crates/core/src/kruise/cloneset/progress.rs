@@ -7,7 +7,10 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::api::{CloneSet, cloneset::CloneSetStatus, common::WorkloadCondition};
+use crate::api::{
+    CloneSet,
+    cloneset::{CloneSetCondition, CloneSetStatus},
+};
 
 /// `CloneSetConditionTypeProgressing`.
 pub const PROGRESSING: &str = "Progressing";
@@ -44,7 +47,7 @@ pub fn has_progress_deadline(cs: &CloneSet) -> bool {
 }
 
 /// Port of `GetCloneSetCondition`.
-pub fn condition<'a>(status: &'a CloneSetStatus, type_: &str) -> Option<&'a WorkloadCondition> {
+pub fn condition<'a>(status: &'a CloneSetStatus, type_: &str) -> Option<&'a CloneSetCondition> {
     status.conditions.iter().find(|c| c.type_ == type_)
 }
 
@@ -55,8 +58,8 @@ pub fn new_condition(
     reason: &str,
     message: &str,
     now: i64,
-) -> WorkloadCondition {
-    WorkloadCondition {
+) -> CloneSetCondition {
+    CloneSetCondition {
         type_: type_.to_owned(),
         status: status.to_owned(),
         last_update_time: time(now),
@@ -66,14 +69,14 @@ pub fn new_condition(
     }
 }
 
-fn reason_of(c: &WorkloadCondition) -> &str {
+fn reason_of(c: &CloneSetCondition) -> &str {
     c.reason.as_deref().unwrap_or_default()
 }
 
 /// Port of `SetCloneSetCondition`: a condition with the same status and reason is kept as it is
 /// (times and message); with the same status only, its `lastTransitionTime` carries over; the
 /// written condition goes to the end, after the other types.
-pub fn set_condition(status: &mut CloneSetStatus, mut cond: WorkloadCondition) {
+pub fn set_condition(status: &mut CloneSetStatus, mut cond: CloneSetCondition) {
     if let Some(current) = condition(status, &cond.type_) {
         if current.status == cond.status && reason_of(current) == reason_of(&cond) {
             return;
@@ -125,7 +128,7 @@ pub fn is_deadline_exceeded(cs: &CloneSet, new: &CloneSetStatus, now: i64) -> bo
 /// Port of `getRequeueSecondsFromCondition` in whole seconds: `lastUpdateTime + pds − now`,
 /// plus one second when that is at least a second (below a second it is returned as is, and a
 /// value ≤ 0 means no requeue). `None` without a condition.
-pub fn requeue_seconds(cond: Option<&WorkloadCondition>, pds: i32, now: i64) -> Option<i64> {
+pub fn requeue_seconds(cond: Option<&CloneSetCondition>, pds: i32, now: i64) -> Option<i64> {
     let cond = cond?;
     // Go's zero time is year 1: far in the past (no requeue).
     let at = seconds(cond.last_update_time.as_ref()).unwrap_or(i64::MIN / 2);
@@ -195,13 +198,13 @@ pub fn progressing_changed(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -
 
 /// A failure condition (`FailedScale` / `FailedUpdate`) as `syncCloneSet` builds it: status
 /// True, no reason, `lastTransitionTime` now, the error as message.
-pub fn failure_condition(type_: &str, message: &str, now: i64) -> WorkloadCondition {
-    WorkloadCondition {
+pub fn failure_condition(type_: &str, message: &str, now: i64) -> CloneSetCondition {
+    CloneSetCondition {
         type_: type_.to_owned(),
         status: "True".to_owned(),
         last_transition_time: time(now),
         message: Some(message.to_owned()),
-        ..WorkloadCondition::default()
+        ..CloneSetCondition::default()
     }
 }
 

@@ -34,7 +34,7 @@ fn status(
     }
 }
 
-fn cond(status: &str, why: &str, at: i64) -> WorkloadCondition {
+fn cond(status: &str, why: &str, at: i64) -> CloneSetCondition {
     new_condition(PROGRESSING, status, why, "m", at)
 }
 

@@ -88,7 +88,6 @@ pub fn set_condition(
     status.conditions.push(WorkloadCondition {
         type_: type_.to_owned(),
         status: "True".to_owned(),
-        last_update_time: None,
         last_transition_time: time,
         reason: None,
         message: Some(message),

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::{
-    api::{cloneset::CloneSetStatus, common::WorkloadCondition},
+    api::cloneset::{CloneSetCondition, CloneSetStatus},
     kruise::cloneset::progress::{self, PROGRESSING, reason},
 };
 
@@ -31,14 +31,14 @@ fn failing_update() -> (CloneSet, Vec<Pod>, Vec<ControllerRevision>) {
     (v2, vec![ready_pod("web-a", &r1_name, "nginx:1")], vec![r1])
 }
 
-fn failed_update(status: &CloneSetStatus) -> Option<&WorkloadCondition> {
+fn failed_update(status: &CloneSetStatus) -> Option<&CloneSetCondition> {
     progress::condition(status, progress::FAILED_UPDATE)
 }
 
 #[test]
 fn a_failure_is_kept_with_its_first_message_only_at_v1_9() {
     let (mut set, pods, revs) = failing_update();
-    let first = WorkloadCondition {
+    let first = CloneSetCondition {
         type_: progress::FAILED_UPDATE.into(),
         status: "True".into(),
         last_transition_time: at(1),
