@@ -97,3 +97,43 @@ async fn invalid_clonesets_are_denied_with_upstreams_message() {
         .unwrap();
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_v1_8_cluster_reads_maxunavailable_with_the_old_parser() {
+    use kruise_tui::{cluster::server::ServerOptions, kruise::KruiseVersion};
+    let c = kruise_tui::cluster::server::EmbeddedCluster::start(ServerOptions {
+        kruise_version: KruiseVersion::V1_8,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    install_kruise_webhooks(&c, FeatureGates::new());
+    let client = c.client().await.unwrap();
+    let clonesets = common::clonesets(&client, "default");
+    let pp = PostParams::default();
+    // "5" is 5 % to v1.8.4; "12.5%" does not parse as an integer.
+    clonesets
+        .create(&pp, &with_strategy("five", json!({"maxUnavailable": "5"})))
+        .await
+        .unwrap();
+    let (code, message) = denial(
+        clonesets
+            .create(
+                &pp,
+                &with_strategy("frac", json!({"maxUnavailable": "12.5%"})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 422);
+    assert!(
+        message.starts_with(
+            "admission webhook \"vcloneset.kb.io\" denied the request: \
+             [spec.updateStrategy.maxUnavailable: Invalid value: \"12.5%\": failed \
+             getValueFromIntOrPercent for maxUnavailable: invalid value for IntOrString: \
+             invalid value \"12.5%\": strconv.Atoi: parsing \"12.5\": invalid syntax"
+        ),
+        "{message}"
+    );
+    c.shutdown().await;
+}

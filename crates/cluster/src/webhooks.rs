@@ -37,7 +37,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     for hook in objects::validating(&store, &gates) {
         admission.add_validating(hook);
     }
-    admission.add_validating(cloneset::hook(&store, crate::kruise::KruiseVersion::V1_9));
+    admission.add_validating(cloneset::hook(&store, store.kruise_version()));
 }
 
 /// What kruise-manager does at start-up (`pkg/webhook/util/crd`): every Kruise CRD served at
