@@ -192,18 +192,19 @@ fn validate_cloneset(req: &Request<'_>) -> Vec<FieldError> {
         replicas,
         req.version,
     ));
-    if req.version == KruiseVersion::V1_9 {
-        if let Some(pds) = spec.progress_deadline_seconds {
-            let path = "spec.progressDeadlineSeconds";
-            if pds < 0 {
-                errs.push(gofmt::negative(path, i64::from(pds)));
-            }
-            if pds != i32::MAX && pds <= spec.min_ready_seconds.unwrap_or(0) {
-                errs.push(field_error(
-                    path,
-                    format!("Invalid value: {pds}: must be greater than minReadySeconds"),
-                ));
-            }
+    // v1.9.0 only: v1.8.4 has no such field (its CRD prunes it).
+    if req.version == KruiseVersion::V1_9
+        && let Some(pds) = spec.progress_deadline_seconds
+    {
+        let path = "spec.progressDeadlineSeconds";
+        if pds < 0 {
+            errs.push(gofmt::negative(path, i64::from(pds)));
+        }
+        if pds != i32::MAX && pds <= spec.min_ready_seconds.unwrap_or(0) {
+            errs.push(field_error(
+                path,
+                format!("Invalid value: {pds}: must be greater than minReadySeconds"),
+            ));
         }
     }
     errs

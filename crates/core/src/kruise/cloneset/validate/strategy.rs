@@ -211,14 +211,15 @@ pub fn validate_update_strategy(
     )
     .unwrap_or(0);
     let max_surge = budget("maxSurge", strategy.max_surge.as_ref(), &mut errs);
-    if let (Some(surge), Some(v)) = (max_surge, strategy.max_surge.as_ref()) {
-        if type_ == "InPlaceOnly" && surge > 0 {
-            errs.push(invalid(
-                "spec.updateStrategy.maxSurge",
-                &gofmt::quote(&gofmt::int_or_string_text(v)),
-                "can not use maxSurge with strategy type InPlaceOnly",
-            ));
-        }
+    if let (Some(surge), Some(v)) = (max_surge, strategy.max_surge.as_ref())
+        && type_ == "InPlaceOnly"
+        && surge > 0
+    {
+        errs.push(invalid(
+            "spec.updateStrategy.maxSurge",
+            &gofmt::quote(&gofmt::int_or_string_text(v)),
+            "can not use maxSurge with strategy type InPlaceOnly",
+        ));
     }
     if replicas > 0 && max_unavailable < 1 && max_surge.unwrap_or(0) < 1 {
         errs.push(invalid(
