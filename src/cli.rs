@@ -61,8 +61,9 @@ impl Cli {
         Some(Cli::command().error(ErrorKind::ValueValidation, message))
     }
 
-    /// A percent partition for a kind whose partition counts pods (Advanced StatefulSet,
-    /// Advanced DaemonSet): wrong whatever the cluster holds.
+    /// A percent partition for a kind whose partition counts pods (Advanced StatefulSet): wrong
+    /// whatever the cluster holds. (An Advanced DaemonSet's is a percent from Kruise v1.9.0 on;
+    /// a v1.8.4 cluster's schema refuses one.)
     fn invalid_for_kind(&self) -> Option<String> {
         let (target, partition, arg) = match self.command.as_ref()? {
             Command::Plan(a) => (&a.target, &a.partition, "--partition <VALUE>"),

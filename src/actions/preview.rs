@@ -227,7 +227,8 @@ pub fn plan_input(
         change,
         guards: Guards::default(),
         gates: FeatureGates::new(),
-        version: KruiseVersion::V1_8,
+        // The current release unless the caller knows the cluster's (`kube::gates`).
+        version: KruiseVersion::default(),
         now,
     }
 }

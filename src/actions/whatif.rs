@@ -68,7 +68,7 @@ impl Settings {
     pub fn new(now: Timestamp) -> Self {
         Self {
             gates: FeatureGates::new(),
-            version: KruiseVersion::V1_8,
+            version: KruiseVersion::default(),
             now,
             timing: Timing::default(),
         }

@@ -366,7 +366,19 @@ fn daemonset_row(ds: &DaemonSet) -> WorkloadRow {
         .as_ref()
         .and_then(|s| s.rolling_update.clone())
         .unwrap_or_default();
-    let partition = rolling.partition.unwrap_or(0).clamp(0, desired.max(0));
+    // A percent (Kruise v1.9.0) is of the last desired node count, rounded down.
+    let partition = rolling
+        .partition
+        .as_ref()
+        .map_or(0, |p| {
+            crate::kruise::daemonset::resolve_partition(
+                p,
+                desired,
+                crate::kruise::KruiseVersion::V1_9,
+            )
+            .unwrap_or(0)
+        })
+        .clamp(0, desired.max(0));
     WorkloadRow {
         kind: Kind::DaemonSet,
         search: search_key("daemonset ads", &c.namespace, &c.name),
@@ -375,7 +387,7 @@ fn daemonset_row(ds: &DaemonSet) -> WorkloadRow {
         ready: status.number_ready,
         updated: status.updated_number_scheduled,
         expected: Some((desired - partition).max(0)),
-        partition: rolling.partition.map(|p| p.to_string()),
+        partition: rolling.partition.as_ref().map(intstr_text),
         paused: rolling.paused,
         // An Advanced DaemonSet reports only the hash of its current template.
         current_revision: String::new(),
@@ -533,5 +545,35 @@ mod tests {
             Some(0),
             "invalid partition: 0"
         );
+    }
+
+    #[test]
+    fn an_ads_percent_partition_is_floored_over_the_desired_nodes() {
+        let row = |partition: IntOrString| {
+            let mut ds = DaemonSet::default();
+            ds.spec.update_strategy = Some(crate::api::daemonset::DaemonSetUpdateStrategy {
+                rolling_update: Some(crate::api::daemonset::RollingUpdateDaemonSet {
+                    partition: Some(partition),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+            ds.status = Some(crate::api::daemonset::DaemonSetStatus {
+                desired_number_scheduled: 4,
+                ..Default::default()
+            });
+            let r = daemonset_row(&ds);
+            (r.partition, r.expected)
+        };
+        assert_eq!(
+            row(IntOrString::String("25%".into())),
+            (Some("25%".to_owned()), Some(3))
+        );
+        assert_eq!(
+            row(IntOrString::String("99%".into())),
+            (Some("99%".to_owned()), Some(1)),
+            "99% of 4 is 3.96: 3 nodes held"
+        );
+        assert_eq!(row(IntOrString::Int(1)), (Some("1".to_owned()), Some(3)));
     }
 }

@@ -27,6 +27,7 @@ mod cluster_pods;
 mod cluster_rbac;
 mod cluster_seed_kinds;
 mod cluster_watch;
+mod cluster_webhook_daemonset;
 mod cluster_webhooks;
 mod demo_cluster;
 mod demo_server;

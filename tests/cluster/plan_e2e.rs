@@ -374,14 +374,23 @@ async fn plan_reads_an_advanced_daemonset_and_the_nodes_from_the_embedded_cluste
         assert!(run.stdout.contains(numbers), "{numbers}: {}", run.stdout);
     }
 
-    // More than the nodes is the cluster's answer (1); a percent is wrong for any ADS (2).
-    for (partition, code, why) in [
-        ("6", 1, "more than the 5 nodes"),
-        ("40%", 2, "not a percent"),
+    // More than the nodes is the cluster's answer (1).
+    let run = plan(kubeconfig, &["ads/log-agent", "--partition", "6"]).await;
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("more than the 5 nodes"),
+        "{}",
+        run.stderr
+    );
+    // A Kruise v1.9.0 cluster (its CRDs say so) takes a percent: 70% of the 5 nodes the status
+    // counted is 3 (rounded down, where a CloneSet would round up to 4), leaving 2 to update.
+    let run = plan(kubeconfig, &["ads/log-agent", "--partition", "70%"]).await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    for text in [
+        "partition 70% is 3 of the 5 nodes the last status counted (rounded down)",
+        "expectedUpdatedReplicas 2",
     ] {
-        let run = plan(kubeconfig, &["ads/log-agent", "--partition", partition]).await;
-        assert_eq!(run.code, Some(code), "{partition}: {}", run.stdout);
-        assert!(run.stderr.contains(why), "{partition}: {}", run.stderr);
+        assert!(run.stdout.contains(text), "{text}: {}", run.stdout);
     }
     cluster.shutdown().await;
 }

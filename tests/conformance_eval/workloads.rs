@@ -1,10 +1,16 @@
-//! Evaluators for: statefulset_partition daemonset_partition deletion_protection pub_budget.
+//! Evaluators for: statefulset_partition deletion_protection pub_budget; the Advanced DaemonSet
+//! files in [`daemonset`], the Advanced StatefulSet files of v1.9.0's changes in [`statefulset`].
+
+mod daemonset;
+mod statefulset;
+
+pub use daemonset::{daemonset_admission, daemonset_partition, daemonset_partition_percent};
+pub use statefulset::{statefulset_parallel, statefulset_pvc_labels};
 
 use serde_json::{Value, json};
 
 use kruise_tui::kruise::{
-    FeatureGates, KruiseVersion, daemonset as ds, protection, pub_budget as pubb,
-    statefulset as asts,
+    FeatureGates, KruiseVersion, protection, pub_budget as pubb, statefulset as asts,
 };
 
 use super::common::{expect_eq, expect_field_errors, expect_subset, expected, input, parse};
@@ -215,62 +221,6 @@ pub fn statefulset_partition(op: Option<&str>, case: &Value) -> Result<(), Strin
             })
         }
         other => return Err(format!("unknown op {other:?} for statefulset-partition")),
-    };
-    expect_eq(expected, &actual)
-}
-
-fn node_to_pods(input: &Value) -> Result<ds::NodeToPods, String> {
-    parse(
-        "nodeToDaemonPods",
-        input.get("nodeToDaemonPods").unwrap_or(&Value::Null),
-    )
-}
-
-pub fn daemonset_partition(op: Option<&str>, case: &Value) -> Result<(), String> {
-    let input = input(case)?;
-    let expected = expected(case)?;
-    let actual = match op {
-        Some("filterNodesToUpdate") => {
-            let spec = ds::DsSpec {
-                rolling_update: Some(ds::DsRollingUpdate {
-                    rolling_update_type: parse(
-                        "rollingUpdateType",
-                        input.get("rollingUpdateType").unwrap_or(&Value::Null),
-                    )?,
-                    partition: int(input, "partition")?,
-                    selector: parse("selector", input.get("selector").unwrap_or(&Value::Null))?,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            };
-            let nodes: Vec<ds::DsNode> =
-                parse("nodes", input.get("nodes").unwrap_or(&Value::Null))?;
-            let chosen = ds::filter_nodes_to_update(
-                &spec,
-                str_field(input, "hash")?,
-                &node_to_pods(input)?,
-                &nodes,
-            )?;
-            json!({ "nodes": chosen })
-        }
-        Some("updatedDesiredNodeCounts") => {
-            let spec = ds::DsSpec {
-                rolling_update: Some(parse(
-                    "rollingUpdate",
-                    input.get("rollingUpdate").unwrap_or(&Value::Null),
-                )?),
-                ..Default::default()
-            };
-            let should_run: Vec<String> = parse(
-                "nodesThatShouldRun",
-                input.get("nodesThatShouldRun").unwrap_or(&Value::Null),
-            )?;
-            let mut map = node_to_pods(input)?;
-            let (surge, unavailable, empty) =
-                ds::updated_desired_node_counts(&spec, &should_run, &mut map)?;
-            json!({ "maxSurge": surge, "maxUnavailable": unavailable, "emptyNodes": empty })
-        }
-        other => return Err(format!("unknown op {other:?} for daemonset-partition")),
     };
     expect_eq(expected, &actual)
 }

@@ -1,10 +1,12 @@
 //! The embedded Advanced DaemonSet controller end to end on the simulated nodes (three by
 //! default): one pod per eligible node following nodes as they come, get tainted and are
 //! untainted (kubectl), a partitioned rollout holding back that many nodes within
-//! maxUnavailable, an in-place rollout, the status numbers, upstream's events, and the plan's
-//! prediction against what the controller then does.
+//! maxUnavailable (and, on Kruise v1.9.0, a percent partition holding back its floor of the
+//! nodes, which v1.8.4 refuses), an in-place rollout, the status numbers, upstream's events, and
+//! the plan's prediction against what the controller then does.
 
 use crate::kubectl;
+use crate::served;
 use crate::testbed;
 use crate::workloads;
 
@@ -15,7 +17,7 @@ use kruise_tui::{
     actions::preview::ads::ads_plan_input_from_objects,
     api::DaemonSet,
     cluster::sim::nodes::{SIM_NODE_LABEL, node_object},
-    kruise::plan,
+    kruise::{KruiseVersion, plan},
 };
 use kube::{
     Api,
@@ -253,6 +255,124 @@ async fn partition_holds_back_that_many_nodes_within_max_unavailable() {
     })
     .await;
     assert_eq!(nodes_on(&c, "logs", &new_hash).await.len(), 3);
+    c.shutdown().await;
+}
+
+/// The nodes whose daemon pod runs `image` (read from the pods, which look the same at every
+/// served version of the set).
+async fn nodes_running(c: &Cluster, ds_name: &str, image_name: &str) -> BTreeSet<String> {
+    c.pods_of(ds_name)
+        .await
+        .iter()
+        .filter(|p| image(p) == image_name)
+        .map(|p| node(p).to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_percent_partition_holds_back_its_floor_of_the_nodes_on_v1_9() {
+    let Some(tb) = testbed::Testbed::start_at(KruiseVersion::V1_9).await else {
+        return;
+    };
+    let c = Cluster {
+        client: tb.client.clone(),
+        tb,
+    };
+    // Four simulated nodes on the embedded cluster: 25% of 4 is 1. An existing cluster's three
+    // shared nodes stay as they are (other tests see them): 34% of 3 is 1 as well.
+    let (nodes, partition) = if testbed::existing_kubeconfig().is_none() {
+        Api::<Node>::all(c.client.clone())
+            .create(
+                &PostParams::default(),
+                &node_object(3, jiff::Timestamp::now()),
+            )
+            .await
+            .expect("node added");
+        (
+            vec!["sim-node-0", "sim-node-1", "sim-node-2", "sim-node-3"],
+            "25%",
+        )
+    } else {
+        (vec!["sim-node-0", "sim-node-1", "sim-node-2"], "34%")
+    };
+    let n = i32::try_from(nodes.len()).expect("a few nodes");
+    create(
+        &c,
+        &ads(
+            "pct",
+            json!({"rollingUpdate": {"partition": partition, "maxUnavailable": 2}}),
+        ),
+    )
+    .await;
+    wait_on_nodes(&c, "pct", &nodes).await;
+    let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
+    k.assert_jsonpath(
+        &["daemonsets.apps.kruise.io", "pct"],
+        "{.spec.updateStrategy.rollingUpdate.partition}",
+        partition,
+    )
+    .await;
+
+    set_image(&c, "pct", "agent:2").await;
+    wait_for(90, "all but one node updated", || async {
+        let st = served::daemonset(&c.client, "pct").await?.status?;
+        let pods = c.pods_of("pct").await;
+        (st.updated_number_scheduled == n - 1
+            && st.number_ready == n
+            && pods.len() == nodes.len()
+            && pods.iter().all(is_ready))
+        .then_some(())
+    })
+    .await;
+    // It stays so: the partition holds the first node by name on the old template.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let st = served::daemonset(&c.client, "pct")
+        .await
+        .and_then(|d| d.status)
+        .expect("status");
+    assert_eq!(
+        (st.desired_number_scheduled, st.updated_number_scheduled),
+        (n, n - 1)
+    );
+    assert_eq!(
+        nodes_running(&c, "pct", "agent:1").await,
+        BTreeSet::from(["sim-node-0".to_owned()])
+    );
+    let updated: BTreeSet<String> = nodes[1..].iter().map(|s| (*s).to_owned()).collect();
+    assert_eq!(nodes_running(&c, "pct", "agent:2").await, updated);
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_v1_8_cluster_refuses_a_percent_partition() {
+    let Some(tb) = testbed::Testbed::start_at(KruiseVersion::V1_8).await else {
+        return;
+    };
+    let c = Cluster {
+        client: tb.client.clone(),
+        tb,
+    };
+    // v1.8.4's schema has the partition as an int32.
+    let err = sets(&c)
+        .create(
+            &PostParams::default(),
+            &ads("pct", json!({"rollingUpdate": {"partition": "25%"}})),
+        )
+        .await
+        .expect_err("a string partition is refused");
+    let kube::Error::Api(status) = err else {
+        panic!("an API error: {err:?}");
+    };
+    assert_eq!(status.code, 422, "{status:?}");
+    assert!(
+        status
+            .message
+            .contains("spec.updateStrategy.rollingUpdate.partition"),
+        "{status:?}"
+    );
+    // An int partition is taken and holds back that many nodes.
+    create(&c, &ads("int", json!({"rollingUpdate": {"partition": 1}}))).await;
+    wait_on_nodes(&c, "int", &["sim-node-0", "sim-node-1", "sim-node-2"]).await;
     c.shutdown().await;
 }
 

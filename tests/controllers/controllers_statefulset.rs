@@ -1,8 +1,9 @@
 //! The embedded Advanced StatefulSet controller end to end: sets created through the API of the
 //! embedded cluster (kube-rs and kubectl, as a user would), the simulated nodes running the pods.
 //! OrderedReady scale-up in ordinal order around reserved ordinals, a partitioned image rollout by
-//! recreation within maxUnavailable and in place, the status numbers, upstream's events, and the
-//! plan's prediction against what the controller then does.
+//! recreation within maxUnavailable and in place, the status numbers, upstream's events, the
+//! claims' labels (v1.9.0 keeps the template's), and the plan's prediction against what the
+//! controller then does.
 
 use crate::kubectl;
 use crate::workloads;
@@ -10,7 +11,11 @@ use crate::workloads;
 use std::{collections::BTreeSet, time::Duration};
 
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
-use kruise_tui::{actions::preview::asts_plan_input_from_objects, api::StatefulSet, kruise::plan};
+use kruise_tui::{
+    actions::preview::asts_plan_input_from_objects,
+    api::StatefulSet,
+    kruise::{KruiseVersion, plan},
+};
 use kube::{
     Api,
     api::{Patch, PatchParams, PostParams},
@@ -96,7 +101,8 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
         &asts(
             "db",
             json!({"replicas": 3, "reserveOrdinals": [1],
-                   "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                   "volumeClaimTemplates": [{"metadata": {"name": "data",
+                                                          "labels": {"backup": "daily", "app": "x"}},
                                              "spec": {"accessModes": ["ReadWriteOnce"],
                                                       "resources": {"requests": {"storage": "1Gi"}}}}]}),
         ),
@@ -181,6 +187,20 @@ async fn ordered_ready_scale_up_goes_one_pod_at_a_time_around_reserved_ordinals(
         .collect();
     names.sort();
     assert_eq!(names, ["data-db-0", "data-db-2", "data-db-3"]);
+    // Their labels: v1.9.0 merges the selector's over the template's (#2257), v1.8.4 takes the
+    // selector's alone.
+    let claim = claims.get("data-db-0").await.expect("claim");
+    let want: &[(&str, &str)] = if c.tb.kruise_version() == KruiseVersion::V1_9 {
+        &[("app", "db"), ("backup", "daily")]
+    } else {
+        &[("app", "db")]
+    };
+    assert_eq!(
+        claim.metadata.labels.unwrap_or_default(),
+        want.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    );
     // kubectl reads the same status.
     let k = kubectl::Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.assert_jsonpath(

@@ -284,6 +284,41 @@ fn advanced_daemonset_plans_by_node() {
 }
 
 #[test]
+fn an_advanced_daemonset_plans_a_percent_partition_on_v1_9_in_nodes_rounded_down() {
+    let at = |text: &str, version: KruiseVersion| {
+        let mut i = ads_input(Change::Partition(text.to_owned()));
+        i.version = version;
+        if let Some(ads) = i.workload.ads.as_mut() {
+            ads.spec.desired_number_scheduled = 5;
+        }
+        plan::plan(&i)
+    };
+    // 30% of the 5 nodes the last status counted is 1.5: 1 node held (a CloneSet would hold 2).
+    let p = at("30%", KruiseVersion::V1_9).expect("plans");
+    assert_eq!(p.partition, 1);
+    assert_eq!(p.status.expected_updated_replicas, 4);
+    assert_eq!(
+        order(&p),
+        vec![("p2", None), ("p1", Some(Blocker::MaxUnavailable))]
+    );
+    assert!(
+        p.notes.iter().any(
+            |n| n == "partition 30% is 1 of the 5 nodes the last status counted (rounded down)"
+        ),
+        "{:?}",
+        p.notes
+    );
+    // The same nodes as the int it resolves to.
+    let int = at("1", KruiseVersion::V1_9).expect("plans");
+    assert_eq!(order(&int), order(&p));
+    // v1.8.4's partition is an int32.
+    let err = at("30%", KruiseVersion::V1_8)
+        .expect_err("v1.8.4")
+        .to_string();
+    assert!(err.contains("not a percent"), "{err}");
+}
+
+#[test]
 fn kinds_parse() {
     assert_eq!(
         WorkloadKind::parse("ads"),

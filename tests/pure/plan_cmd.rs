@@ -94,7 +94,7 @@ fn v1alpha1_partition_2_moves_not_ready_first_then_most_recently_ready() {
 
 #[test]
 fn v1beta1_weight_priority_and_v1_8_tie_rule() {
-    let input = plan_input_from_objects(
+    let mut input = plan_input_from_objects(
         "v1beta1",
         cloneset("cloneset-v1beta1.yaml"),
         &pods(),
@@ -102,6 +102,8 @@ fn v1beta1_weight_priority_and_v1_8_tie_rule() {
         NOW,
     )
     .expect("maps");
+    // v1.8.4's tie rule (v1.9.0 keeps the incoming order: `tie_order_follows_the_release`).
+    input.version = kruise_tui::kruise::KruiseVersion::V1_8;
     assert_eq!(input.workload.strategy_type, "ReCreate");
     assert!(input.workload.priority.is_some());
     let plan = plan::plan(&input).expect("plans");
@@ -246,6 +248,30 @@ fn ads_update_selector_holds_back_unmatched_nodes_and_surge_blocks_by_max_surge(
     assert_eq!(plan.status.expected_updated_replicas, 3);
 }
 
+/// v1.9.0 keeps pods the priority terms tie in their incoming order (#2107); v1.8.4 put the
+/// larger index first.
+#[test]
+fn tie_order_follows_the_release() {
+    let input = plan_input_from_objects(
+        "v1beta1",
+        cloneset("cloneset-v1beta1.yaml"),
+        &pods(),
+        "2",
+        NOW,
+    )
+    .expect("maps");
+    assert_eq!(input.version, kruise_tui::kruise::KruiseVersion::V1_9);
+    let new_plan = plan::plan(&input).expect("plans");
+    let v19 = names(&new_plan);
+    let mut old = input.clone();
+    old.version = kruise_tui::kruise::KruiseVersion::V1_8;
+    let old_plan = plan::plan(&old).expect("plans");
+    let v18 = names(&old_plan);
+    assert_eq!(v19[0], ("web-d", None));
+    assert_eq!(v18[0], ("web-d", None));
+    assert_ne!(v19, v18, "the tie rule differs");
+}
+
 #[test]
 fn ads_bad_partitions_are_refused() {
     for (text, needle) in [
@@ -255,7 +281,9 @@ fn ads_bad_partitions_are_refused() {
         ("40%", "not a percent"),
     ] {
         let (ads, nodes, pods) = ads_objects();
-        let input = ads_plan_input_from_objects(ads, &nodes, &pods, text, NOW).expect("maps");
+        let mut input = ads_plan_input_from_objects(ads, &nodes, &pods, text, NOW).expect("maps");
+        // v1.8.4 counts an Advanced DaemonSet's partition in nodes only (v1.9.0 takes a percent).
+        input.version = kruise_tui::kruise::KruiseVersion::V1_8;
         let err = plan::plan(&input).expect_err(text).to_string();
         assert!(err.contains(needle), "{text}: {err}");
     }

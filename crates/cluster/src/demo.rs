@@ -31,7 +31,7 @@ pub async fn start_in_process(
         controllers: true,
         kruise_webhooks: true,
         remove_kubeconfig: true,
-        kruise_version: kruise_version,
+        kruise_version,
     })
     .await
 }

@@ -1,6 +1,7 @@
 //! Kruise's admission webhooks installed on the embedded API server: thin adapters from the
 //! server's [`AdmissionRequest`] to the sans-IO ports in `crate::kruise` (deletion protection,
-//! PodUnavailableBudget, SidecarSet, ContainerRecreateRequest, PodProbeMarker). Each hook is
+//! PodUnavailableBudget, SidecarSet, ContainerRecreateRequest, PodProbeMarker, Advanced
+//! DaemonSet validation). Each hook is
 //! named like the upstream webhook (`vcloneset.kb.io`, `vpodeviction.kb.io`, ...) so a denial
 //! reads `admission webhook "NAME" denied the request: MESSAGE` as with a real Kruise install.
 
@@ -13,6 +14,7 @@ use crate::kruise::FeatureGates;
 use crate::server::{AdmissionHook, AdmissionRequest, EmbeddedCluster, Operation, Store, Verdict};
 
 mod cloneset;
+mod daemonset;
 mod objects;
 mod protection;
 mod pub_budget;
@@ -38,6 +40,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
         admission.add_validating(hook);
     }
     admission.add_validating(cloneset::hook(&store, store.kruise_version()));
+    admission.add_validating(daemonset::hook(store.kruise_version()));
 }
 
 /// What kruise-manager does at start-up (`pkg/webhook/util/crd`): every Kruise CRD served at

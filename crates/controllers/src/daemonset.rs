@@ -107,6 +107,7 @@ async fn reconcile_one(ds: Arc<DaemonSet>, ctx: Arc<Ctx>) -> Result<Action, Reco
         cur: &cur,
         old: &old,
         now: jiff::Timestamp::now().as_second(),
+        version: shared.version,
     });
     for e in &outcome.errors {
         tracing::warn!(daemonset = %owner_key, "{e}");

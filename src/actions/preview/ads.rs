@@ -62,7 +62,7 @@ pub fn ads_workload(json: &Value, nodes: &[Node]) -> Result<(PlanWorkload, Objec
         namespace: meta.namespace.clone().unwrap_or_default(),
         name,
         replicas: i32::try_from(should_run.len()).unwrap_or(i32::MAX),
-        partition: Some(IntOrString::Int(rolling.partition.unwrap_or(0))),
+        partition: Some(rolling.partition.clone().unwrap_or(IntOrString::Int(0))),
         max_unavailable: rolling.max_unavailable.clone(),
         max_surge: rolling.max_surge.clone(),
         paused: rolling.paused,

@@ -108,7 +108,7 @@ impl Sim {
 }
 
 impl Controller for Sim {
-    fn reconcile(&mut self, pods: &mut Pods, now: i64, _settings: &Settings) -> Round {
+    fn reconcile(&mut self, pods: &mut Pods, now: i64, settings: &Settings) -> Round {
         let mut round = Round::default();
         let owned = pods.owned(&self.uid);
         let (cur, old) = self.history(pods, &owned, now, &mut round);
@@ -122,6 +122,7 @@ impl Controller for Sim {
             cur: &cur,
             old: &old,
             now,
+            version: settings.version,
         });
         for w in &outcome.pods {
             round.wrote = true;

@@ -7,7 +7,11 @@ use kube::runtime::reflector::ObjectRef as StoreRef;
 use crate::{
     api::{CloneSet, DaemonSet, StatefulSet, kinds::WorkloadKind},
     app::{msg::Kind, route::Owner, stores::Stores},
-    kruise::intstr::{calculate_partition_replicas, expected_updated_replicas},
+    kruise::{
+        KruiseVersion,
+        daemonset::resolve_partition,
+        intstr::{calculate_partition_replicas, expected_updated_replicas},
+    },
 };
 
 /// The workload kinds, for their upstream defaults.
@@ -164,7 +168,15 @@ fn daemonset(ds: &DaemonSet) -> Summary {
     let rolling = strategy.rolling_update.clone().unwrap_or_default();
     let status = ds.status.clone().unwrap_or_default();
     let desired = status.desired_number_scheduled;
-    let partition = rolling.partition.unwrap_or(0).clamp(0, desired.max(0));
+    // A percent (v1.9.0) is of the last desired node count, rounded down, as the controller
+    // reads it; one that does not resolve holds nothing back.
+    let partition = rolling
+        .partition
+        .as_ref()
+        .map_or(0, |p| {
+            resolve_partition(p, desired, KruiseVersion::V1_9).unwrap_or(0)
+        })
+        .clamp(0, desired.max(0));
     Summary {
         replicas: desired,
         current_revision: String::new(),
@@ -177,7 +189,7 @@ fn daemonset(ds: &DaemonSet) -> Summary {
                 .as_deref()
                 .unwrap_or(ADS.default_update_policy().unwrap_or_default())
         ),
-        partition: rolling.partition.map(|p| p.to_string()),
+        partition: rolling.partition.as_ref().map(text),
         partition_pods: partition,
         max_unavailable: rolling
             .max_unavailable
@@ -197,5 +209,35 @@ fn daemonset(ds: &DaemonSet) -> Summary {
         scalable: ADS.scalable(),
         partition_percent: ADS.partition_percent(),
         ..Summary::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ads(partition: serde_json::Value, desired: i32) -> DaemonSet {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "agent", "namespace": "demo"},
+            "spec": {"updateStrategy": {"rollingUpdate": {"partition": partition}}},
+            "status": {"desiredNumberScheduled": desired, "currentNumberScheduled": desired,
+                       "numberMisscheduled": 0, "numberReady": desired,
+                       "updatedNumberScheduled": 1, "daemonSetHash": "abc"}
+        }))
+        .expect("an Advanced DaemonSet")
+    }
+
+    #[test]
+    fn an_ads_percent_partition_shows_as_written_and_counts_nodes_rounded_down() {
+        let s = daemonset(&ads(serde_json::json!("25%"), 4));
+        assert_eq!(s.partition.as_deref(), Some("25%"));
+        assert_eq!((s.partition_pods, s.expected_updated), (1, 3));
+        assert!(s.partition_percent);
+        // 25% of 3 is 0.75: no node held back.
+        let s = daemonset(&ads(serde_json::json!("25%"), 3));
+        assert_eq!((s.partition_pods, s.expected_updated), (0, 3));
+        let s = daemonset(&ads(serde_json::json!(2), 4));
+        assert_eq!(s.partition.as_deref(), Some("2"));
+        assert_eq!((s.partition_pods, s.expected_updated), (2, 2));
     }
 }

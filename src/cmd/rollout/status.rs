@@ -95,9 +95,19 @@ impl RolloutStatus {
         };
         let held = {
             let parsed = partition_value.and_then(|v| serde_json::from_value(v.clone()).ok());
-            calculate_partition_replicas(parsed.as_ref(), Some(desired))
-                .unwrap_or(0)
-                .clamp(0, desired.max(0))
+            // An Advanced DaemonSet's percent (Kruise v1.9.0) is floored over the desired nodes;
+            // a CloneSet's rounds up over the replicas.
+            match (&parsed, daemon) {
+                (Some(p), true) => crate::kruise::daemonset::resolve_partition(
+                    p,
+                    desired,
+                    crate::kruise::KruiseVersion::V1_9,
+                ),
+                _ => calculate_partition_replicas(parsed.as_ref(), Some(desired))
+                    .map_err(|e| e.to_string()),
+            }
+            .unwrap_or(0)
+            .clamp(0, desired.max(0))
         };
         let status = |key: &str| int(object, &format!("/status/{key}")).unwrap_or(0);
         let (current_revision, update_revision) = if daemon {
@@ -471,6 +481,15 @@ mod tests {
             s.render("daemonset.apps.kruise.io/agent", "demo")
                 .contains("  nodes      3 desired")
         );
+        // A percent (v1.9.0) holds back its floor of the desired nodes: 67% of 3 is 2, and 34%
+        // of 3 is 1 where a CloneSet's 34% of 3 rounds up to 2.
+        let mut pct = ads.clone();
+        pct["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = json!("67%");
+        let s = RolloutStatus::read(WorkloadKind::AdvancedDaemonSet, "v1alpha1", &pct);
+        assert_eq!((s.held, s.expected), (2, 1));
+        pct["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = json!("34%");
+        let s = RolloutStatus::read(WorkloadKind::AdvancedDaemonSet, "v1alpha1", &pct);
+        assert_eq!((s.held, s.expected), (1, 2));
     }
 
     #[test]

@@ -1,4 +1,9 @@
 //! Advanced DaemonSet (daemonsets.apps.kruise.io/v1alpha1).
+//!
+//! The model is v1alpha1-shaped at every Kruise version: v1.9.0's v1beta1
+//! `spec.scaleStrategy.partitionedScaling` is carried as the v1alpha1 annotation
+//! `daemonset.kruise.io/progressive-create-pod: "true"`, and `status.updateRevision` as
+//! `status.daemonSetHash`.
 
 use k8s_openapi::{
     api::core::v1::PodTemplateSpec,
@@ -74,9 +79,11 @@ pub struct RollingUpdateDaemonSet {
     /// Only nodes whose labels match are updated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
-    /// Number of pods kept at the old revision.
+    /// Nodes kept at the old revision: a number, or (v1.9.0, where the field is int-or-string)
+    /// a percent of the last `status.desiredNumberScheduled`, rounded down. v1.8.4's schema
+    /// has it as an int32, which reads as [`IntOrString::Int`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partition: Option<i32>,
+    pub partition: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -116,9 +116,11 @@ impl WorkloadKind {
         }
     }
 
-    /// True when the partition may be a percent (only a CloneSet's is an IntOrString).
+    /// True when the partition may be a percent: a CloneSet's, and an Advanced DaemonSet's from
+    /// Kruise v1.9.0 (an int-or-string there; v1.8.4's schema refuses a string, which the
+    /// server then says).
     pub const fn partition_percent(self) -> bool {
-        matches!(self, Self::CloneSet)
+        matches!(self, Self::CloneSet | Self::AdvancedDaemonSet)
     }
 
     /// True when the console scales it (a DaemonSet's size is its nodes').

@@ -333,6 +333,24 @@ impl SidecarSet {
     }
 }
 
+/// Reads a SidecarSet served at `version` (v1alpha1, or v1beta1 — the storage version since
+/// Kruise v1.9 — converted as upstream's conversion webhook does: `customVersion` becomes the
+/// custom-version label; a namespace is a `kubernetes.io/metadata.name` selector).
+pub fn from_served_json(
+    version: &str,
+    value: serde_json::Value,
+) -> Result<SidecarSet, serde_json::Error> {
+    crate::api::conversion::from_served("apps.kruise.io", "SidecarSet", "v1alpha1", version, value)
+}
+
+/// Writes a SidecarSet in the shape served at `version` (the inverse of [`from_served_json`]).
+pub fn to_served_json(
+    version: &str,
+    set: &SidecarSet,
+) -> Result<serde_json::Value, serde_json::Error> {
+    crate::api::conversion::to_served("apps.kruise.io", "SidecarSet", "v1alpha1", version, set)
+}
+
 #[cfg(test)]
 mod tests {
     use k8s_openapi::Resource as _;
@@ -397,22 +415,4 @@ mod tests {
         assert_eq!(v["apiVersion"], SidecarSet::API_VERSION);
         assert_eq!(v["kind"], SidecarSet::KIND);
     }
-}
-
-/// Reads a SidecarSet served at `version` (v1alpha1, or v1beta1 — the storage version since
-/// Kruise v1.9 — converted as upstream's conversion webhook does: `customVersion` becomes the
-/// custom-version label; a namespace is a `kubernetes.io/metadata.name` selector).
-pub fn from_served_json(
-    version: &str,
-    value: serde_json::Value,
-) -> Result<SidecarSet, serde_json::Error> {
-    crate::api::conversion::from_served("apps.kruise.io", "SidecarSet", "v1alpha1", version, value)
-}
-
-/// Writes a SidecarSet in the shape served at `version` (the inverse of [`from_served_json`]).
-pub fn to_served_json(
-    version: &str,
-    set: &SidecarSet,
-) -> Result<serde_json::Value, serde_json::Error> {
-    crate::api::conversion::to_served("apps.kruise.io", "SidecarSet", "v1alpha1", version, set)
 }

@@ -1,8 +1,9 @@
-//! Advanced DaemonSet (apps.kruise.io/v1alpha1) rollout logic, ported sans-IO from Kruise v1.8.4
-//! `pkg/controller/daemonset`: which nodes may update under partition and selector, the surge and
+//! Advanced DaemonSet (apps.kruise.io/v1alpha1; v1beta1 from v1.9.0) rollout logic, ported sans-IO
+//! from Kruise v1.8.4 `pkg/controller/daemonset`, with v1.9.0's changes behind [`KruiseVersion`](crate::kruise::KruiseVersion)
+//! (a percent partition, [`partition_nodes`]): which nodes may update under partition and selector, the surge and
 //! unavailability budgets, one rolling-update pass ([`update`]) and the partition preview for the
 //! plan API ([`plan`]), which nodes should run the pod ([`scheduling`]) and the mapping from
-//! Kubernetes objects ([`convert`]).
+//! Kubernetes objects ([`convert`]), and the validating webhook ([`validate`]).
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,7 @@ pub mod plan;
 pub mod reconcile;
 pub mod scheduling;
 pub mod update;
+pub mod validate;
 
 #[cfg(test)]
 mod tests;
@@ -21,8 +23,8 @@ mod tests;
 pub use plan::{DsPartitionPlan, plan_partition};
 pub use scheduling::{NodeFit, node_should_run_daemon_pod, nodes_that_should_run};
 pub use update::{
-    DsRollingStep, filter_nodes_to_update, find_updated_pods_on_node, rolling_update_step,
-    updated_desired_node_counts,
+    DsRollingStep, filter_nodes_to_update, find_updated_pods_on_node, partition_nodes,
+    resolve_partition, rolling_update_step, updated_desired_node_counts,
 };
 
 /// Pod label holding the bare template hash.
@@ -59,9 +61,10 @@ pub struct DsRollingUpdate {
     /// Standard or InPlaceIfPossible.
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub rolling_update_type: RollingUpdateType,
-    /// Number of nodes kept on the old revision.
+    /// Nodes kept on the old revision: a number or (v1.9.0) a percent of
+    /// [`DsSpec::desired_number_scheduled`], rounded down ([`resolve_partition`]).
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
-    pub partition: i32,
+    pub partition: IntOrString,
     /// Only nodes matching this selector update.
     #[serde(default)]
     pub selector: Option<LabelSelector>,
@@ -95,6 +98,9 @@ pub struct DsSpec {
     /// `spec.burstReplicas` scaled (default 250): in-place updates per pass.
     #[serde(default)]
     pub burst_replicas: Option<i32>,
+    /// `status.desiredNumberScheduled` as last written: what a percent partition scales against.
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub desired_number_scheduled: i32,
 }
 
 /// One daemon pod.

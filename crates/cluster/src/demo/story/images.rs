@@ -13,7 +13,10 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::{
+    api::core::v1::{Node, Pod},
+    apimachinery::pkg::util::intstr::IntOrString,
+};
 use kube::{
     Api, Client,
     api::{DynamicObject, ListParams, Patch, PatchParams, PostParams},
@@ -24,6 +27,9 @@ use super::resource;
 use kruise_client::errors::Plain as _;
 
 use crate::api::nodeimage::split_image;
+use crate::kruise::{
+    KruiseVersion, daemonset::resolve_partition, intstr::calculate_partition_replicas,
+};
 
 /// The workloads whose next image is pre-pulled, and how a node that has none of their pods on
 /// it yet stands: (plural, name, the pre-pull job, a failed pull where the image is missing).
@@ -78,15 +84,25 @@ async fn next_image(client: &Client, ns: &str, plural: &str, name: &str) -> Opti
     let image = spec["template"]["spec"]["containers"][0]["image"]
         .as_str()?
         .to_owned();
-    let partition = spec["updateStrategy"]["partition"]
-        .as_i64()
-        .or_else(|| spec["updateStrategy"]["rollingUpdate"]["partition"].as_i64())
-        .unwrap_or(0);
     let replicas = match plural {
         "daemonsets" => o.data["status"]["desiredNumberScheduled"].as_i64()?,
         _ => spec["replicas"].as_i64().unwrap_or(1),
     };
-    Some((image, (replicas - partition).max(0)))
+    let written = [
+        &spec["updateStrategy"]["partition"],
+        &spec["updateStrategy"]["rollingUpdate"]["partition"],
+    ]
+    .into_iter()
+    .find_map(|v| serde_json::from_value::<IntOrString>(v.clone()).ok());
+    let total = i32::try_from(replicas).unwrap_or(i32::MAX);
+    // A percent: of the replicas rounded up for a CloneSet, of the last desired node count
+    // rounded down for an Advanced DaemonSet (Kruise v1.9.0).
+    let partition = match (&written, plural) {
+        (None, _) => 0,
+        (Some(p), "daemonsets") => resolve_partition(p, total, KruiseVersion::V1_9).unwrap_or(0),
+        (Some(p), _) => calculate_partition_replicas(Some(p), Some(total)).unwrap_or(0),
+    };
+    Some((image, (replicas - i64::from(partition)).max(0)))
 }
 
 /// Node -> the images its pods run.

@@ -2,12 +2,16 @@
 //! proposed partition, which nodes would update, in what order, what this pass does, and how
 //! many nodes end on the new revision.
 
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
 use super::{DsNode, DsPod, DsSpec, NodeToPods, update};
+use crate::kruise::KruiseVersion;
 
 /// The preview of a partition change (see [`plan_partition`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DsPartitionPlan {
-    /// The partition the plan was made for.
+    /// The partition the plan was made for, in nodes (a percent resolved against
+    /// [`DsSpec::desired_number_scheduled`]).
     pub partition: i32,
     /// Nodes the partition and selector let update, in priority order (already-updated first).
     pub nodes_to_update: Vec<String>,
@@ -27,25 +31,29 @@ pub struct DsPartitionPlan {
 /// Previews setting `rollingUpdate.partition` to `partition`.
 ///
 /// `nodes` are the cluster nodes, `nodes_that_should_run` the nodes the daemon should run on,
-/// `node_to_pods` the daemon pods by node, `hash` the current revision hash.
+/// `node_to_pods` the daemon pods by node, `hash` the current revision hash. `version` decides
+/// whether a percent partition resolves ([`update::resolve_partition`]).
+#[allow(clippy::too_many_arguments)]
 pub fn plan_partition(
     spec: &DsSpec,
     hash: &str,
     nodes: &[DsNode],
     nodes_that_should_run: &[String],
     node_to_pods: &NodeToPods,
-    partition: i32,
+    partition: &IntOrString,
     can_update_in_place: &dyn Fn(&DsPod) -> bool,
+    version: KruiseVersion,
 ) -> Result<DsPartitionPlan, String> {
     let mut spec = spec.clone();
     let mut rolling = spec.rolling_update.take().unwrap_or_default();
-    rolling.partition = partition;
+    rolling.partition = partition.clone();
     spec.rolling_update = Some(rolling);
+    let partition = update::partition_nodes(&spec, version)?;
 
     let mut map = node_to_pods.clone();
     update::updated_desired_node_counts(&spec, nodes_that_should_run, &mut map)?;
     map.retain(|name, _| nodes.iter().any(|n| &n.name == name));
-    let nodes_to_update = update::filter_nodes_to_update(&spec, hash, &map, nodes)?;
+    let nodes_to_update = update::filter_nodes_to_update(&spec, hash, &map, nodes, version)?;
     let is_new = |name: &String| {
         let pods = map.get(name).map_or(&[][..], Vec::as_slice);
         update::find_updated_pods_on_node(&spec, pods, hash).is_none_or(|(new, _)| new.is_some())
@@ -72,6 +80,7 @@ pub fn plan_partition(
         nodes_that_should_run,
         node_to_pods,
         can_update_in_place,
+        version,
     )?;
     Ok(DsPartitionPlan {
         partition,

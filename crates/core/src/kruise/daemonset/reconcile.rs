@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use self::spec::lifecycle_of;
 pub use self::{
     spec::{
-        PROGRESSIVE_CREATE_POD, TEMPLATE_GENERATION_ANNOTATION, burst_replicas, spec_of,
-        template_generation,
+        PROGRESSIVE_CREATE_POD, TEMPLATE_GENERATION_ANNOTATION, burst_replicas,
+        partitioned_scaling, spec_of, template_generation,
     },
     writes::{Op, PodWrite, Why},
 };
@@ -46,6 +46,7 @@ use super::{
 use crate::{
     api::{DaemonSet, daemonset::DaemonSetStatus},
     kruise::{
+        KruiseVersion,
         cloneset::{
             inplace::{self, PodModel},
             lifecycle::{self, Lifecycle},
@@ -84,6 +85,8 @@ pub struct Input<'a> {
     pub old: &'a [ControllerRevision],
     /// The clock, unix seconds.
     pub now: i64,
+    /// Whose rules: v1.9.0 takes a percent partition.
+    pub version: KruiseVersion,
 }
 
 /// What one reconcile writes: pods (creations first), the status, pruned revisions.
@@ -326,21 +329,23 @@ impl Run<'_> {
             );
         }
         needing.sort();
-        let partition = self.spec.rolling_update.as_ref().map_or(0, |r| r.partition);
-        let progressive = ds
-            .metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(PROGRESSIVE_CREATE_POD))
-            .is_some_and(|v| v == "true");
+        // "This is the first deploy process": with a partition, GetNodesNeedingPods.
         if self.spec.update_strategy_type == DsUpdateStrategyType::RollingUpdate
-            && partition != 0
-            && progressive
+            && let Some(rolling) = &self.spec.rolling_update
         {
-            // GetNodesNeedingPods: only up to `desired - new - partition` new pods.
-            let partition = partition.clamp(0, desired);
-            let max = usize::try_from((desired - new_pods - partition).max(0)).unwrap_or(0);
-            needing.truncate(max);
+            // v1.9.0 logs a partition that does not resolve and creates as if there were none.
+            let partition = super::resolve_partition(
+                &rolling.partition,
+                self.spec.desired_number_scheduled,
+                self.input.version,
+            )
+            .unwrap_or(0);
+            if partition != 0 && partitioned_scaling(ds) {
+                // Only up to `desired - new - partition` new pods.
+                let partition = partition.clamp(0, desired);
+                let max = usize::try_from((desired - new_pods - partition).max(0)).unwrap_or(0);
+                needing.truncate(max);
+            }
         }
         (needing, deletes)
     }
@@ -464,6 +469,7 @@ impl Run<'_> {
             &should_run,
             &node_to_pods,
             &|p| spec_for(p).is_some(),
+            self.input.version,
         ) {
             Ok(step) => step,
             Err(e) => {

@@ -2,8 +2,40 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
 use super::{DsNode, DsPod, DsSpec, DsUpdateStrategyType, NodeToPods, RollingUpdateType};
-use crate::kruise::{intstr::scaled_value_apimachinery, selector};
+use crate::kruise::{KruiseVersion, intstr::scaled_value_apimachinery, selector};
+
+/// The partition in nodes.
+///
+/// v1.9.0 (`filterDaemonPodsNodeToUpdate`, `manage`): `intstrutil.GetScaledValueFromIntOrPercent(
+/// partition, status.desiredNumberScheduled, false)`: an int as is, a percent of the last
+/// desired node count rounded down, any other string an error. v1.8.4's field is an int32, so
+/// a string cannot reach its controller (its schema refuses one): an error here too.
+pub fn resolve_partition(
+    partition: &IntOrString,
+    desired_number_scheduled: i32,
+    version: KruiseVersion,
+) -> Result<i32, String> {
+    match (partition, version) {
+        (IntOrString::Int(n), _) => Ok(*n),
+        (IntOrString::String(s), KruiseVersion::V1_8) => Err(format!(
+            "partition {s:?} is not an int32 (a percent partition needs Kruise v1.9.0)"
+        )),
+        (value, KruiseVersion::V1_9) => {
+            scaled_value_apimachinery(value, desired_number_scheduled, false)
+                .map_err(|e| format!("invalid value for IntOrString: {e}"))
+        }
+    }
+}
+
+/// [`resolve_partition`] of `spec`'s partition (0 when there is no rolling update).
+pub fn partition_nodes(spec: &DsSpec, version: KruiseVersion) -> Result<i32, String> {
+    spec.rolling_update.as_ref().map_or(Ok(0), |r| {
+        resolve_partition(&r.partition, spec.desired_number_scheduled, version)
+    })
+}
 
 /// Port of pkg/controller/daemonset/daemonset_util.go::findUpdatedPodsOnNode (v1.8.4).
 ///
@@ -34,20 +66,24 @@ fn nil_or_pre_deleting(pod: Option<&DsPod>) -> bool {
     pod.is_none_or(DsPod::is_pre_deleting)
 }
 
-/// Port of pkg/controller/daemonset/daemonset_update.go::filterDaemonPodsNodeToUpdate (v1.8.4).
+/// Port of pkg/controller/daemonset/daemonset_update.go::filterDaemonPodsNodeToUpdate (v1.8.4,
+/// v1.9.0).
 ///
 /// Walks the nodes of `node_to_pods` in reverse name order and lists, in this order: nodes
 /// already updated (or with excess pods), nodes updating (no usable old pod), then nodes matching
 /// the update selector (or, without a selector, every other node). The list is capped at
-/// `nodes - partition`. `nodes` is only read to match the selector.
+/// `nodes - partition` (the partition in nodes, [`partition_nodes`]; one that does not resolve
+/// fails the rolling update). `nodes` is only read to match the selector.
 pub fn filter_nodes_to_update(
     spec: &DsSpec,
     hash: &str,
     node_to_pods: &NodeToPods,
     nodes: &[DsNode],
+    version: KruiseVersion,
 ) -> Result<Vec<String>, String> {
     let rolling = spec.rolling_update.as_ref();
-    let partition = rolling.map_or(0, |r| r.partition);
+    let partition = partition_nodes(spec, version)
+        .map_err(|e| format!("failed to get partition value: {e}"))?;
     let selector = rolling.and_then(|r| r.selector.as_ref());
     let by_name: BTreeMap<&str, &DsNode> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let (mut updated, mut updating, mut selected, mut rest) = (vec![], vec![], vec![], vec![]);
@@ -165,6 +201,7 @@ pub fn rolling_update_step(
     nodes_that_should_run: &[String],
     node_to_pods: &NodeToPods,
     can_update_in_place: &dyn Fn(&DsPod) -> bool,
+    version: KruiseVersion,
 ) -> Result<DsRollingStep, String> {
     let mut map = node_to_pods.clone();
     let (max_surge, max_unavailable, _) =
@@ -179,7 +216,7 @@ pub fn rolling_update_step(
         return Ok(step);
     }
     map.retain(|name, _| nodes.iter().any(|n| &n.name == name));
-    step.nodes_to_update = filter_nodes_to_update(spec, hash, &map, nodes)?;
+    step.nodes_to_update = filter_nodes_to_update(spec, hash, &map, nodes, version)?;
     let min_ready = spec.min_ready_seconds;
     let to_update = step.nodes_to_update.clone();
     if max_surge == 0 {

@@ -11,6 +11,7 @@ use super::{
     Action, Blocker, Change, Direction, Plan, PlanError, PlanInput, PlanPod, PlanStatus, PlannedPod,
 };
 use crate::kruise::{
+    KruiseVersion,
     cloneset::ExpectationDiffs,
     daemonset::{
         DsNode, DsPod, DsSpec, NodeToPods, RollingUpdateType, TEMPLATE_GENERATION_LABEL,
@@ -50,8 +51,8 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
     let mut spec = ads.spec.clone();
     let mut rolling = spec.rolling_update.take().unwrap_or_default();
     // The generic fields are the live values; they win over the kind-specific copy.
-    if let Some(IntOrString::Int(p)) = &w.partition {
-        rolling.partition = *p;
+    if let Some(p) = &w.partition {
+        rolling.partition = p.clone();
     }
     if w.max_unavailable.is_some() {
         rolling.max_unavailable = w.max_unavailable.clone();
@@ -71,12 +72,13 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
                 )),
                 other => PlanError::BadPartition(other),
             })? {
-            IntOrString::Int(p) => rolling.partition = p,
-            IntOrString::String(s) => {
+            IntOrString::String(s) if input.version == KruiseVersion::V1_8 => {
                 return Err(PlanError::Unsupported(format!(
-                    "an Advanced DaemonSet partition is a number of nodes, not a percent ({s})"
+                    "an Advanced DaemonSet partition is a number of nodes in Kruise v1.8.4, not a \
+                     percent ({s}); v1.9.0 takes one"
                 )));
             }
+            p => rolling.partition = p,
         },
         Change::Pause => rolling.paused = true,
         Change::Resume => rolling.paused = false,
@@ -86,7 +88,7 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
             )));
         }
     }
-    let partition = rolling.partition;
+    let partition = rolling.partition.clone();
     let paused = rolling.paused;
     let in_place_type = rolling.rolling_update_type == RollingUpdateType::InPlaceIfPossible;
     let update_selector = rolling.selector.clone();
@@ -107,8 +109,9 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
         &ads.nodes,
         &ads.nodes_that_should_run,
         &node_to_pods,
-        partition,
+        &partition,
         &|_| in_place_possible,
+        input.version,
     )
     .map_err(PlanError::Unsupported)?;
     let pass = &preview.this_pass;
@@ -178,6 +181,12 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
             preview.updated_beyond_partition
         ));
     }
+    if let IntOrString::String(p) = &partition {
+        notes.push(format!(
+            "partition {p} is {} of the {} nodes the last status counted (rounded down)",
+            preview.partition, spec.desired_number_scheduled
+        ));
+    }
     if paused {
         notes.push("the rollout is paused: nothing updates until it is resumed".to_owned());
     }
@@ -217,7 +226,7 @@ pub fn plan_daemonset(input: &PlanInput) -> Result<Plan, PlanError> {
     Ok(Plan {
         kind: w.kind,
         name: w.name.clone(),
-        partition,
+        partition: preview.partition,
         max_unavailable: pass.max_unavailable,
         max_surge: pass.max_surge,
         paused,

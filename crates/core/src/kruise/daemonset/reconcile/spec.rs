@@ -15,8 +15,21 @@ use crate::{
 /// The annotation holding the deprecated template generation (nobody sets it on an Advanced
 /// DaemonSet in v1.8.4, but pods matching it count as updated).
 pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-/// With `"true"`, pods for new nodes are created only up to the partition.
+/// With `"true"`, pods for new nodes are created only up to the partition. v1.9.0's v1beta1 spells
+/// it `spec.scaleStrategy.partitionedScaling: true`; the conversion maps one onto the other, and
+/// this port's v1alpha1-shaped model keeps the annotation ([`partitioned_scaling`]).
 pub const PROGRESSIVE_CREATE_POD: &str = "daemonset.kruise.io/progressive-create-pod";
+
+/// `isDaemonSetCreationProgressively`: v1.8.4 reads the annotation; v1.9.0 reads v1beta1
+/// `scaleStrategy.partitionedScaling`, which the conversion sets exactly when the annotation is
+/// `"true"`, so both read the annotation of this model.
+pub fn partitioned_scaling(ds: &DaemonSet) -> bool {
+    ds.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(PROGRESSIVE_CREATE_POD))
+        .is_some_and(|v| v == "true")
+}
 
 /// The set's spec as the ported algorithms read it, with upstream's defaults
 /// (`SetDefaultsDaemonSet`): RollingUpdate, Standard; the deprecated Surging becomes Standard
@@ -47,7 +60,7 @@ pub fn spec_of(ds: &DaemonSet) -> DsSpec {
         },
         rolling_update: Some(DsRollingUpdate {
             rolling_update_type,
-            partition: r.partition.unwrap_or(0),
+            partition: r.partition.unwrap_or(IntOrString::Int(0)),
             selector: r.selector,
             max_unavailable,
             max_surge,
@@ -56,6 +69,7 @@ pub fn spec_of(ds: &DaemonSet) -> DsSpec {
         min_ready_seconds: ds.spec.min_ready_seconds.unwrap_or(0),
         template_generation: template_generation(ds),
         burst_replicas: Some(burst_replicas(ds)),
+        desired_number_scheduled: ds.status.as_ref().map_or(0, |s| s.desired_number_scheduled),
     }
 }
 

@@ -84,6 +84,10 @@ struct World {
 
 impl World {
     fn run(&self) -> Outcome {
+        self.run_at(KruiseVersion::V1_8)
+    }
+
+    fn run_at(&self, version: KruiseVersion) -> Outcome {
         reconcile(&Input {
             ds: &self.ds,
             pods: &self.pods,
@@ -91,6 +95,7 @@ impl World {
             cur: &self.cur,
             old: &self.old,
             now: 100,
+            version,
         })
     }
 }
@@ -219,6 +224,59 @@ fn partition_holds_back_the_alphabetically_first_nodes() {
     let deleted = with_why(&w.run(), |y| *y == Why::Delete);
     assert_eq!(deleted.len(), 2);
     assert!(deleted.iter().all(|n| !n.contains("node-a")));
+}
+
+#[test]
+fn percent_partition_floors_over_the_last_desired_count_at_v1_9_only() {
+    // 34% of the 3 nodes the last status counted is 1.02: one node (node-a) stays old.
+    let extra = json!({
+        "spec": {"updateStrategy": {"rollingUpdate": {"partition": "34%", "maxUnavailable": 3}}},
+        "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3,
+                   "numberMisscheduled": 0, "numberReady": 3, "updatedNumberScheduled": 3},
+    });
+    let w = rolled(world(extra, &["node-a", "node-b", "node-c"]), "a:2");
+    let out = w.run_at(KruiseVersion::V1_9);
+    let deleted = with_why(&out, |y| *y == Why::Delete);
+    assert_eq!(deleted.len(), 2, "{out:?}");
+    assert!(deleted.iter().all(|n| !n.contains("node-a")));
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    // v1.8.4 cannot read a string partition: the rolling update fails, nothing is replaced.
+    let out = w.run_at(KruiseVersion::V1_8);
+    assert!(with_why(&out, |y| *y == Why::Delete).is_empty());
+    assert!(
+        out.errors.iter().any(|e| e.contains("partition")),
+        "{:?}",
+        out.errors
+    );
+}
+
+#[test]
+fn percent_partition_against_a_status_never_written_keeps_nothing_back() {
+    // No status yet: desiredNumberScheduled 0, so 50% is 0 nodes and every node updates.
+    let extra = json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": "50%", "maxUnavailable": 3}}}});
+    let w = rolled(world(extra, &["node-a", "node-b", "node-c"]), "a:2");
+    let out = w.run_at(KruiseVersion::V1_9);
+    assert_eq!(with_why(&out, |y| *y == Why::Delete).len(), 3);
+}
+
+#[test]
+fn partitioned_scaling_creates_up_to_a_percent_partition() {
+    // 67% of 3 is 2 (floor): only 3 - 0 - 2 = 1 pod is created, on the first node by name.
+    let extra = json!({
+        "metadata": {"annotations": {PROGRESSIVE_CREATE_POD: "true"}},
+        "spec": {"updateStrategy": {"rollingUpdate": {"partition": "67%"}}},
+        "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 0,
+                   "numberMisscheduled": 0, "numberReady": 0, "updatedNumberScheduled": 0},
+    });
+    let w = world(extra.clone(), &[]);
+    assert_eq!(created_on(&w.run_at(KruiseVersion::V1_9)), ["node-a"]);
+    // v1.8.4: the string does not resolve, the partition is ignored and every node gets a pod.
+    assert_eq!(created_on(&w.run_at(KruiseVersion::V1_8)).len(), 3);
+    // Without partitionedScaling the partition does not limit creation.
+    let mut plain = extra;
+    plain["metadata"] = json!({});
+    let w = world(plain, &[]);
+    assert_eq!(created_on(&w.run_at(KruiseVersion::V1_9)).len(), 3);
 }
 
 #[test]

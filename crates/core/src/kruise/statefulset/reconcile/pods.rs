@@ -17,7 +17,7 @@ use super::owner_reference;
 use crate::{
     api::StatefulSet,
     kruise::{
-        FeatureGates,
+        FeatureGates, KruiseVersion,
         cloneset::{inplace::rfc3339, reconcile::create::LIFECYCLE_TIMESTAMP},
         statefulset::{LIFECYCLE_STATE_LABEL, REVISION_LABEL},
     },
@@ -46,18 +46,32 @@ pub fn claim_name(set: &StatefulSet, vct: &PersistentVolumeClaim, ordinal: i32) 
     )
 }
 
-/// Port of `getPersistentVolumeClaims`: the claims of the pod at `ordinal`, by template name,
-/// labelled with the set's `matchLabels`.
-pub fn claims(set: &StatefulSet, ordinal: i32) -> BTreeMap<String, PersistentVolumeClaim> {
+/// Port of `getPersistentVolumeClaims`: the claims of the pod at `ordinal`, by template name.
+/// v1.8.4 labels them with the set's `matchLabels` only; v1.9.0 (#2257) keeps the template's
+/// labels and merges `matchLabels` over them (the selector wins on equal keys), or takes
+/// `matchLabels` when the template has no labels.
+pub fn claims(
+    set: &StatefulSet,
+    ordinal: i32,
+    version: KruiseVersion,
+) -> BTreeMap<String, PersistentVolumeClaim> {
+    let selector = set.spec.selector.match_labels.clone();
     set.spec
         .volume_claim_templates
         .iter()
         .map(|vct| {
             let mut claim = vct.clone();
+            let labels = match (version, vct.metadata.labels.clone()) {
+                (KruiseVersion::V1_9, Some(mut labels)) => {
+                    labels.extend(selector.clone().unwrap_or_default());
+                    Some(labels)
+                }
+                _ => selector.clone(),
+            };
             claim.metadata = ObjectMeta {
                 name: Some(claim_name(set, vct, ordinal)),
                 namespace: set.metadata.namespace.clone(),
-                labels: set.spec.selector.match_labels.clone(),
+                labels,
                 annotations: vct.metadata.annotations.clone(),
                 ..ObjectMeta::default()
             };
@@ -117,7 +131,8 @@ pub fn new_pod(
     let mut spec = template.spec.clone().unwrap_or_default();
     spec.hostname = Some(name.clone());
     spec.subdomain = set.spec.service_name.clone().filter(|s| !s.is_empty());
-    let claims = claims(set, ordinal);
+    // Only the claims' names are read here, which no version changes.
+    let claims = claims(set, ordinal, KruiseVersion::V1_9);
     if !claims.is_empty() {
         // updateStorage: the claim volumes, then the template's other volumes.
         let others: Vec<Volume> = spec
@@ -217,7 +232,7 @@ mod tests {
             Some(1)
         );
         assert!(identity_matches(&set, &pod, 3));
-        let claim = &claims(&set, 3)["data"];
+        let claim = &claims(&set, 3, KruiseVersion::V1_8)["data"];
         assert_eq!(claim.metadata.name.as_deref(), Some("data-db-3"));
         assert_eq!(
             claim
@@ -228,5 +243,39 @@ mod tests {
                 .map(String::as_str),
             Some("db")
         );
+    }
+
+    #[test]
+    fn claim_labels_merge_the_template_under_the_selector_from_v1_9() {
+        let set: StatefulSet = serde_json::from_value(json!({
+            "metadata": {"name": "db", "namespace": "ns"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "db", "tier": "data"}},
+                "volumeClaimTemplates": [
+                    {"metadata": {"name": "data", "labels": {"backup": "daily", "tier": "x"}}},
+                    {"metadata": {"name": "logs"}}
+                ]
+            }
+        }))
+        .unwrap_or_default();
+        let labels = |version, vct: &str| {
+            claims(&set, 0, version)[vct]
+                .metadata
+                .labels
+                .clone()
+                .unwrap_or_default()
+        };
+        let selector: BTreeMap<String, String> = [("app", "db"), ("tier", "data")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .into();
+        // v1.8.4: the selector's labels replace the template's.
+        assert_eq!(labels(KruiseVersion::V1_8, "data"), selector);
+        // v1.9.0: merged, the selector winning on `tier`.
+        let mut merged = selector.clone();
+        merged.insert("backup".to_owned(), "daily".to_owned());
+        assert_eq!(labels(KruiseVersion::V1_9, "data"), merged);
+        // No template labels: the selector's at both versions.
+        assert_eq!(labels(KruiseVersion::V1_9, "logs"), selector);
+        assert_eq!(labels(KruiseVersion::V1_8, "logs"), selector);
     }
 }

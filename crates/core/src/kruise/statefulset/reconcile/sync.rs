@@ -1,6 +1,6 @@
 //! The body of one Advanced StatefulSet reconcile: `processReplica` over the slots,
-//! `processCondemned`, and `rollingUpdateStatefulsetPods` (v1.8.4), deciding the writes into
-//! the [`Outcome`].
+//! `processCondemned`, and `rollingUpdateStatefulsetPods` (v1.8.4, and v1.9.0's Parallel loop
+//! and failed-pod budget, #2109), deciding the writes into the [`Outcome`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 
 use super::{Input, Op, Outcome, PodWrite, Why, inplace, inplace::InPlace, name_of, pods};
 use crate::kruise::{
+    KruiseVersion,
     cloneset::{
         inplace::{PodModel, RevisionTemplate},
         lifecycle::{self, Lifecycle},
@@ -24,12 +25,15 @@ use crate::kruise::{
     },
 };
 
-/// How a processing loop ends (upstream's `shouldExit` / `shouldBreak`).
+/// How a processing loop ends (upstream's `shouldExit` / `shouldBreak` / an error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Continue,
     Break,
+    /// `shouldExit` without an error: v1.9.0's Parallel loop goes on past it.
     Exit,
+    /// An error (already in `out.errors`): the pass ends at every version.
+    Fail,
 }
 
 /// One reconcile's working state.
@@ -106,7 +110,7 @@ impl Run<'_> {
     /// The claims of the pod at `ordinal` that do not exist yet; Err when one is being deleted.
     fn missing_claims(&self, ordinal: i32) -> Result<Vec<PersistentVolumeClaim>, String> {
         let mut missing = Vec::new();
-        for claim in pods::claims(self.input.set, ordinal).into_values() {
+        for claim in pods::claims(self.input.set, ordinal, self.input.version).into_values() {
             let name = claim.metadata.name.as_deref().unwrap_or_default();
             match self
                 .input
@@ -193,15 +197,21 @@ impl Run<'_> {
                 Flow::Continue if new_at.contains_key(&idx) && spend(&mut budget) => Flow::Break,
                 other => other,
             };
+            // `runForAllWithBreak`: v1.9.0 (#2109) ignores shouldExit in Parallel mode.
+            let exit_ends_pass = monotonic || self.input.version == KruiseVersion::V1_8;
             match flow {
                 Flow::Continue => {}
+                Flow::Exit if !exit_ends_pass => {}
                 Flow::Break => break,
-                Flow::Exit => return,
+                Flow::Exit | Flow::Fail => return,
             }
         }
 
         for pod in condemned {
-            if self.process_condemned(pod, monotonic, first_unhealthy.as_deref()) == Flow::Exit {
+            if matches!(
+                self.process_condemned(pod, monotonic, first_unhealthy.as_deref()),
+                Flow::Exit | Flow::Fail
+            ) {
                 return;
             }
         }
@@ -224,7 +234,7 @@ impl Run<'_> {
             self.out
                 .errors
                 .push(format!("revision {revision} holds no pod template"));
-            return Flow::Exit;
+            return Flow::Fail;
         };
         let claims = match self.missing_claims(ordinal) {
             Ok(c) => c,
@@ -238,7 +248,7 @@ impl Run<'_> {
                 self.out.events.extend(w.failure_events(set_name, &e));
                 self.conditions.extend(w.failure_condition(&e));
                 self.out.errors.push(e);
-                return Flow::Exit;
+                return Flow::Fail;
             }
         };
         let mut new = pods::new_pod(
@@ -280,6 +290,11 @@ impl Run<'_> {
             return Flow::Continue;
         };
         if matches!(ap.phase.as_str(), "Failed" | "Succeeded") {
+            // v1.9.0: a failed pod uses up the scale budget first; when that leaves none, wait
+            // (break) without deleting it.
+            if self.input.version == KruiseVersion::V1_9 && spend(budget) {
+                return Flow::Break;
+            }
             if !ap.terminating {
                 self.delete_pod(pod);
             }
@@ -295,7 +310,7 @@ impl Run<'_> {
                 Ok(_) => {}
                 Err(e) => {
                     self.out.errors.push(e);
-                    return Flow::Exit;
+                    return Flow::Fail;
                 }
             }
         }
@@ -340,7 +355,7 @@ impl Run<'_> {
             Ok(delay) => self.requeue(delay),
             Err(e) => {
                 self.out.errors.push(format!("pod {}: {e}", model.name));
-                return Err(Flow::Exit);
+                return Err(Flow::Fail);
             }
         }
         if *model != before {
