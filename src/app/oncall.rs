@@ -147,6 +147,8 @@ pub struct Oncall {
     pub memory: triage::Memory,
     /// Refused deletes read from the journal.
     pub denials: Vec<Denial>,
+    /// CloneSets' status conditions by workload key (the Progressing condition, for triage).
+    pub progress: HashMap<String, super::rollout::progress::Conditions>,
 }
 
 /// The refused deletes of the journal (deletion protection or a budget said no).
@@ -191,6 +193,7 @@ impl App {
         self.oncall.budget_left = rows::budget_left(&self.oncall.budgets);
         self.oncall.sidecarsets = sidecar::build_sidecarsets(&self.stores);
         self.oncall.probes = probes::build_probes(&self.stores, ns, &self.pods);
+        self.oncall.progress = super::rollout::progress::by_workload(&self.stores);
         self.rebuild_triage();
     }
 
@@ -205,6 +208,7 @@ impl App {
             budgets: &self.oncall.budgets,
             restarts: &self.oncall.restarts,
             denials: &self.oncall.denials,
+            progress: &self.oncall.progress,
         };
         let mut memory = std::mem::take(&mut self.oncall.memory);
         self.oncall.triage = triage::triage(&input, &mut memory);

@@ -6,6 +6,7 @@
 //! change (at most one request in flight, at most one a second — a busy rollout does not turn
 //! into a request per watch event, and nothing is asked while nothing changes).
 
+pub mod progress;
 pub mod summary;
 
 use std::{collections::BTreeSet, sync::Arc};

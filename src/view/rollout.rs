@@ -4,6 +4,7 @@
 
 mod grid;
 mod next;
+mod progress;
 
 use ratatui::{
     buffer::Buffer,
@@ -25,8 +26,12 @@ use crate::{
 
 pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
     let events_height = (area.height / 4).clamp(4, 10);
+    let extra = view
+        .summary
+        .as_ref()
+        .map_or(0, |s| progress::lines(&s.conditions));
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(8),
+        Constraint::Length(8 + extra),
         Constraint::Fill(1),
         Constraint::Length(events_height),
     ])
@@ -88,6 +93,7 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         lines.push(gauge(app, label, value, s.replicas, width, r, s));
     }
     lines.push(batches(app, s));
+    lines.extend(progress::render(app, &s.conditions));
     Paragraph::new(lines).render(inner, buf);
 }
 

@@ -15,14 +15,18 @@ use serde_json::{Value, json};
 
 use super::common::parse;
 
+mod admission;
 mod arith;
 mod lifecycle;
 mod order;
+mod progressing;
 mod scale;
 
+pub use admission::admission;
 pub use arith::{diffs, int_or_percent, partition, revision_hash, update_count};
 pub use lifecycle::lifecycle;
 pub use order::{scale_down_order, scatter, update_order};
+pub use progressing::progressing;
 pub use scale::scale;
 
 /// The evaluators' clock (unix seconds).

@@ -17,9 +17,11 @@ pub type Evaluator = fn(Option<&str>, &serde_json::Value) -> Result<(), String>;
 pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
     let stem = file_stem.strip_prefix("upstream-").unwrap_or(file_stem);
     Some(match stem {
+        "cloneset-admission" => cloneset::admission,
         "cloneset-diffs" => cloneset::diffs,
         "cloneset-lifecycle" => cloneset::lifecycle,
         "cloneset-partition" => cloneset::partition,
+        "cloneset-progressing" => cloneset::progressing,
         "cloneset-scale-down-order" => cloneset::scale_down_order,
         "cloneset-scale" => cloneset::scale,
         "cloneset-scatter" => cloneset::scatter,

@@ -51,6 +51,9 @@ fn ads(name: &str, strategy: Value) -> DaemonSet {
     .expect("a valid Advanced DaemonSet")
 }
 
+/// Writes go through v1alpha1 (what a user's manifest says); reads go through
+/// `served::daemonset`, at the version the cluster stores (v1beta1 on Kruise v1.9, whose
+/// `updateRevision` a v1alpha1 read without kruise-manager's conversion webhook would prune).
 fn sets(c: &Cluster) -> Api<DaemonSet> {
     Api::default_namespaced(c.client.clone())
 }
@@ -68,7 +71,7 @@ async fn wait_on_nodes(c: &Cluster, ds_name: &str, nodes: &[&str]) -> DaemonSet 
     let want: BTreeSet<String> = nodes.iter().map(|n| (*n).to_owned()).collect();
     let desired = i32::try_from(nodes.len()).unwrap_or(i32::MAX);
     wait_for(90, &format!("{ds_name} ready on {nodes:?}"), || async {
-        let ds = sets(c).get(ds_name).await.ok()?;
+        let ds = crate::served::daemonset(&c.client, ds_name).await?;
         let st = ds.status.clone()?;
         let pods = c.pods_of(ds_name).await;
         let on: BTreeSet<String> = pods.iter().map(|p| node(p).to_owned()).collect();
@@ -209,7 +212,7 @@ async fn partition_holds_back_that_many_nodes_within_max_unavailable() {
     ])
     .await;
     let ds = wait_for(90, "two nodes updated", || async {
-        let ds = sets(&c).get("logs").await.ok()?;
+        let ds = crate::served::daemonset(&c.client, "logs").await?;
         let st = ds.status.clone()?;
         let ready = c
             .pods_of("logs")
@@ -250,7 +253,7 @@ async fn partition_holds_back_that_many_nodes_within_max_unavailable() {
     // Partition 0: the last node follows.
     set_partition(&c, "logs", 0).await;
     wait_for(60, "every node updated", || async {
-        let st = sets(&c).get("logs").await.ok()?.status?;
+        let st = crate::served::daemonset(&c.client, "logs").await?.status?;
         (st.updated_number_scheduled == 3 && st.number_available == 3).then_some(())
     })
     .await;
@@ -389,7 +392,7 @@ async fn in_place_if_possible_keeps_the_pods_and_restarts_their_containers() {
     let sampler = UnavailableSampler::start(c.pods(), "probe", 3);
     set_image(&c, "probe", "agent:2").await;
     let ds = wait_for(90, "every node updated in place", || async {
-        let ds = sets(&c).get("probe").await.ok()?;
+        let ds = crate::served::daemonset(&c.client, "probe").await?;
         let st = ds.status.clone()?;
         let pods = c.pods_of("probe").await;
         (st.updated_number_scheduled == 3
@@ -428,7 +431,7 @@ async fn the_plan_predicts_which_nodes_the_controller_updates() {
     wait_on_nodes(&c, "edge", &["sim-node-0", "sim-node-1", "sim-node-2"]).await;
     set_image(&c, "edge", "agent:2").await;
     let held = wait_for(30, "the new hash in the status", || async {
-        let ds = sets(&c).get("edge").await.ok()?;
+        let ds = crate::served::daemonset(&c.client, "edge").await?;
         let st = ds.status.clone()?;
         (st.observed_generation == ds.metadata.generation.unwrap_or(0)).then_some(ds)
     })
@@ -441,7 +444,12 @@ async fn the_plan_predicts_which_nodes_the_controller_updates() {
     );
 
     // The plan for partition 1, from the objects as `kruise-tui plan ads/edge` reads them.
-    let json = serde_json::to_value(sets(&c).get("edge").await.expect("ds")).expect("json");
+    let json = serde_json::to_value(
+        crate::served::daemonset(&c.client, "edge")
+            .await
+            .expect("ds"),
+    )
+    .expect("json");
     let nodes: Vec<Node> = Api::<Node>::all(c.client.clone())
         .list(&ListParams::default())
         .await
@@ -463,7 +471,7 @@ async fn the_plan_predicts_which_nodes_the_controller_updates() {
 
     set_partition(&c, "edge", 1).await;
     wait_for(90, "the partition applied", || async {
-        let st = sets(&c).get("edge").await.ok()?.status?;
+        let st = crate::served::daemonset(&c.client, "edge").await?.status?;
         (st.updated_number_scheduled == 2 && st.number_available == 3).then_some(())
     })
     .await;

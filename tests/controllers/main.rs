@@ -24,6 +24,7 @@ mod cmd_recovery;
 mod cmd_rollout;
 mod cmd_workloads;
 mod controllers_cloneset;
+mod controllers_cloneset_progress;
 mod controllers_cmd;
 mod controllers_crr;
 mod controllers_daemonset;

@@ -29,6 +29,7 @@ mod session_keys;
 mod view_acting;
 mod view_logs;
 mod view_oncall;
+mod view_progress;
 mod view_recovery;
 mod view_seed;
 mod view_seed_images;

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::kruise::FeatureGates;
 use crate::server::{AdmissionHook, AdmissionRequest, EmbeddedCluster, Operation, Store, Verdict};
 
+mod cloneset;
 mod daemonset;
 mod objects;
 mod protection;
@@ -38,6 +39,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     for hook in objects::validating(&store, &gates) {
         admission.add_validating(hook);
     }
+    admission.add_validating(cloneset::hook(&store, store.kruise_version()));
     admission.add_validating(daemonset::hook(store.kruise_version()));
 }
 

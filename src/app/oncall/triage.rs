@@ -13,6 +13,7 @@ use jiff::Timestamp;
 use super::{
     super::{
         msg::{Kind, ObjectRef},
+        rollout::progress::Conditions,
         route::Owner,
         rows::{PodRow, WorkloadRow, same_revision, short_hash},
     },
@@ -64,6 +65,9 @@ pub struct Problem {
     pub remedy: String,
     /// Pods affected (ranks problems of one kind).
     pub weight: usize,
+    /// The controller itself reports it (a CloneSet's `Progressing=False` with reason
+    /// `ProgressDeadlineExceeded`): ranks before the console's own guesses of its kind.
+    pub reported: bool,
 }
 
 /// What triage remembers between rebuilds.
@@ -96,6 +100,8 @@ pub struct Input<'a> {
     pub budgets: &'a [PubRow],
     pub restarts: &'a [CrrRow],
     pub denials: &'a [Denial],
+    /// CloneSets' status conditions by workload key (Kruise v1.9's Progressing condition).
+    pub progress: &'a HashMap<String, Conditions>,
 }
 
 fn minutes(secs: i64) -> String {
@@ -177,8 +183,28 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         let on_update = |p: &PodRow| {
             !w.update_revision.is_empty() && same_revision(&p.revision, &w.update_revision)
         };
-        // Stuck rollout.
-        if w.rolling() && !w.paused {
+        // Stuck rollout: the controller's verdict where it gives one (v1.9's Progressing
+        // condition), else the console's guess from the pods and the time without progress.
+        let conditions = input.progress.get(&w.key());
+        if let Some(p) = conditions
+            .filter(|c| c.exceeded())
+            .and_then(|c| c.progressing.as_ref())
+        {
+            let updated = match w.expected {
+                Some(e) => format!("{}/{e} updated", w.updated),
+                None => format!("{} updated", w.updated),
+            };
+            out.push(Problem {
+                kind: ProblemKind::StuckRollout,
+                object: Some(object.clone()),
+                owner: Some(w.owner()),
+                subject: subject.clone(),
+                why: format!("{} ({updated})", p.message),
+                remedy: "u undo · [ partition up · P pause".to_owned(),
+                weight: pods.len().max(1),
+                reported: true,
+            });
+        } else if w.rolling() && !w.paused {
             // A pod just updated is briefly not ready: only a pod down for a while (or
             // crash-looping) holds the rollout.
             let not_ready: Vec<&Arc<PodRow>> = pods
@@ -191,7 +217,9 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                 .progress
                 .get(&w.key())
                 .map(|(_, _, since)| now.as_second() - since.as_second())
-                .filter(|s| *s >= input.stall_seconds && w.expected.is_some_and(|e| w.updated < e));
+                .filter(|s| *s >= input.stall_seconds && w.expected.is_some_and(|e| w.updated < e))
+                // A Progressing condition keeps the time: no guess of ours beside it.
+                .filter(|_| conditions.is_none_or(|c| c.progressing.is_none()));
             let updated = match w.expected {
                 Some(e) => format!("{}/{e} updated", w.updated),
                 None => format!("{} updated", w.updated),
@@ -215,6 +243,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                     why,
                     remedy: "u undo · [ partition up · P pause".to_owned(),
                     weight: not_ready.len().max(1),
+                    reported: false,
                 });
             }
         }
@@ -262,6 +291,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                 ),
                 remedy: "r restart (enter: the pod)".to_owned(),
                 weight: bad.len(),
+                reported: false,
             });
         }
     }
@@ -298,6 +328,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             ),
             remedy: "enter: the budget".to_owned(),
             weight: down.len(),
+            reported: false,
         });
     }
     for c in input.restarts {
@@ -316,6 +347,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             why: format!("restart of pod {} {why}", c.pod),
             remedy: "r retry (enter: the pod)".to_owned(),
             weight: 1,
+            reported: false,
         });
     }
     for d in input
@@ -334,11 +366,13 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             ),
             remedy: ":protect".to_owned(),
             weight: 1,
+            reported: false,
         });
     }
     out.sort_by(|a, b| {
         a.kind
             .cmp(&b.kind)
+            .then(b.reported.cmp(&a.reported))
             .then(b.weight.cmp(&a.weight))
             .then_with(|| a.subject.cmp(&b.subject))
     });
@@ -359,11 +393,11 @@ mod tests {
     use super::*;
     use crate::api::{SlimPod, pod::SlimContainerStatus};
 
-    fn at(secs: i64) -> Timestamp {
+    pub(super) fn at(secs: i64) -> Timestamp {
         Timestamp::from_second(1_800_000_000 + secs).unwrap()
     }
 
-    fn workload(updated: i32, expected: i32) -> WorkloadRow {
+    pub(super) fn workload(updated: i32, expected: i32) -> WorkloadRow {
         WorkloadRow {
             kind: Kind::CloneSet,
             namespace: "demo".into(),
@@ -384,7 +418,13 @@ mod tests {
         }
     }
 
-    fn pod(name: &str, revision: &str, ready: bool, restarts: i32, crash: bool) -> Arc<PodRow> {
+    pub(super) fn pod(
+        name: &str,
+        revision: &str,
+        ready: bool,
+        restarts: i32,
+        crash: bool,
+    ) -> Arc<PodRow> {
         let state = crash.then(|| crate::api::pod::SlimContainerState {
             waiting: Some(crate::api::pod::SlimStateDetail {
                 reason: Some("CrashLoopBackOff".into()),
@@ -426,6 +466,16 @@ mod tests {
         pods: &[Arc<PodRow>],
         memory: &mut Memory,
     ) -> Vec<Problem> {
+        run_with(now, workloads, pods, memory, &HashMap::new())
+    }
+
+    pub(super) fn run_with(
+        now: Timestamp,
+        workloads: &[WorkloadRow],
+        pods: &[Arc<PodRow>],
+        memory: &mut Memory,
+        progress: &HashMap<String, Conditions>,
+    ) -> Vec<Problem> {
         let owners = HashMap::from([("uid-checkout".to_owned(), 0)]);
         let input = Input {
             now,
@@ -436,6 +486,7 @@ mod tests {
             budgets: &[],
             restarts: &[],
             denials: &[],
+            progress,
         };
         triage(&input, memory)
     }
@@ -505,3 +556,6 @@ mod tests {
         assert!(later.is_empty(), "{later:?}");
     }
 }
+
+#[cfg(test)]
+mod progress_tests;

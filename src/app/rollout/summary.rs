@@ -49,6 +49,8 @@ pub struct Summary {
     pub scalable: bool,
     /// Whether the partition may be a percent (CloneSet).
     pub partition_percent: bool,
+    /// The CloneSet's Progressing condition, deadline and past failures (Kruise v1.9).
+    pub conditions: super::progress::Conditions,
 }
 
 fn text(v: &IntOrString) -> String {
@@ -119,6 +121,7 @@ fn cloneset(cs: &CloneSet) -> Summary {
         containers: containers(&cs.spec.template),
         scalable: CS.scalable(),
         partition_percent: CS.partition_percent(),
+        conditions: super::progress::Conditions::of(cs),
     }
 }
 
@@ -156,6 +159,7 @@ fn statefulset(sts: &StatefulSet) -> Summary {
         containers: containers(&sts.spec.template),
         scalable: ASTS.scalable(),
         partition_percent: ASTS.partition_percent(),
+        ..Summary::default()
     }
 }
 
@@ -204,6 +208,7 @@ fn daemonset(ds: &DaemonSet) -> Summary {
         containers: containers(&ds.spec.template),
         scalable: ADS.scalable(),
         partition_percent: ADS.partition_percent(),
+        ..Summary::default()
     }
 }
 

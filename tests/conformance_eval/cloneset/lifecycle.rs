@@ -69,7 +69,10 @@ fn lifecycle_pod(p: &Value) -> Result<PodModel, String> {
     }
     Ok(PodModel {
         name: "pod-0".to_owned(),
-        node_name: "node".to_owned(),
+        // `nodeName` is optional: the pod is scheduled unless a case says otherwise.
+        node_name: field(p, "nodeName")
+            .as_str()
+            .map_or_else(|| "node".to_owned(), str::to_owned),
         phase: str_field(p, "phase"),
         labels,
         annotations,
@@ -89,10 +92,23 @@ fn lifecycle_pod(p: &Value) -> Result<PodModel, String> {
     })
 }
 
+/// A case with `expected_v1_8_4` is checked at both versions (`expected` is v1.9.0's); the
+/// others hold v1.8.4 facts and run at v1.8.
 pub fn lifecycle(op: Option<&str>, case: &Value) -> Result<(), String> {
     no_op(op, "cloneset-lifecycle")?;
+    match case.get("expected_v1_8_4") {
+        None => lifecycle_at(case, expected(case)?, KruiseVersion::V1_8),
+        Some(old) => {
+            lifecycle_at(case, expected(case)?, KruiseVersion::V1_9)
+                .map_err(|e| format!("v1.9.0 behaviour:\n{e}"))?;
+            lifecycle_at(case, old, KruiseVersion::V1_8)
+                .map_err(|e| format!("v1.8.4 behaviour:\n{e}"))
+        }
+    }
+}
+
+fn lifecycle_at(case: &Value, exp: &Value, version: KruiseVersion) -> Result<(), String> {
     let inp = input(case)?;
-    let exp = expected(case)?;
     let image_only = field(inp, "templateDiffIsImageOnly").as_bool();
     let update_name = str_field(inp, "updateRevision");
     let mut revisions = Vec::new();
@@ -148,7 +164,7 @@ pub fn lifecycle(op: Option<&str>, case: &Value) -> Result<(), String> {
             update_revision: &update_rev,
             revisions: &revisions,
             gates: &gates,
-            version: KruiseVersion::V1_8,
+            version,
             now: NOW,
         },
         &mut pods,

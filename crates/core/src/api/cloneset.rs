@@ -6,16 +6,14 @@ mod v1beta1;
 use k8s_openapi::{
     api::core::v1::{PersistentVolumeClaim, PodTemplateSpec},
     apimachinery::pkg::{
-        apis::meta::v1::{LabelSelector, ObjectMeta},
+        apis::meta::v1::{LabelSelector, ObjectMeta, Time},
         util::intstr::IntOrString,
     },
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::common::{
-    InPlaceUpdateStrategy, Lifecycle, UpdatePriorityStrategy, UpdateScatterTerm, WorkloadCondition,
-};
+use super::common::{InPlaceUpdateStrategy, Lifecycle, UpdatePriorityStrategy, UpdateScatterTerm};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", remote = "Self")]
@@ -164,7 +162,28 @@ pub struct CloneSetStatus {
         deserialize_with = "crate::api::common::null_as_default",
         skip_serializing_if = "Vec::is_empty"
     )]
-    pub conditions: Vec<WorkloadCondition>,
+    pub conditions: Vec<CloneSetCondition>,
+}
+
+/// A CloneSet condition (`CloneSetCondition`): the shared workload condition plus v1.9.0's
+/// `lastUpdateTime`, which the `Progressing` condition's deadline runs from (#2108; the v1.8.4
+/// schema has no such field, and the other workloads' conditions never had it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CloneSetCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// True, False or Unknown.
+    pub status: String,
+    /// When the condition was last written with a new status or reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_update_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Reads a CloneSet as served in `version` into the one internal model.

@@ -9,10 +9,12 @@ pub mod diffs;
 pub mod inplace;
 pub mod lifecycle;
 pub mod pod_sort;
+pub mod progress;
 pub mod reconcile;
 pub mod scale;
 pub mod update;
 pub mod update_pass;
+pub mod validate;
 
 pub use diffs::{ExpectationDiffs, IsPodUpdateMode, calculate_diffs};
 

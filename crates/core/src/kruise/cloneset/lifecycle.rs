@@ -86,12 +86,12 @@ pub struct RefreshFacts<'a> {
     pub on_update_revision: bool,
     /// The in-place update check reports completion.
     pub update_completed: bool,
-    /// The PodScheduled condition is True (read only by v1.9).
+    /// `spec.nodeName` is set (`util.HasPodScheduled`; read only by v1.9).
     pub scheduled: bool,
 }
 
 /// Port of sync/cloneset_update.go::refreshPodState's state choice (v1.8.4; the v1.9
-/// PodScheduled requirement behind `version`). Returns the state to move to, if any.
+/// scheduling requirement, `spec.nodeName != ""`, behind `version`). Returns the state to move to.
 pub fn refresh_state(
     lifecycle: Option<&Lifecycle>,
     facts: RefreshFacts<'_>,

@@ -1,7 +1,8 @@
 //! One CloneSet reconcile (`cloneset_controller.go::doReconcile` after the revisions are
-//! settled, `syncCloneSet`, v1.8.4), pure: what the controller read (the CloneSet, its active
-//! pods, claims and revisions, the clock) in, what it writes out. Scale runs first; only when it
-//! changed nothing does Update run, exactly as upstream.
+//! settled, `syncCloneSet`, v1.8.4; v1.9.0's conditions behind `KruiseVersion`), pure: what the
+//! controller read (the CloneSet, its active pods, claims and revisions, the clock) in, what it
+//! writes out. Scale runs first; only when it changed nothing does Update run, exactly as
+//! upstream.
 //!
 //! The IO shell (src/controllers/cloneset.rs) settles the revisions first
 //! ([`revisions::active_revisions`], creating the update revision if new), then applies the
@@ -30,13 +31,14 @@ use super::{
     inplace::{PodModel, RevisionTemplate},
     lifecycle::Lifecycle,
     pod_sort::SpreadConstraint,
+    progress,
     scale::{self, ScaleAction, ScaleInput},
     state,
     update::UpdateOrder,
     update_pass::{self, KRUISE_POD_READY, UpdatePassInput},
 };
 use crate::{
-    api::{CloneSet, cloneset::CloneSetStatus, common::WorkloadCondition},
+    api::{CloneSet, cloneset::CloneSetStatus},
     kruise::{
         FeatureGates, KruiseVersion,
         events::EventRecord,
@@ -187,23 +189,25 @@ pub fn reconcile(input: &Input<'_>, rng: &mut dyn FnMut() -> u64) -> Outcome {
     if cs.metadata.deletion_timestamp.is_none() {
         sync(input, rng, &mut out);
     }
-    if !out.errors.is_empty() {
+    let failure = (!out.errors.is_empty()).then(|| {
         let kind = if out.scaled {
-            "FailedScale"
+            progress::FAILED_SCALE
         } else {
-            "FailedUpdate"
+            progress::FAILED_UPDATE
         };
-        out.status.conditions = vec![WorkloadCondition {
-            type_: kind.to_owned(),
-            status: "True".to_owned(),
-            message: Some(out.errors.join("; ")),
-            last_transition_time: jiff::Timestamp::from_second(input.now)
-                .ok()
-                .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time),
-            ..WorkloadCondition::default()
-        }];
+        (kind, out.errors.join("; "))
+    });
+    let finished = status::finish(
+        cs,
+        &mut out.status,
+        failure.as_ref().map(|(k, m)| (*k, m.as_str())),
+        input.version,
+        input.now,
+    );
+    out.status_changed = finished.changed;
+    if let Some(after) = finished.requeue_after {
+        requeue(&mut out, after);
     }
-    out.status_changed = status::inconsistent(cs.status.as_ref(), &out.status);
 
     // podsToDelete keeps only pods that still exist.
     let to_delete = cs

@@ -244,7 +244,7 @@ fn positive_int_or_percent_errors(v: &IntOrString, path: &str) -> Vec<FieldError
 }
 
 /// Port of apis/apps/pub/update_priority.go::FieldsValidation (v1.8.4): the first problem.
-fn priority_strategy_error(p: &UpdatePriorityStrategy) -> Option<String> {
+pub(crate) fn priority_strategy_error(p: &UpdatePriorityStrategy) -> Option<String> {
     if !p.weight_priority.is_empty() && !p.order_priority.is_empty() {
         return Some("only one of weightPriority and orderPriority can be used".to_owned());
     }
@@ -267,7 +267,7 @@ fn priority_strategy_error(p: &UpdatePriorityStrategy) -> Option<String> {
 
 /// Port of apis/apps/v1alpha1/scatter_strategy.go::FieldsValidation (v1.8.4): the first
 /// problem (an empty key, or a repeated key and value; an empty value is allowed).
-fn scatter_strategy_error(terms: &[UpdateScatterTerm]) -> Option<String> {
+pub(crate) fn scatter_strategy_error(terms: &[UpdateScatterTerm]) -> Option<String> {
     let mut seen = BTreeSet::new();
     for t in terms {
         if t.key.is_empty() {

@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::Pod;
 use super::pods::pod_info;
 use crate::{
     api::{CloneSet, cloneset::CloneSetStatus},
-    kruise::{intstr, revision},
+    kruise::{KruiseVersion, cloneset::progress, intstr, revision},
 };
 
 /// The status the CloneSet's active `pods` give, with the revisions and selector decided by this
@@ -51,8 +51,15 @@ pub fn calculate(
     status
 }
 
-/// Port of `inconsistentStatus`: whether `new` is worth writing over `old`.
+/// Port of `inconsistentStatus` (v1.8.4 as this port writes it): whether `new` is worth writing
+/// over `old`, any change of the conditions included.
 pub fn inconsistent(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool {
+    inconsistent_counts(old, new) || new.conditions != old.map_or(&[][..], |o| &o.conditions)
+}
+
+/// The fields of `inconsistentStatus` besides the conditions (v1.9.0 adds only the Progressing
+/// condition's status and reason to these: `progress::progressing_changed`).
+pub fn inconsistent_counts(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool {
     let default = CloneSetStatus::default();
     let old = old.unwrap_or(&default);
     new.observed_generation > old.observed_generation
@@ -66,5 +73,55 @@ pub fn inconsistent(old: Option<&CloneSetStatus>, new: &CloneSetStatus) -> bool 
         || new.update_revision != old.update_revision
         || new.current_revision != old.current_revision
         || new.label_selector != old.label_selector
-        || new.conditions != old.conditions
+}
+
+/// What [`finish`] decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// The status differs from the stored one in a way upstream writes.
+    pub changed: bool,
+    /// The Progressing deadline's requeue, seconds (v1.9 only; ≤ 0 means none).
+    pub requeue_after: Option<i64>,
+}
+
+/// The conditions of a reconcile's new `status` and whether to write it, after Scale/Update
+/// ran: `failure` is the pass's error (`FailedScale` or `FailedUpdate`, message).
+///
+/// * v1.8.4: the status starts without conditions and the failure is appended for this pass
+///   only; any change of the conditions is written.
+/// * v1.9.0: the stored conditions carry over; the failure is set with `SetCloneSetCondition`
+///   (so the first one is kept: same status, empty reason); then the Progressing condition is
+///   computed; only the counters and Progressing's status/reason trigger a write.
+pub fn finish(
+    cs: &CloneSet,
+    status: &mut CloneSetStatus,
+    failure: Option<(&str, &str)>,
+    version: KruiseVersion,
+    now: i64,
+) -> Finished {
+    let stored = cs.status.as_ref();
+    match version {
+        KruiseVersion::V1_8 => {
+            status.conditions = failure
+                .map(|(kind, message)| progress::failure_condition(kind, message, now))
+                .into_iter()
+                .collect();
+            Finished {
+                changed: inconsistent(stored, status),
+                requeue_after: None,
+            }
+        }
+        KruiseVersion::V1_9 => {
+            status.conditions = stored.map(|s| s.conditions.clone()).unwrap_or_default();
+            if let Some((kind, message)) = failure {
+                progress::set_condition(status, progress::failure_condition(kind, message, now));
+            }
+            let requeue_after = progress::calculate(cs, status, now).filter(|s| *s > 0);
+            Finished {
+                changed: inconsistent_counts(stored, status)
+                    || progress::progressing_changed(stored, status),
+                requeue_after,
+            }
+        }
+    }
 }

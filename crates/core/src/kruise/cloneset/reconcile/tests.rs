@@ -100,6 +100,16 @@ fn ready_pod(name: &str, rev: &str, image: &str) -> Pod {
 use crate::kruise::revision;
 
 fn run(cs: &CloneSet, pods: &[Pod], revs: &[ControllerRevision]) -> (Outcome, String, String) {
+    run_at(cs, pods, revs, KruiseVersion::V1_8, 1_000)
+}
+
+fn run_at(
+    cs: &CloneSet,
+    pods: &[Pod],
+    revs: &[ControllerRevision],
+    version: KruiseVersion,
+    now: i64,
+) -> (Outcome, String, String) {
     let active = revisions::active_revisions(cs, revs);
     let mut all = revs.to_vec();
     if active.create {
@@ -122,8 +132,8 @@ fn run(cs: &CloneSet, pods: &[Pod], revs: &[ControllerRevision]) -> (Outcome, St
         label_selector: "app=web".into(),
         nodes: &[],
         gates: &gates,
-        version: KruiseVersion::V1_8,
-        now: 1_000,
+        version,
+        now,
     };
     let mut n = 0u64;
     let mut rng = move || {
@@ -285,3 +295,5 @@ fn scale_down_deletes_and_pods_to_delete_is_truncated() {
     assert_eq!(deleted, ["web-b"], "the named pod goes");
     assert_eq!(out.pods_to_delete, Some(vec!["web-b".to_owned()]));
 }
+
+mod v1_9;
