@@ -41,6 +41,7 @@ async fn start() -> Harness {
         timing,
         heartbeat: Duration::from_secs(2),
         lease_renew: Duration::from_millis(500),
+        ..SimOptions::default()
     };
     let sim = tokio::spawn(sim::run(client.clone(), opts, stop.clone()));
     // The nodes are registered before the loop starts; wait for them.
