@@ -203,8 +203,11 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                 Some(Ok(p)) => {
                     assert_eq!(p.plan.direction, plan::Direction::Rollback);
                     assert!(
-                            p.plan.notes.iter().any(|n| n
-                                == "predicted with Kruise v1.9 rules and the feature gates of the embedded controllers"),
+                            p.plan.notes.iter().any(|n| *n
+                                == format!(
+                                    "predicted with Kruise {} rules and the feature gates of the embedded controllers",
+                                    crate::testbed::kruise_version().name()
+                                )),
                             "{:?}",
                             p.plan.notes
                         );
@@ -280,7 +283,11 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                 p.plan
                     .notes
                     .iter()
-                    .any(|n| n == "predicted with Kruise v1.9 rules and the feature gates of the embedded controllers"),
+                    .any(|n| *n
+                        == format!(
+                            "predicted with Kruise {} rules and the feature gates of the embedded controllers",
+                            crate::testbed::kruise_version().name()
+                        )),
                 "{:?}",
                 p.plan.notes
             );
