@@ -18,10 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::api::keys::SIDECARSET_CUSTOM_VERSION;
-
-/// The annotation v1alpha1 Advanced DaemonSets use for `scaleStrategy.partitionedScaling`.
-pub const PROGRESSIVE_CREATE_POD: &str = "daemonset.kruise.io/progressive-create-pod";
+use crate::api::keys::{PROGRESSIVE_CREATE_POD, SIDECARSET_CUSTOM_VERSION};
 /// The namespace label every namespace carries (what a v1alpha1 `spec.namespace` becomes).
 pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 

@@ -114,6 +114,9 @@ pub const SIDECARSET_VERSION_ALT_PREFIX: &str = "versionalt.sidecarset.kruise.io
 pub const SIDECARSET_NAME: &str = "kruise.io/sidecarset-name";
 /// (L, SidecarSet / ControllerRevision) Custom version tag.
 pub const SIDECARSET_CUSTOM_VERSION: &str = "apps.kruise.io/sidecarset-custom-version";
+/// (A, Advanced DaemonSet) With `"true"`, an Advanced DaemonSet creates pods for new nodes only up to its partition
+/// (v1alpha1; v1.9.0's v1beta1 spells it `spec.scaleStrategy.partitionedScaling: true`).
+pub const PROGRESSIVE_CREATE_POD: &str = "daemonset.kruise.io/progressive-create-pod";
 /// Pod condition set by the SidecarSet controller.
 pub const CONDITION_SIDECARSET_UPGRADABLE: &str = "SidecarSetUpgradable";
 

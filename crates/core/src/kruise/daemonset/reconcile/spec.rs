@@ -15,10 +15,9 @@ use crate::{
 /// The annotation holding the deprecated template generation (nobody sets it on an Advanced
 /// DaemonSet in v1.8.4, but pods matching it count as updated).
 pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-/// With `"true"`, pods for new nodes are created only up to the partition. v1.9.0's v1beta1 spells
-/// it `spec.scaleStrategy.partitionedScaling: true`; the conversion maps one onto the other, and
-/// this port's v1alpha1-shaped model keeps the annotation ([`partitioned_scaling`]).
-pub const PROGRESSIVE_CREATE_POD: &str = "daemonset.kruise.io/progressive-create-pod";
+/// The conversion maps v1beta1's `partitionedScaling` onto this annotation, which this port's
+/// v1alpha1-shaped model keeps ([`partitioned_scaling`]).
+pub use crate::api::keys::PROGRESSIVE_CREATE_POD;
 
 /// `isDaemonSetCreationProgressively`: v1.8.4 reads the annotation; v1.9.0 reads v1beta1
 /// `scaleStrategy.partitionedScaling`, which the conversion sets exactly when the annotation is
