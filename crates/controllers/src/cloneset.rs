@@ -294,21 +294,13 @@ fn mapped(shared: &Shared) -> Option<&ApiResource> {
 
 /// Writes the CloneSet's status at the served version; returns the new resourceVersion.
 async fn write_status(shared: &Shared, cs: &CloneSet) -> Result<String, ReconcileError> {
-    let ns = cs.metadata.namespace.clone().unwrap_or_default();
-    let written = match mapped(shared) {
-        None => {
-            let api: Api<CloneSet> = Api::namespaced(shared.client.clone(), &ns);
-            write::replace_status(&api, cs).await?
-        }
-        Some(ar) => {
-            let value = crate::api::cloneset::to_served_json(&ar.version, cs)
-                .map_err(|e| ReconcileError::new(e.to_string()))?;
-            let obj: DynamicObject =
-                serde_json::from_value(value).map_err(|e| ReconcileError::new(e.to_string()))?;
-            let api: Api<DynamicObject> = Api::namespaced_with(shared.client.clone(), &ns, ar);
-            write::replace_status(&api, &obj).await?
-        }
-    };
+    let written = crate::served::replace_status(
+        &shared.client,
+        mapped(shared),
+        cs,
+        crate::api::cloneset::to_served_json,
+    )
+    .await?;
     Ok(written.resource_version)
 }
 
