@@ -20,7 +20,7 @@ pub struct ClusterGates {
 
 /// Reads the gates and the release of whichever controllers run here.
 pub async fn cluster_gates(client: &Client) -> ClusterGates {
-    let (gates, source) = gates_and_source(client).await;
+    let (gates, source) = feature_gates(client).await;
     let apis = crate::kube::discovery::discover_kruise(client)
         .await
         .unwrap_or_default();
@@ -31,7 +31,9 @@ pub async fn cluster_gates(client: &Client) -> ClusterGates {
     }
 }
 
-async fn gates_and_source(client: &Client) -> (FeatureGates, String) {
+/// The gates alone, and where they came from (for callers that do not predict: no discovery,
+/// no release detection).
+pub async fn feature_gates(client: &Client) -> (FeatureGates, String) {
     let leases: Api<Lease> = Api::namespaced(client.clone(), lease::NAMESPACE);
     if let Ok(Some(l)) = leases.get_opt(lease::NAME).await
         && lease::fresh_holder(&l, jiff::Timestamp::now()).is_some()

@@ -14,7 +14,7 @@ use kube::{
 };
 use serde_json::Value;
 
-use super::{detect, errors::text as describe, gates::cluster_gates};
+use super::{detect, errors::text as describe, gates::feature_gates};
 use crate::{
     actions::{
         ObjectState, Target,
@@ -32,11 +32,12 @@ use crate::{
 pub async fn enforcement(client: &Client) -> (Enforcement, FeatureGates) {
     let vwc: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
     let webhook = matches!(vwc.get_opt(detect::VALIDATING_WEBHOOK).await, Ok(Some(_)));
-    let gates = cluster_gates(client).await;
-    let embedded = gates.source == "the embedded controllers";
+    // The gates only: a guard predicts nothing, so it needs no release detection.
+    let (gates, source) = feature_gates(client).await;
+    let embedded = source == "the embedded controllers";
     (
-        Enforcement::decide(webhook, embedded, &gates.gates, &gates.source),
-        gates.gates,
+        Enforcement::decide(webhook, embedded, &gates, &source),
+        gates,
     )
 }
 
