@@ -17,7 +17,12 @@ pub struct Paths {
     /// Whether the partition may be a percent.
     pub partition_percent: bool,
     pub template: &'static str,
+    /// The status field naming the revision pods update to: `updateRevision`, or an Advanced
+    /// DaemonSet's `daemonSetHash` at v1alpha1 (v1beta1, stored since Kruise v1.9, renamed it).
+    pub update_revision: &'static str,
 }
+
+const UPDATE_REVISION: &str = "/status/updateRevision";
 
 use crate::api::kinds::{KindInfo, WorkloadKind};
 
@@ -37,6 +42,7 @@ impl Paths {
                 pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
                 partition_percent,
                 template: TEMPLATE,
+                update_revision: UPDATE_REVISION,
             }),
             (WorkloadKind::CloneSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
@@ -45,6 +51,7 @@ impl Paths {
                 pods_to_delete: Some("/spec/scaleStrategy/podsToDelete"),
                 partition_percent,
                 template: TEMPLATE,
+                update_revision: UPDATE_REVISION,
             }),
             (WorkloadKind::AdvancedStatefulSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
@@ -53,6 +60,7 @@ impl Paths {
                 pods_to_delete: None,
                 partition_percent,
                 template: TEMPLATE,
+                update_revision: UPDATE_REVISION,
             }),
             (WorkloadKind::AdvancedDaemonSet, _) => Some(Paths {
                 partition: "/spec/updateStrategy/rollingUpdate/partition",
@@ -61,6 +69,11 @@ impl Paths {
                 pods_to_delete: None,
                 partition_percent,
                 template: TEMPLATE,
+                update_revision: if version == "v1alpha1" {
+                    "/status/daemonSetHash"
+                } else {
+                    UPDATE_REVISION
+                },
             }),
         }
     }

@@ -10,7 +10,8 @@ use k8s_openapi::api::{apps::v1::ControllerRevision, core::v1::Pod};
 use serde_json::Value;
 
 use crate::{
-    actions::preview::is_active_and_owned,
+    actions::{Paths, preview::is_active_and_owned},
+    api::conversion::version_of,
     cli::{KubeArgs, RolloutHistoryArgs},
     cmd::{Session, workload_kind},
     kruise::{
@@ -70,10 +71,11 @@ pub fn revisions(
             let name = r.metadata.name.clone().unwrap_or_default();
             let (current, update) = if kind == WorkloadKind::AdvancedDaemonSet {
                 // No current revision: the daemon's hash is the one pods update to.
-                // `updateRevision` where v1beta1 is read (Kruise v1.9's storage version).
-                let hash = Some(status("daemonSetHash"))
-                    .filter(|h| !h.is_empty())
-                    .unwrap_or_else(|| status("updateRevision"));
+                // `daemonSetHash` at v1alpha1, `updateRevision` at v1beta1 (as served).
+                let hash = Paths::of(kind.info(), version_of(object))
+                    .and_then(|p| object.pointer(p.update_revision))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 (
                     false,
                     !hash.is_empty() && equal_to_revision_hash(hash, &name),

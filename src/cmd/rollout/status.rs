@@ -111,11 +111,10 @@ impl RolloutStatus {
         };
         let status = |key: &str| int(object, &format!("/status/{key}")).unwrap_or(0);
         let (current_revision, update_revision) = if daemon {
-            // `updateRevision` where v1beta1 is read (Kruise v1.9's storage version).
-            let mut hash = text(object, "/status/daemonSetHash");
-            if hash.is_empty() {
-                hash = text(object, "/status/updateRevision");
-            }
+            // One hash: `daemonSetHash` at v1alpha1, `updateRevision` at v1beta1.
+            let hash = paths
+                .map(|p| text(object, p.update_revision))
+                .unwrap_or_default();
             (hash.clone(), hash)
         } else {
             (
