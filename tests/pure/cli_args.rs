@@ -366,3 +366,33 @@ fn malformed_values_are_usage_errors() {
     ok("rollout undo cs/web --to-revision 0");
     ok("demo-server --listen [::1]:0");
 }
+
+/// Which Kruise release the embedded cluster and the controllers follow: 1.9 unless told.
+#[test]
+fn the_kruise_release_is_a_checked_choice() {
+    use kruise_tui::cli::KruiseRelease;
+    assert_eq!(ok("--demo").console.kruise_version, KruiseRelease::V1_9);
+    assert_eq!(
+        ok("--demo --kruise-version 1.8").console.kruise_version,
+        KruiseRelease::V1_8
+    );
+    usage_error("--kruise-version 1.8");
+    let release = |args: &str| match ok(args).command {
+        Some(Command::DemoServer(a)) => Some(a.kruise_version),
+        Some(Command::Controllers(a)) => a.kruise_version,
+        _ => None,
+    };
+    assert_eq!(release("demo-server"), Some(KruiseRelease::V1_9));
+    assert_eq!(
+        release("demo-server --kruise-version v1.8.4"),
+        Some(KruiseRelease::V1_8)
+    );
+    assert_eq!(release("controllers"), None, "told by the cluster's CRDs");
+    assert_eq!(
+        release("controllers --kruise-version 1.9.0"),
+        Some(KruiseRelease::V1_9)
+    );
+    let err = usage_error("demo-server --kruise-version 2.0");
+    assert!(err.contains("invalid value '2.0'"), "{err}");
+    usage_error("controllers --kruise-version");
+}
