@@ -28,6 +28,7 @@ pub mod podstate;
 pub mod podunavailablebudget;
 pub mod resource;
 pub mod resourcedistribution;
+pub mod rollout;
 pub mod sidecarset;
 pub mod statefulset;
 pub mod uniteddeployment;

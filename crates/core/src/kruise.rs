@@ -8,6 +8,7 @@ pub mod admission;
 pub mod events;
 pub mod features;
 pub mod release;
+pub mod rollout;
 pub mod selector;
 pub mod validation;
 

@@ -65,6 +65,20 @@ pub const KRUISE_CRDS_V1_8: [&str; 17] = [
     include_str!("../../../../crds/v1.8.4/policy.kruise.io_podunavailablebudgets.yaml"),
 ];
 
+/// The upstream Kruise Rollout v0.6.2 CRD manifests (crds/rollouts-v0.6.2/*.yaml): Rollout and
+/// BatchRelease (v1alpha1 and v1beta1, v1beta1 stored), RolloutHistory and TrafficRouting.
+pub const KRUISE_ROLLOUT_CRDS: [&str; 4] = [
+    include_str!("../../../../crds/rollouts-v0.6.2/rollouts.kruise.io_batchreleases.yaml"),
+    include_str!("../../../../crds/rollouts-v0.6.2/rollouts.kruise.io_rollouthistories.yaml"),
+    include_str!("../../../../crds/rollouts-v0.6.2/rollouts.kruise.io_rollouts.yaml"),
+    include_str!("../../../../crds/rollouts-v0.6.2/rollouts.kruise.io_trafficroutings.yaml"),
+];
+
+/// Parse the built-in Kruise Rollout CRD manifests.
+pub fn kruise_rollout_crds() -> anyhow::Result<Vec<Value>> {
+    parse_manifests(&KRUISE_ROLLOUT_CRDS)
+}
+
 /// The CRD manifests of a Kruise release.
 pub fn kruise_crd_manifests(version: KruiseVersion) -> &'static [&'static str] {
     match version {
@@ -75,7 +89,11 @@ pub fn kruise_crd_manifests(version: KruiseVersion) -> &'static [&'static str] {
 
 /// Parse the built-in CRD manifests of a Kruise release.
 pub fn kruise_crds(version: KruiseVersion) -> anyhow::Result<Vec<Value>> {
-    kruise_crd_manifests(version)
+    parse_manifests(kruise_crd_manifests(version))
+}
+
+fn parse_manifests(manifests: &[&str]) -> anyhow::Result<Vec<Value>> {
+    manifests
         .iter()
         .map(|y| {
             serde_saphyr::from_str::<Value>(y)

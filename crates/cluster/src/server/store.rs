@@ -189,6 +189,9 @@ impl Store {
         for crd in builtin::kruise_crds(kruise_version)? {
             store.create(crd)?;
         }
+        for crd in builtin::kruise_rollout_crds()? {
+            store.create(crd)?;
+        }
         // A real server's watch cache starts from a list at start-up: nothing older can be
         // watched from (a watch from resourceVersion 1 is "too old"), as here.
         store.compact();

@@ -191,3 +191,34 @@ pub const ENV_TERMINATE_SIDECAR_WHEN_JOB_EXIT_WITH_IMAGE: &str =
 /// Container env: ignore this sidecar's exit code when judging the job.
 pub const ENV_TERMINATE_SIDECAR_IGNORE_EXIT_CODE: &str =
     "KRUISE_TERMINATE_SIDECAR_IGNORE_EXIT_CODE";
+
+// --- Kruise Rollout (rollouts.kruise.io v0.6.2) ----------------------------------------------
+
+/// (L, workload) `cloneset`, `deployment`, `statefulset` (also ASTS) or `daemonset`: the workload
+/// webhook's objectSelector requires it. Patched by the Rollout controller, never removed, so it
+/// only says "a Rollout once referenced this".
+pub const ROLLOUT_WORKLOAD_TYPE: &str = "rollouts.kruise.io/workload-type";
+/// (A, workload) `{"rolloutName":"<rollout>"}`: a Rollout has taken over this release.
+pub const ROLLOUT_IN_PROGRESSING: &str = "rollouts.kruise.io/in-progressing";
+/// (A, workload) JSON ownerReference of the BatchRelease that owns the partition and paused
+/// fields.
+pub const BATCH_RELEASE_CONTROL_INFO: &str = "batchrelease.rollouts.kruise.io/control-info";
+/// (A, Rollout) Plan hash (steps without pause, without failureThreshold).
+pub const ROLLOUT_HASH: &str = "rollouts.kruise.io/hash";
+/// (L and A, workload; L, pod) A user-chosen release id: the controller reads the workload
+/// label, the webhook the workload annotation; pods carry the release plan's id.
+pub const ROLLOUT_ID: &str = "rollouts.kruise.io/rollout-id";
+/// (L, pod) 1-based batch in which the pod was updated.
+pub const ROLLOUT_BATCH_ID: &str = "rollouts.kruise.io/rollout-batch-id";
+/// (L, pod) Already on the target revision when a rollback in batches starts.
+pub const ROLLOUT_NO_NEED_UPDATE: &str = "rollouts.kruise.io/no-need-update";
+/// (A, Rollout, copied to the BatchRelease) `"true"`: roll back in batches.
+pub const ROLLBACK_IN_BATCH: &str = "rollouts.kruise.io/rollback-in-batch";
+/// (A, v1alpha1 Rollout and BatchRelease) `partition` or `canary`.
+pub const ROLLING_STYLE: &str = "rollouts.kruise.io/rolling-style";
+/// (A, Rollout) Name of a TrafficRouting CR that follows this Rollout.
+pub const ROLLOUT_TRAFFIC_ROUTING: &str = "rollouts.kruise.io/trafficrouting";
+/// Finalizer on a Rollout, held until Terminating completes.
+pub const ROLLOUT_FINALIZER: &str = "rollouts.kruise.io/rollout";
+/// Finalizer on a BatchRelease, removed once it is deleted and Completed.
+pub const BATCH_RELEASE_FINALIZER: &str = "rollouts.kruise.io/batch-release-finalizer";

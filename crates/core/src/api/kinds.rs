@@ -204,6 +204,7 @@ impl KindInfo {
 }
 
 const APPS_KRUISE: &str = "apps.kruise.io";
+const ROLLOUTS_KRUISE: &str = "rollouts.kruise.io";
 
 macro_rules! kind {
     ($kind:literal, $group:expr, $plural:literal, $singular:literal, [$($short:literal),*],
@@ -268,6 +269,10 @@ pub const RESOURCE_DISTRIBUTION: KindInfo = kind!("ResourceDistribution", APPS_K
 #[rustfmt::skip]
 pub const EPHEMERAL_JOB: KindInfo = kind!("EphemeralJob", APPS_KRUISE, "ephemeraljobs", "ephemeraljob", ["ejob"], [], Namespaced, ["v1alpha1"], "EphemeralJob", "EphemeralJobs", None, None);
 #[rustfmt::skip]
+pub const ROLLOUT: KindInfo = kind!("Rollout", ROLLOUTS_KRUISE, "rollouts", "rollout", [], ["ro"], Namespaced, ["v1beta1", "v1alpha1"], "Rollout", "Rollouts", None, None);
+#[rustfmt::skip]
+pub const BATCH_RELEASE: KindInfo = kind!("BatchRelease", ROLLOUTS_KRUISE, "batchreleases", "batchrelease", [], ["br"], Namespaced, ["v1beta1", "v1alpha1"], "BatchRelease", "BatchReleases", None, None);
+#[rustfmt::skip]
 pub const POD: KindInfo = kind!("Pod", "", "pods", "pod", ["po"], [], Namespaced, ["v1"], "Pod", "Pods", None, None);
 #[rustfmt::skip]
 pub const NAMESPACE: KindInfo = kind!("Namespace", "", "namespaces", "namespace", ["ns"], [], Cluster, ["v1"], "Namespace", "Namespaces", None, Some(P::Namespace));
@@ -314,6 +319,8 @@ pub const KINDS: &[KindInfo] = &[
     NODE_IMAGE,
     RESOURCE_DISTRIBUTION,
     EPHEMERAL_JOB,
+    ROLLOUT,
+    BATCH_RELEASE,
     POD,
     NAMESPACE,
     NODE,
