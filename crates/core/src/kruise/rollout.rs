@@ -45,3 +45,47 @@ pub fn controlling<'a>(
             && r.spec.workload_ref.names(group, kind, name)
     })
 }
+
+/// `HashReleasePlanBatches`: `hex(sha256(json(releasePlan)))` over the **whole** release plan,
+/// written by the BatchRelease into `status.observedReleasePlanHash` and compared by the Rollout
+/// before it counts a batch as done. Only stable within the port (serde's field order, not Go's).
+pub fn hash_release_plan(plan: &crate::api::rollout::ReleasePlan) -> String {
+    use sha2::Digest as _;
+    let json = serde_json::to_vec(plan).unwrap_or_default();
+    let digest = sha2::Sha256::digest(&json);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::rollout::{ReleaseBatch, ReleasePlan};
+
+    #[test]
+    fn the_plan_hash_follows_every_field_of_the_plan() {
+        let mut plan = ReleasePlan {
+            batches: vec![ReleaseBatch {
+                canary_replicas: IntOrString::Int(1),
+            }],
+            batch_partition: Some(0),
+            ..ReleasePlan::default()
+        };
+        let first = hash_release_plan(&plan);
+        assert_eq!(first.len(), 64);
+        assert_eq!(first, hash_release_plan(&plan.clone()));
+        plan.batch_partition = Some(1);
+        assert_ne!(first, hash_release_plan(&plan));
+    }
+
+    #[test]
+    fn scale_rounds_percents_up_and_refuses_bare_numbers() {
+        assert_eq!(scale(&IntOrString::String("20%".into()), 10).ok(), Some(2));
+        assert_eq!(scale(&IntOrString::String("1%".into()), 101).ok(), Some(2));
+        assert!(scale(&IntOrString::String("50".into()), 10).is_err());
+        assert_eq!(calculate_batch_replicas(&IntOrString::Int(200), 10), 10);
+        assert_eq!(
+            calculate_batch_replicas(&IntOrString::String("200%".into()), 10),
+            10
+        );
+    }
+}
