@@ -102,6 +102,7 @@ fn main() -> anyhow::Result<()> {
             kruise_webhooks: true,
             remove_kubeconfig: true,
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+            kruise_rollout: true,
         })
         .await?;
         let serving = started.elapsed();

@@ -263,6 +263,10 @@ pub struct DemoServerArgs {
     /// controllers` runs without kruise-manager.
     #[arg(long)]
     pub no_kruise_webhooks: bool,
+    /// Serve no Kruise Rollout (`rollouts.kruise.io`): the shape of a cluster with Kruise but
+    /// without Kruise Rollout installed.
+    #[arg(long)]
+    pub no_kruise_rollout: bool,
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,

@@ -120,6 +120,7 @@ fn main() -> ExitCode {
             kruise_webhooks: false,
             remove_kubeconfig: true,
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_8,
+            kruise_rollout: false,
         })
         .await
         .expect("the embedded cluster starts");

@@ -44,6 +44,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
             kruise_webhooks: !args.no_kruise_webhooks,
             remove_kubeconfig: false,
             kruise_version: args.kruise_version.into(),
+            kruise_rollout: !args.no_kruise_rollout,
         })
         .await?;
         eprintln!(

@@ -25,6 +25,7 @@ async fn cluster() -> (DemoCluster, tempfile::TempDir) {
         kruise_webhooks: true,
         remove_kubeconfig: true,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+        kruise_rollout: true,
     })
     .await
     .expect("demo cluster starts");

@@ -25,6 +25,7 @@ mod cluster_kubectl;
 mod cluster_logs_exec;
 mod cluster_pods;
 mod cluster_rbac;
+mod cluster_rollout_crds;
 mod cluster_seed_kinds;
 mod cluster_watch;
 mod cluster_webhook_daemonset;

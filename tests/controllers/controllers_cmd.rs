@@ -105,6 +105,7 @@ async fn bare_cluster() -> (DemoCluster, tempfile::TempDir, PathBuf) {
         kruise_webhooks: true,
         remove_kubeconfig: false,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+        kruise_rollout: true,
     })
     .await
     .expect("starts");

@@ -161,6 +161,7 @@ impl Testbed {
                     kruise_webhooks: true,
                     remove_kubeconfig: true,
                     kruise_version: version,
+                    kruise_rollout: true,
                 })
                 .await
                 .expect("the embedded cluster starts");

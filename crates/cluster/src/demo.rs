@@ -32,6 +32,7 @@ pub async fn start_in_process(
         kruise_webhooks: true,
         remove_kubeconfig: true,
         kruise_version,
+        kruise_rollout: true,
     })
     .await
 }

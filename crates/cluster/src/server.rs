@@ -89,6 +89,8 @@ pub struct ServerOptions {
     pub token: Option<String>,
     /// Which Kruise release's CRDs (and conversion and admission rules) to serve.
     pub kruise_version: KruiseVersion,
+    /// Whether Kruise Rollout's CRDs (`rollouts.kruise.io`) are served.
+    pub kruise_rollout: bool,
 }
 
 impl Default for ServerOptions {
@@ -97,6 +99,7 @@ impl Default for ServerOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             token: None,
             kruise_version: KruiseVersion::V1_9,
+            kruise_rollout: true,
         }
     }
 }
@@ -129,7 +132,7 @@ impl EmbeddedCluster {
             .await
             .with_context(|| format!("cannot listen on {}", opts.listen))?;
         let addr = listener.local_addr()?;
-        let store = Store::new(opts.kruise_version)?;
+        let store = Store::with_crds(opts.kruise_version, opts.kruise_rollout)?;
         authz::bootstrap::install(&store)?;
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));

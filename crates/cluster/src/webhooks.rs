@@ -53,7 +53,13 @@ fn install_conversion(store: &Store, ca_pem: &str) {
     for mut crd in store.list_values("apiextensions.k8s.io/v1", "CustomResourceDefinition", None) {
         let group = crd["spec"]["group"].as_str().unwrap_or_default();
         let versions = crd["spec"]["versions"].as_array().map_or(0, Vec::len);
-        if !matches!(group, "apps.kruise.io" | "policy.kruise.io") || versions < 2 {
+        // Kruise Rollout's manager does the same for its CRDs (its own webhook service).
+        let (namespace, service) = match group {
+            "apps.kruise.io" | "policy.kruise.io" => ("kruise-system", "kruise-webhook-service"),
+            "rollouts.kruise.io" => ("kruise-rollout", "kruise-rollout-webhook-service"),
+            _ => continue,
+        };
+        if versions < 2 {
             continue;
         }
         crd["spec"]["conversion"] = serde_json::json!({
@@ -61,8 +67,8 @@ fn install_conversion(store: &Store, ca_pem: &str) {
             "webhook": {
                 "clientConfig": {
                     "service": {
-                        "namespace": "kruise-system",
-                        "name": "kruise-webhook-service",
+                        "namespace": namespace,
+                        "name": service,
                         "path": "/convert",
                         "port": 443,
                     },

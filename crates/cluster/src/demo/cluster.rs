@@ -43,6 +43,8 @@ pub struct DemoOptions {
     pub remove_kubeconfig: bool,
     /// Which Kruise release the cluster is: its CRDs, conversions, webhooks and controllers.
     pub kruise_version: KruiseVersion,
+    /// Serve Kruise Rollout's CRDs (and, with the controllers and webhooks, run Kruise Rollout).
+    pub kruise_rollout: bool,
 }
 
 /// A running demo cluster.
@@ -64,6 +66,7 @@ impl DemoCluster {
             listen: opts.listen,
             token: None,
             kruise_version: opts.kruise_version,
+            kruise_rollout: opts.kruise_rollout,
         })
         .await?;
         write_private(

@@ -163,8 +163,19 @@ pub struct Store {
 }
 
 impl Store {
-    /// A store with the default namespaces and the built-in Kruise CRDs of `kruise_version`.
+    /// A store with the default namespaces, the built-in Kruise CRDs of `kruise_version` and
+    /// Kruise Rollout's.
     pub fn new(kruise_version: KruiseVersion) -> anyhow::Result<Arc<Store>> {
+        Self::with_crds(kruise_version, true)
+    }
+
+    /// A store with the default namespaces, the built-in Kruise CRDs of `kruise_version`, and
+    /// Kruise Rollout's when `kruise_rollout` (a cluster with Kruise but without Kruise Rollout
+    /// serves none of `rollouts.kruise.io`).
+    pub fn with_crds(
+        kruise_version: KruiseVersion,
+        kruise_rollout: bool,
+    ) -> anyhow::Result<Arc<Store>> {
         let builtin = builtin::builtin_resources();
         let store = Arc::new(Store {
             kruise_version,
@@ -189,8 +200,10 @@ impl Store {
         for crd in builtin::kruise_crds(kruise_version)? {
             store.create(crd)?;
         }
-        for crd in builtin::kruise_rollout_crds()? {
-            store.create(crd)?;
+        if kruise_rollout {
+            for crd in builtin::kruise_rollout_crds()? {
+                store.create(crd)?;
+            }
         }
         // A real server's watch cache starts from a list at start-up: nothing older can be
         // watched from (a watch from resourceVersion 1 is "too old"), as here.

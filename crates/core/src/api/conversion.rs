@@ -13,6 +13,7 @@
 //! | | `rollingUpdate.rollingUpdateType: Surging` | `Standard` |
 //! | CloneSet (upstream main) | see `api::cloneset::v1beta1` | |
 //! | AdvancedCronJob | no `imageListPullJobTemplate`: converting one is an error | |
+//! | Rollout, BatchRelease (`rollouts.kruise.io`) | see `api::rollout::conversion` | (hub) |
 //!
 //! Every other kind served at both versions has the same schema in both.
 
@@ -33,6 +34,9 @@ pub fn convert(
 ) -> Result<(), String> {
     if from != to {
         match (group, kind, from, to) {
+            ("rollouts.kruise.io", _, _, _) => {
+                crate::api::rollout::conversion::convert(kind, from, to, object);
+            }
             ("apps.kruise.io", "SidecarSet", "v1alpha1", "v1beta1") => {
                 sidecarset_to_v1beta1(object)
             }
