@@ -396,11 +396,15 @@ async fn leading(client: &Client, identity: &str) -> Result<(), String> {
     ))
 }
 
-/// Server-side applies every upstream Kruise CRD and waits until each is established.
+/// Server-side applies every upstream Kruise and Kruise Rollout CRD and waits until each is
+/// established.
 async fn install_crds(client: &Client) -> Result<(), String> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let crds = kruise_tui::cluster::server::builtin::kruise_crds(kruise_version())
+    let mut crds = kruise_tui::cluster::server::builtin::kruise_crds(kruise_version())
         .map_err(|e| e.to_string())?;
+    crds.extend(
+        kruise_tui::cluster::server::builtin::kruise_rollout_crds().map_err(|e| e.to_string())?,
+    );
     let params = PatchParams::apply("kruise-tui-tests").force();
     for crd in &crds {
         let name = crd["metadata"]["name"].as_str().unwrap_or("").to_string();
