@@ -107,6 +107,7 @@ impl DemoCluster {
             namespace: NAMESPACE.to_owned(),
             pods: opts.pods,
             controllers: opts.controllers,
+            kruise_rollout: opts.kruise_rollout,
         };
         let (seeded, epilogue) = if opts.seed {
             let seeded = story::play(&client, &story_opts)

@@ -11,6 +11,7 @@
 
 mod images;
 mod objects;
+pub mod rollout;
 mod seed_kinds;
 mod spread;
 
@@ -43,6 +44,8 @@ pub struct StoryOptions {
     pub pods: Option<usize>,
     /// Whether controllers run (the history waits for them).
     pub controllers: bool,
+    /// Whether Kruise Rollout is served (its chapter is told).
+    pub kruise_rollout: bool,
 }
 
 /// The Namespace `name`, as the story creates it.
@@ -189,6 +192,7 @@ pub async fn play(client: &Client, opts: &StoryOptions) -> Result<usize> {
     });
     futures::future::try_join_all(chains).await?;
     created += spread::play(client, &opts.namespace).await?;
+    created += rollout::play(client, opts).await?;
     Ok(created)
 }
 

@@ -15,10 +15,10 @@ pub(crate) struct Story {
     pub history: Vec<(usize, Value)>,
 }
 
-/// Pods the base scenario holds (web 10, checkout 6, db 3, api 5, shop 5; daemon and bulk pods
-/// aside).
+/// Pods the base scenario holds (web 10, checkout 6, db 3, api 5, shop 5, cart 6; daemon and
+/// bulk pods aside).
 pub(crate) fn base_pods() -> usize {
-    19 + super::spread::PODS
+    19 + super::spread::PODS + super::rollout::PODS
 }
 
 pub(crate) fn namespace(name: &str, labels: Value) -> Obj {
