@@ -214,7 +214,11 @@ pub struct RolloutStatus {
 pub struct CanaryStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_workload_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "observedRolloutID",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub observed_rollout_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_hash: Option<String>,
@@ -301,7 +305,7 @@ pub struct ReleasePlan {
     /// `currentStepIndex − 1`; `None` means finalize (promote).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_partition: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "rolloutID", skip_serializing_if = "Option::is_none")]
     pub rollout_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_threshold: Option<IntOrString>,
@@ -338,7 +342,11 @@ pub struct BatchReleaseStatus {
     pub update_revision: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "observedRolloutID",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub observed_rollout_id: Option<String>,
     /// −1 until Initialize.
     #[serde(default, skip_serializing_if = "Option::is_none")]
