@@ -134,7 +134,10 @@ pub fn prepare(
     let mut notes = Vec::new();
     let paths = paths_of(target, state);
     let inverse = match action {
-        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+        Action::Restart { .. }
+        | Action::Protect { .. }
+        | Action::Delete
+        | Action::Approve { .. } => {
             return super::objects::prepare(target, action, state);
         }
         Action::Partition { value } => {
@@ -341,6 +344,7 @@ pub fn prepare(
         inverse,
         changes,
         notes,
+        then: Vec::new(),
     })
 }
 

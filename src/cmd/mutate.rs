@@ -162,7 +162,10 @@ fn report(workload: &WorkloadArg, prepared: &Prepared, state: &ObjectState) -> S
             let _ = writeln!(out, "{name} scaled");
         }
         // Not rollout actions (their own subcommands report them).
-        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+        Action::Restart { .. }
+        | Action::Protect { .. }
+        | Action::Delete
+        | Action::Approve { .. } => {
             let _ = writeln!(out, "{name} {}", prepared.action.describe());
         }
     }

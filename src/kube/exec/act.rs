@@ -51,7 +51,10 @@ pub async fn prepare(
             .await
             .map_err(|e| e.to_string())?;
         let prediction = match &action {
-            Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+            Action::Restart { .. }
+            | Action::Protect { .. }
+            | Action::Delete
+            | Action::Approve { .. } => {
                 let notes = crate::kube::guard::notes(&client, &target, &state, &action).await;
                 // The guards first: they are what the user decides on.
                 prepared.notes.splice(0..0, notes);
