@@ -11,6 +11,7 @@ pub mod objects;
 mod paths;
 mod prepare;
 pub mod preview;
+pub mod rollout;
 pub mod whatif;
 
 #[cfg(test)]
