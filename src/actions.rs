@@ -16,6 +16,8 @@ pub mod whatif;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rollout;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
