@@ -42,9 +42,12 @@ pub(super) async fn run_forced(
     let session = Session::open(kube).await?;
     let target = session.target(workload);
     let actor = session.actor(kube.readonly)?;
-    let (mut prepared, state) = actor.prepare(&target, &action).await.map_err(one_line)?;
+    // The Rollout guard first: a refusal naming the Rollout says more than why the action would
+    // not apply.
+    let read = actor.read(&target, false).await.map_err(one_line)?;
     let guard =
-        super::rollout::kruise::guard(&session, workload, &action, &state.object, force).await?;
+        super::rollout::kruise::guard(&session, workload, &action, &read.object, force).await?;
+    let (mut prepared, state) = actor.prepare(&target, &action).await.map_err(one_line)?;
     // A template change a Rollout intercepts moves no pod until the Rollout's step 1: the
     // workload's own plan would not say what happens.
     let predict = predict
