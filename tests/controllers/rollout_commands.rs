@@ -299,3 +299,146 @@ async fn a_direct_partition_on_a_workload_a_rollout_releases_is_refused_unless_f
     );
     tb.shutdown().await;
 }
+
+/// A ControllerRevision of demo/web holding the template with `image`.
+fn revision(name: &str, number: i64, image: &str, uid: &str) -> String {
+    json!({
+        "apiVersion": "apps/v1", "kind": "ControllerRevision",
+        "metadata": {"name": name, "labels": {"app": "web"},
+                     "ownerReferences": [{"apiVersion": "apps.kruise.io/v1alpha1",
+                         "kind": "CloneSet", "name": "web", "uid": uid, "controller": true}]},
+        "revision": number,
+        "data": {"spec": {"template": {"$patch": "replace",
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "main", "image": image}]}}}},
+    })
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_through_a_paused_rollout_reverts_the_template_then_resumes_it() {
+    let Some((tb, kubectl, cli, api)) = setup().await else {
+        return;
+    };
+    let ns = tb.ns().to_owned();
+    // Mid-release: v1 (nginx:1.25) stable, v2 (nginx:1.26) being released, the Rollout paused.
+    kubectl
+        .ok(&[
+            "patch",
+            "cloneset",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"nginx:1.26"}]}}}}"#,
+        ])
+        .await;
+    kubectl
+        .ok(&[
+            "annotate",
+            "cloneset",
+            "web",
+            "rollouts.kruise.io/rollout-id=v2",
+        ])
+        .await;
+    let uid = kubectl
+        .jsonpath(&["cloneset", "web"], "{.metadata.uid}")
+        .await;
+    kubectl
+        .ok_stdin(
+            &["apply", "-f", "-"],
+            &revision("web-5d8f6c", 1, "nginx:1.25", &uid),
+        )
+        .await;
+    kubectl
+        .ok_stdin(
+            &["apply", "-f", "-"],
+            &revision("web-7b9c4d", 2, "nginx:1.26", &uid),
+        )
+        .await;
+    let cs: Api<kube::api::DynamicObject> = Api::namespaced_with(
+        tb.client.clone(),
+        &ns,
+        &kube::core::ApiResource::from_gvk_with_plural(
+            &kube::core::GroupVersionKind::gvk("apps.kruise.io", "v1alpha1", "CloneSet"),
+            "clonesets",
+        ),
+    );
+    let status = json!({"status": {"observedGeneration": 2, "replicas": 10, "readyReplicas": 10,
+        "availableReplicas": 10, "updatedReplicas": 5, "updatedReadyReplicas": 5,
+        "currentRevision": "web-5d8f6c", "updateRevision": "web-7b9c4d"}});
+    cs.patch_status("web", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .expect("the CloneSet's status is written");
+    set_status(&api, 2, "StepPaused", 10).await;
+    kubectl
+        .ok(&[
+            "patch",
+            "rollout",
+            "web-rollout",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"strategy":{"paused":true}}}"#,
+        ])
+        .await;
+
+    let out = cli.ok(&["rollout", "undo", "rollout/web-rollout"]).await;
+    assert!(
+        out.starts_with(&format!(
+            "rollout.rollouts.kruise.io/web-rollout rolled back: CloneSet {ns}/web template of \
+             web-5d8f6c (revision 1, the stable one)\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("main.image: nginx:1.26 → nginx:1.25")
+            || out.contains("nginx:1.26 → nginx:1.25"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "then Rollout {ns}/web-rollout: strategy.paused true → false"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("note: fast rollback: the Rollout cancels"),
+        "{out}"
+    );
+    assert!(out.contains("rollout-id v2 → "), "{out}");
+    assert_eq!(
+        kubectl
+            .jsonpath(
+                &["cloneset", "web"],
+                "{.spec.template.spec.containers[0].image}"
+            )
+            .await,
+        "nginx:1.25"
+    );
+    let id = kubectl
+        .jsonpath(
+            &["cloneset", "web"],
+            r"{.metadata.annotations.rollouts\.kruise\.io/rollout-id}",
+        )
+        .await;
+    assert!(!id.is_empty() && id != "v2", "a new rollout-id: {id:?}");
+    let stored = api.get("web-rollout").await.expect("the Rollout");
+    assert!(
+        !stored.spec.strategy.paused,
+        "resumed after the template write"
+    );
+    // Two writes, in that order: the workload's template, then the Rollout's resume.
+    let journal = cli.journal();
+    let paths: Vec<&str> = journal.iter().map(|e| e.request.path.as_str()).collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    // The CloneSet at the version the server serves newest (v1beta1 from Kruise 1.9).
+    assert!(
+        paths[0].starts_with("/apis/apps.kruise.io/v1")
+            && paths[0].ends_with(&format!("/namespaces/{ns}/clonesets/web")),
+        "{paths:?}"
+    );
+    assert_eq!(
+        paths[1],
+        format!("/apis/rollouts.kruise.io/v1beta1/namespaces/{ns}/rollouts/web-rollout")
+    );
+    tb.shutdown().await;
+}
