@@ -442,3 +442,51 @@ async fn undo_through_a_paused_rollout_reverts_the_template_then_resumes_it() {
     );
     tb.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_the_controller_overwrites_is_sent_again_until_it_holds() {
+    let Some((tb, _kubectl, cli, api)) = setup().await else {
+        return;
+    };
+    set_status(&api, 1, "StepPaused", 0).await;
+    // A reconcile that started before the approval writes its whole status over it, once.
+    let wiper = {
+        let api = api.clone();
+        tokio::spawn(async move {
+            loop {
+                let r = rollout_json(&api).await;
+                if r["status"]["canaryStatus"]["currentStepState"] == "StepReady" {
+                    set_status(&api, 1, "StepPaused", 0).await;
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let out = cli
+        .ok(&["rollout", "approve", "ro/web-rollout", "--step", "1"])
+        .await;
+    wiper.await.expect("the wiper ran");
+    assert!(
+        out.contains(
+            "note: sent 2 times: the Rollout controller wrote its status over the approval"
+        ),
+        "{out}"
+    );
+    let journal = cli.journal();
+    assert_eq!(
+        journal.len(),
+        2,
+        "the approval, then once more after the wipe"
+    );
+    assert!(
+        journal
+            .iter()
+            .all(|e| e.result.ok && e.request.path.ends_with("/status"))
+    );
+    assert_eq!(
+        rollout_json(&api).await["status"]["canaryStatus"]["currentStepState"],
+        "StepReady"
+    );
+    tb.shutdown().await;
+}
