@@ -348,3 +348,115 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rollout(step: i32, state: &str, reason: &str) -> Rollout {
+        serde_json::from_value(json!({
+            "metadata": {"name": "web-rollout", "namespace": "demo", "generation": 2},
+            "spec": {
+                "workloadRef": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet", "name": "web"},
+                "strategy": {"canary": {"steps": [
+                    {"replicas": 1}, {"replicas": "50%", "pause": {"duration": 60}},
+                    {"replicas": "100%"}]}},
+            },
+            "status": {"observedGeneration": 2, "phase": "Progressing",
+                "conditions": [{"type": "Progressing", "status": "True", "reason": reason}],
+                "canaryStatus": {"currentStepIndex": step, "nextStepIndex": step + 1,
+                    "currentStepState": state, "lastUpdateTime": "2026-01-01T00:00:00Z"}},
+        }))
+        .expect("a Rollout")
+    }
+
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp::from_second(
+            "2026-01-01T00:00:00Z"
+                .parse::<Timestamp>()
+                .expect("time")
+                .as_second()
+                + seconds,
+        )
+        .expect("time")
+    }
+
+    #[test]
+    fn a_timed_pause_counts_down_from_the_steps_last_update_and_never_below_zero() {
+        let r = rollout(2, "StepPaused", "InRolling");
+        assert_eq!(time_left(&r, at(15)), Some((45, 60)));
+        assert_eq!(time_left(&r, at(90)), Some((0, 60)));
+        // Only while it waits in that pause: not on a manual step, not while paused by spec.
+        assert_eq!(
+            time_left(&rollout(1, "StepPaused", "InRolling"), at(15)),
+            None
+        );
+        assert_eq!(time_left(&rollout(2, "StepPaused", "Paused"), at(15)), None);
+        assert_eq!(
+            time_left(&rollout(2, "StepUpgrade", "InRolling"), at(15)),
+            None
+        );
+    }
+
+    #[test]
+    fn the_status_shows_the_steps_resolved_the_wait_and_the_batch() {
+        let br: BatchRelease = serde_json::from_value(json!({
+            "metadata": {"name": "web-rollout"},
+            "spec": {"releasePlan": {"batches": [{"canaryReplicas": 1},
+                {"canaryReplicas": "50%"}, {"canaryReplicas": "100%"}], "batchPartition": 0}},
+            "status": {"phase": "Progressing", "canaryStatus": {"currentBatch": 0,
+                "batchState": "Ready", "updatedReplicas": 1, "updatedReadyReplicas": 1}},
+        }))
+        .expect("a BatchRelease");
+        let related = Related {
+            batch_release: Some(br),
+            replicas: Some(10),
+        };
+        let text = render(&rollout(1, "StepPaused", "InRolling"), &related, at(5));
+        assert!(
+            text.contains("  step       1/3 StepPaused: waiting for approval\n"),
+            "{text}"
+        );
+        assert!(!text.contains("time left"), "{text}");
+        assert!(
+            text.contains("           > 1  1         1     manual\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("             2  50%       5     60s\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("             3  100%      10    auto\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  batch      1/3 Ready: 1 updated, 1 ready of 1 planned (BatchRelease \
+                 web-rollout, Progressing)\n"
+            ),
+            "{text}"
+        );
+        let mut jumping = rollout(3, "StepUpgrade", "InRolling");
+        if let Some(s) = jumping
+            .status
+            .as_mut()
+            .and_then(|s| s.canary_status.as_mut())
+        {
+            s.next_step_index = 1;
+        }
+        let text = render(&jumping, &Related::default(), at(5));
+        assert!(text.contains("  jump       to step 1 pending\n"), "{text}");
+        assert!(
+            text.contains("           > 3  100%      ?     auto\n"),
+            "{text}"
+        );
+        assert_eq!(
+            released_by(&rollout(2, "StepPaused", "InRolling")),
+            "released by Rollout demo/web-rollout: step 2/3 StepPaused (kruise-tui rollout \
+             status rollout/web-rollout)"
+        );
+    }
+}
