@@ -10,7 +10,12 @@ use crate::testbed;
 
 use cli::Cli;
 use jiff::Timestamp;
-use kruise_tui::api::rollout::Rollout;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kruise_tui::{
+    actions::{Action, Target, guard::RolloutGuard},
+    api::{kinds, rollout::Rollout},
+    kube::{act::Actor, guard::rollout_guard},
+};
 use kube::{
     Api,
     api::{Patch, PatchParams},
@@ -275,6 +280,24 @@ async fn a_direct_partition_on_a_workload_a_rollout_releases_is_refused_unless_f
     cli.fails(&["rollout", "undo", "cs/web"], 1, "kruise-tui rollout undo")
         .await;
     assert!(cli.journal().is_empty(), "a refusal sends nothing");
+    // The console's executor asks the same guard of the same objects.
+    let target = Target::new(&kinds::CLONESET, Some(&ns), "web");
+    let actor = Actor::new(tb.client.clone(), false, None, String::new(), None);
+    let state = actor.read(&target, false).await.expect("the CloneSet");
+    let partition = Action::Partition {
+        value: IntOrString::Int(0),
+    };
+    assert!(matches!(
+        rollout_guard(&tb.client, &target, &state, &partition).await,
+        RolloutGuard::Refused(l) if l.contains("(kruise-tui rollout approve rollout/web-rollout)")
+    ));
+    let image = Action::SetImage {
+        images: vec![("main".into(), "nginx:1.26".into())],
+    };
+    assert!(matches!(
+        rollout_guard(&tb.client, &target, &state, &image).await,
+        RolloutGuard::Note(l) if l.contains("is mid-release (step 1/3, StepPaused)")
+    ));
     assert_eq!(
         kubectl
             .jsonpath(&["cloneset", "web"], "{.spec.updateStrategy.partition}")
