@@ -513,3 +513,66 @@ async fn an_approval_the_controller_overwrites_is_sent_again_until_it_holds() {
     );
     tb.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_watch_prints_each_change_until_the_rollout_is_healthy() {
+    let Some((tb, _kubectl, cli, api)) = setup().await else {
+        return;
+    };
+    set_status(&api, 3, "StepUpgrade", 0).await;
+    let finisher = {
+        let api = api.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            let healthy = json!({"status": {"phase": "Healthy", "message": "rollout is healthy",
+                "conditions": [{"type": "Progressing", "status": "False", "reason": "Completed",
+                                "message": "Rollout progressing has been completed"}],
+                "canaryStatus": {"currentStepState": "Completed", "finalisingStep": "END"}}});
+            api.patch_status(
+                "web-rollout",
+                &PatchParams::default(),
+                &Patch::Merge(&healthy),
+            )
+            .await
+            .expect("Healthy");
+        })
+    };
+    let out = cli
+        .ok(&[
+            "rollout",
+            "status",
+            "ro/web-rollout",
+            "--watch",
+            "--timeout",
+            "30s",
+        ])
+        .await;
+    finisher.await.expect("the finisher ran");
+    assert!(out.contains("  step       3/3 StepUpgrade\n"), "{out}");
+    assert!(out.contains("  phase      Healthy (Completed)\n"), "{out}");
+    assert!(out.contains("  message    rollout is healthy\n"), "{out}");
+    // Still progressing at the deadline: the status, then exit 1.
+    set_status(&api, 3, "StepUpgrade", 0).await;
+    let run = cli
+        .run(&[
+            "rollout",
+            "status",
+            "ro/web-rollout",
+            "--watch",
+            "--timeout",
+            "1s",
+        ])
+        .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout.contains("  step       3/3 StepUpgrade\n"),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr.contains(
+            "timed out after 1s waiting for rollout.rollouts.kruise.io/web-rollout to be Healthy"
+        ),
+        "{run:?}"
+    );
+    tb.shutdown().await;
+}
