@@ -11,10 +11,13 @@ pub mod objects;
 mod paths;
 mod prepare;
 pub mod preview;
+pub mod rollout;
 pub mod whatif;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rollout;
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
@@ -137,6 +140,11 @@ pub enum Action {
     /// Delete the target (only the object the user decided on: a uid precondition). Nothing
     /// reverts a delete.
     Delete,
+    /// Approve a Kruise Rollout's current step (the step paused waiting for approval): the
+    /// status write kubectl-kruise makes (`currentStepState: StepReady`). `step` is the 1-based
+    /// step index the user saw; the action is refused when the Rollout is no longer there.
+    /// Nothing reverts an approval.
+    Approve { step: i32 },
 }
 
 /// A ContainerRecreateRequest's strategy and deadlines, as the restart form and
@@ -210,6 +218,7 @@ impl Action {
             Action::Protect { value: Some(v) } => format!("delete-protection → {v}"),
             Action::Protect { value: None } => "delete-protection → off".to_owned(),
             Action::Delete => "delete".to_owned(),
+            Action::Approve { step } => format!("approve step {step}"),
         }
     }
 }
@@ -282,6 +291,10 @@ pub struct Prepared {
     pub changes: Vec<String>,
     /// Facts worth knowing before confirming (e.g. what a partition still holds back).
     pub notes: Vec<String>,
+    /// Actions sent after `request` succeeds, in order, each journaled on its own (a Kruise
+    /// Rollout's undo: the workload's template first, then the Rollout's resume). Empty for
+    /// every single-request action.
+    pub then: Vec<Prepared>,
 }
 
 /// Why an action cannot be prepared (bad input, or not applicable to the object).

@@ -193,7 +193,8 @@ pub enum Command {
     Controllers(ControllersArgs),
     /// What-if: which pods a partition change would update or roll back, in order.
     Plan(PlanArgs),
-    /// Walk a rollout: status, history, partition, pause, resume, undo.
+    /// Walk a rollout: status, history, partition, pause, resume, undo; a Kruise Rollout
+    /// (rollout/NAME): status, approve, pause, resume, undo.
     #[command(subcommand)]
     Rollout(RolloutCommand),
     /// Change a workload's template.
@@ -226,6 +227,7 @@ impl Command {
                 RolloutCommand::Pause(_) => "rollout pause",
                 RolloutCommand::Resume(_) => "rollout resume",
                 RolloutCommand::Partition(_) => "rollout partition",
+                RolloutCommand::Approve(_) => "rollout approve",
             },
             Command::Set(SetCommand::Image(_)) => "set image",
             Command::Scale(_) => "scale",
@@ -351,10 +353,20 @@ pub struct PlanArgs {
     pub partition: PartitionArg,
 }
 
+/// The KIND of `KIND/NAME` for the verbs a Kruise Rollout takes too.
+const ROLLOUT_OR_WORKLOAD_HELP: &str = "The workload, as KIND/NAME: cloneset|clone|cs, \
+    asts|statefulset.apps.kruise.io or ads|daemonset.apps.kruise.io (plurals too); or a Kruise \
+    Rollout: rollout|ro|rollouts.rollouts.kruise.io/NAME";
+
+/// Overrides the refusal of a direct edit on a workload a Kruise Rollout is releasing.
+const FORCE_HELP: &str = "Act on the workload even while a Kruise Rollout releases it (the \
+    Rollout owns its partition and pause: its controllers undo or stall on the edit)";
+
 #[derive(Debug, Clone, Subcommand)]
 pub enum RolloutCommand {
     /// The rollout's numbers (updated / expected / ready / available, revisions, partition,
-    /// paused); with --watch, follow it until it completes.
+    /// paused); with --watch, follow it until it completes. For a Kruise Rollout: its phase,
+    /// step i/N and state, each step, the time left in a timed pause and its BatchRelease.
     Status(RolloutStatusArgs),
     /// The workload's revisions (ControllerRevisions): number, name, pods, change cause, and
     /// which is current and which the update.
@@ -369,17 +381,33 @@ pub enum RolloutCommand {
     /// Set the partition: how many pods (a number, or a percent for a CloneSet) stay on older
     /// revisions; prints the pods the controller moves next.
     Partition(RolloutPartitionArgs),
+    /// Approve a Kruise Rollout's current step (the step paused waiting for approval), as
+    /// kubectl-kruise does, checked and re-sent until the Rollout moves on.
+    Approve(RolloutApproveArgs),
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct WorkloadTarget {
-    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    #[arg(value_name = "KIND/NAME", help = ROLLOUT_OR_WORKLOAD_HELP, value_parser = WorkloadArg::rollout_or_workload)]
     pub target: WorkloadArg,
+    #[arg(long, help = FORCE_HELP)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RolloutApproveArgs {
+    /// The Kruise Rollout, as rollout/NAME (ro/NAME, rollouts.rollouts.kruise.io/NAME).
+    #[arg(value_name = "rollout/NAME", value_parser = WorkloadArg::kruise_rollout)]
+    pub target: WorkloadArg,
+    /// The step to approve (1-based), refused unless it is the one waiting for approval
+    /// (default: the current step).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub step: Option<i32>,
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct RolloutStatusArgs {
-    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    #[arg(value_name = "KIND/NAME", help = ROLLOUT_OR_WORKLOAD_HELP, value_parser = WorkloadArg::rollout_or_workload)]
     pub target: WorkloadArg,
     /// Follow the rollout until it completes (exit 0) or --timeout passes (exit 1).
     #[arg(short, long)]
@@ -400,8 +428,10 @@ pub struct RolloutHistoryArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct RolloutUndoArgs {
-    #[arg(value_name = "KIND/NAME", help = WORKLOAD_HELP, value_parser = WorkloadArg::rollout)]
+    #[arg(value_name = "KIND/NAME", help = ROLLOUT_OR_WORKLOAD_HELP, value_parser = WorkloadArg::rollout_or_workload)]
     pub target: WorkloadArg,
+    #[arg(long, help = FORCE_HELP)]
+    pub force: bool,
     /// The revision to go back to (`rollout history` lists them); default: the newest whose
     /// template differs from the current one (what 0 means, as in kubectl).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..))]
@@ -419,6 +449,8 @@ pub struct RolloutPartitionArgs {
         value_parser = PartitionArg::parse
     )]
     pub value: PartitionArg,
+    #[arg(long, help = FORCE_HELP)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -2,6 +2,10 @@
 //! layer read: would a delete be denied by deletion protection now (and why, in words), and
 //! does the pod's PodUnavailableBudget allow one more unavailable pod now.
 
+mod rollout;
+
+pub use rollout::{RolloutGuard, controlling_rollout, in_release, rollout_guard, standing};
+
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 

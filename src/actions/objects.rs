@@ -211,6 +211,7 @@ fn restart(
             ),
             "a restart has no inverse: the journal records it but cannot revert it".to_owned(),
         ],
+        then: Vec::new(),
     })
 }
 
@@ -295,6 +296,7 @@ fn protect(
             value.unwrap_or("off")
         )],
         notes,
+        then: Vec::new(),
     })
 }
 
@@ -327,6 +329,7 @@ fn delete(target: &Target, action: &Action, state: &ObjectState) -> Result<Prepa
         notes: vec![
             "a delete has no inverse: the journal records it but cannot revert it".to_owned(),
         ],
+        then: Vec::new(),
     })
 }
 

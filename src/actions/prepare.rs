@@ -128,13 +128,19 @@ pub fn prepare(
     action: &Action,
     state: &ObjectState,
 ) -> Result<Prepared, ActionError> {
+    if *target.kind == kinds::ROLLOUT {
+        return super::rollout::prepare(target, action, state);
+    }
     let object = &state.object;
     let mut p = Patcher::new(object);
     let mut changes = Vec::new();
     let mut notes = Vec::new();
     let paths = paths_of(target, state);
     let inverse = match action {
-        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+        Action::Restart { .. }
+        | Action::Protect { .. }
+        | Action::Delete
+        | Action::Approve { .. } => {
             return super::objects::prepare(target, action, state);
         }
         Action::Partition { value } => {
@@ -198,6 +204,9 @@ pub fn prepare(
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
+            let mut new_template = present(object, paths.template)
+                .cloned()
+                .unwrap_or(Value::Null);
             let mut old_images = Vec::new();
             for (container, image) in images {
                 if image.trim().is_empty() {
@@ -224,6 +233,10 @@ pub fn prepare(
                     continue;
                 }
                 changes.push(format!("{container}: {old} → {image}"));
+                if let Some(slot) = new_template.pointer_mut(&format!("/spec/containers/{i}/image"))
+                {
+                    *slot = json!(image);
+                }
                 p.set(
                     &format!("{}/spec/containers/{i}/image", paths.template),
                     json!(image),
@@ -235,6 +248,7 @@ pub fn prepare(
                     "the images are already set".to_owned(),
                 ));
             }
+            bump_rollout_id(&mut p, object, &new_template, &mut changes, &mut notes);
             Some(Action::SetImage { images: old_images })
         }
         Action::Undo { to_revision } => {
@@ -259,6 +273,7 @@ pub fn prepare(
                 ));
             }
             p.set(paths.template, rev.template.clone());
+            bump_rollout_id(&mut p, object, &rev.template, &mut changes, &mut notes);
             Some(Action::SetTemplate {
                 template: current,
                 revision: None,
@@ -280,6 +295,7 @@ pub fn prepare(
             });
             changes.extend(template_diff(&current, template));
             p.set(paths.template, template.clone());
+            bump_rollout_id(&mut p, object, template, &mut changes, &mut notes);
             Some(Action::SetTemplate {
                 template: current,
                 revision: None,
@@ -341,7 +357,37 @@ pub fn prepare(
         inverse,
         changes,
         notes,
+        then: Vec::new(),
     })
+}
+
+/// The JSON pointer of the workload's `rollouts.kruise.io/rollout-id` annotation.
+pub const ROLLOUT_ID_PATH: &str = "/metadata/annotations/rollouts.kruise.io~1rollout-id";
+
+/// A template change on a workload with a non-empty `rollouts.kruise.io/rollout-id` annotation
+/// changes it in the same write: with it unchanged, a Kruise Rollout's webhook lets the change
+/// through without a release (research §3.2, §7.3).
+fn bump_rollout_id(
+    p: &mut Patcher<'_>,
+    object: &Value,
+    template: &Value,
+    changes: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) {
+    let Some(old) = present(object, ROLLOUT_ID_PATH)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    else {
+        return;
+    };
+    let new = super::rollout::next_rollout_id(old, template);
+    changes.push(format!("rollout-id {old} → {new}"));
+    notes.push(
+        "the rollouts.kruise.io/rollout-id annotation changes in the same write: a Kruise \
+         Rollout takes a template change as a release only with a new rollout-id"
+            .to_owned(),
+    );
+    p.set(ROLLOUT_ID_PATH, json!(new));
 }
 
 fn validate_partition(

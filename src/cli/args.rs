@@ -79,10 +79,37 @@ const ROLLOUT_KINDS: &[(&KindInfo, &str)] = &[
     (&kinds::ADVANCED_DAEMONSET, "ads|daemonset.apps.kruise.io"),
 ];
 
+/// A Kruise Rollout (`rollouts.rollouts.kruise.io`).
+const KRUISE_ROLLOUT: (&KindInfo, &str) =
+    (&kinds::ROLLOUT, "rollout|ro|rollouts.rollouts.kruise.io");
+
+/// A workload with a rollout, or a Kruise Rollout.
+const ROLLOUT_OR_WORKLOAD_KINDS: &[(&KindInfo, &str)] = &[
+    KRUISE_ROLLOUT,
+    ROLLOUT_KINDS[0],
+    ROLLOUT_KINDS[1],
+    ROLLOUT_KINDS[2],
+];
+
 impl WorkloadArg {
     /// A workload with a rollout (`plan`, `rollout`, `set image`).
     pub fn rollout(text: &str) -> Result<WorkloadArg, String> {
         Self::parse(text, ROLLOUT_KINDS)
+    }
+
+    /// A workload with a rollout or a Kruise Rollout (`rollout status|pause|resume|undo`).
+    pub fn rollout_or_workload(text: &str) -> Result<WorkloadArg, String> {
+        Self::parse(text, ROLLOUT_OR_WORKLOAD_KINDS)
+    }
+
+    /// A Kruise Rollout (`rollout approve`).
+    pub fn kruise_rollout(text: &str) -> Result<WorkloadArg, String> {
+        Self::parse(text, &[KRUISE_ROLLOUT])
+    }
+
+    /// Whether this names a Kruise Rollout rather than a workload.
+    pub fn is_kruise_rollout(&self) -> bool {
+        *self.kind == kinds::ROLLOUT
     }
 
     /// A workload with a replica count (`scale`): not an Advanced DaemonSet (one pod per node).
@@ -118,10 +145,10 @@ impl WorkloadArg {
                 "{} ({}) has no {}; this command takes {}",
                 info.display_name(),
                 info,
-                if accepted.len() == ROLLOUT_KINDS.len() {
-                    "rollout"
-                } else {
-                    "replica count to scale"
+                match accepted.len() {
+                    1 => "approval (only a Kruise Rollout is approved)",
+                    2 => "replica count to scale",
+                    _ => "rollout",
                 },
                 takes()
             ));

@@ -27,10 +27,38 @@ pub(super) async fn run(
     action: Action,
     predict: bool,
 ) -> Result<()> {
+    run_forced(kube, workload, action, predict, false).await
+}
+
+/// [`run`], with the Kruise Rollout guard overridden by `force` (a partition, pause, resume or
+/// undo on a workload a Rollout is releasing is refused otherwise).
+pub(super) async fn run_forced(
+    kube: &KubeArgs,
+    workload: &WorkloadArg,
+    action: Action,
+    predict: bool,
+    force: bool,
+) -> Result<()> {
     let session = Session::open(kube).await?;
     let target = session.target(workload);
     let actor = session.actor(kube.readonly)?;
-    let (prepared, state) = actor.prepare(&target, &action).await.map_err(one_line)?;
+    // The Rollout guard first: a refusal naming the Rollout says more than why the action would
+    // not apply.
+    let read = actor.read(&target, false).await.map_err(one_line)?;
+    let guard =
+        super::rollout::kruise::guard(&session, workload, &action, &read.object, force).await?;
+    let (mut prepared, state) = actor.prepare(&target, &action).await.map_err(one_line)?;
+    // A template change a Rollout intercepts moves no pod until the Rollout's step 1: the
+    // workload's own plan would not say what happens.
+    let predict = predict
+        && (guard.is_none()
+            || matches!(
+                action,
+                Action::Partition { .. } | Action::Pause | Action::Resume
+            ));
+    if let Some(line) = guard {
+        prepared.notes.insert(0, line);
+    }
     let kind = workload_kind(workload);
     let named = match &action {
         Action::Scale { pods, .. } => pods.as_slice(),
@@ -162,7 +190,10 @@ fn report(workload: &WorkloadArg, prepared: &Prepared, state: &ObjectState) -> S
             let _ = writeln!(out, "{name} scaled");
         }
         // Not rollout actions (their own subcommands report them).
-        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+        Action::Restart { .. }
+        | Action::Protect { .. }
+        | Action::Delete
+        | Action::Approve { .. } => {
             let _ = writeln!(out, "{name} {}", prepared.action.describe());
         }
     }

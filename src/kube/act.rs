@@ -28,6 +28,10 @@ use crate::{
     journal::{Entry, Journal, Outcome},
 };
 
+mod merge;
+
+pub use merge::{APPROVE_SETTLE, APPROVE_TRIES};
+
 /// How often a conflicting request is re-read and re-sent before giving up.
 pub const RETRIES: usize = 3;
 
@@ -302,9 +306,40 @@ impl Actor {
         target: &Target,
         action: &Action,
     ) -> Result<(Prepared, ObjectState), ActError> {
+        if *target.kind == crate::api::kinds::ROLLOUT
+            && let Action::Undo { to_revision } = action
+        {
+            return self.prepare_rollout_undo(target, *to_revision).await;
+        }
         let with_revisions = matches!(action, Action::Undo { .. });
         let state = self.read(target, with_revisions).await?;
         let prepared = actions::prepare(target, action, &state)?;
+        Ok((prepared, state))
+    }
+
+    /// A Rollout's undo: the Rollout, then the workload it releases with its revisions; the
+    /// prepared action is the workload's template write (its state is the one returned), with
+    /// the Rollout's resume after it where the Rollout is paused.
+    async fn prepare_rollout_undo(
+        &self,
+        rollout: &Target,
+        to_revision: Option<i64>,
+    ) -> Result<(Prepared, ObjectState), ActError> {
+        let rollout_state = self.read(rollout, false).await?;
+        let workload = actions::rollout::workload_of(rollout, &rollout_state.object)?;
+        let state = self.read(&workload, true).await.map_err(|e| match e {
+            ActError::NotFound(m) => {
+                ActError::NotFound(format!("{m} (the workload {} names)", rollout.describe()))
+            }
+            other => other,
+        })?;
+        let prepared = actions::rollout::prepare_undo(
+            rollout,
+            &rollout_state,
+            &workload,
+            &state,
+            to_revision,
+        )?;
         Ok((prepared, state))
     }
 
@@ -313,6 +348,28 @@ impl Actor {
     pub async fn perform(&self, prepared: Prepared, state: ObjectState) -> Result<Done, ActError> {
         if self.readonly {
             return Err(ActError::ReadOnly(prepared.action.describe()));
+        }
+        let mut prepared = prepared;
+        let then = std::mem::take(&mut prepared.then);
+        let mut done = self.perform_one(prepared, state).await?;
+        for next in then {
+            let what = format!("{} ({})", next.target.describe(), next.action.describe());
+            match Box::pin(self.perform_merge(next)).await {
+                Ok(d) => done.retries += d.retries,
+                Err(err) => {
+                    return Err(ActError::Failed(format!(
+                        "sent: {}; but then {what} failed: {err}",
+                        done.prepared.action.describe()
+                    )));
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    async fn perform_one(&self, prepared: Prepared, state: ObjectState) -> Result<Done, ActError> {
+        if prepared.request.content_type == actions::rollout::MERGE_PATCH {
+            return self.perform_merge(prepared).await;
         }
         match prepared.request.verb.as_str() {
             "POST" => return self.create(prepared).await,

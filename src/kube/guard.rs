@@ -172,3 +172,33 @@ pub async fn notes(
     }
     out
 }
+
+/// The Kruise Rollouts of a namespace (none where the Rollout CRDs are not served or cannot be
+/// listed: a guard that cannot see a Rollout does not invent one).
+pub async fn rollouts(client: &Client, namespace: &str) -> Vec<crate::api::rollout::Rollout> {
+    let api: Api<crate::api::rollout::Rollout> = Api::namespaced(client.clone(), namespace);
+    match api.list(&ListParams::default()).await {
+        Ok(l) => l.items,
+        Err(err) => {
+            tracing::debug!("Rollouts cannot be listed: {}", describe(&err));
+            Vec::new()
+        }
+    }
+}
+
+/// What a Kruise Rollout that releases the workload means for `action` on it: refused (a
+/// partition, pause, resume or undo while the Rollout holds them), a note (a template change it
+/// intercepts), or nothing.
+pub async fn rollout_guard(
+    client: &Client,
+    target: &Target,
+    state: &ObjectState,
+    action: &crate::actions::Action,
+) -> guard::RolloutGuard {
+    if target.kind.workload.is_none() {
+        return guard::RolloutGuard::Free;
+    }
+    let ns = target.namespace.clone().unwrap_or_default();
+    let rollouts = rollouts(client, &ns).await;
+    guard::rollout_guard(target, action, &state.object, &rollouts)
+}

@@ -202,6 +202,7 @@ fn kinds_take_every_spelling_and_an_unknown_one_is_a_usage_error() {
                 RolloutCommand::Undo(a) => a.target,
                 RolloutCommand::Pause(a) | RolloutCommand::Resume(a) => a.target,
                 RolloutCommand::Partition(a) => a.target,
+                RolloutCommand::Approve(a) => a.target,
             },
             other => panic!("{args}: {other:?}"),
         };

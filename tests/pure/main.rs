@@ -18,6 +18,7 @@ mod api_nulls;
 mod api_schema;
 mod api_seeds;
 mod cli_args;
+mod cli_rollout;
 mod config_files;
 mod kruise_purity;
 mod plan_api;

@@ -50,6 +50,7 @@ fn restart_form_and_panel() {
         notes: vec![
             "budget: allowed: PodUnavailableBudget web-pub has 1 unavailable allowed".into(),
         ],
+        then: Vec::new(),
     };
     h.feed(Msg::EffectDone(EffectResult::Prepared {
         id: req.id,
@@ -211,6 +212,7 @@ fn delete_confirmation_shows_the_verdicts() {
                 .into(),
             "a delete has no inverse: the journal records it but cannot revert it".into(),
         ],
+        then: Vec::new(),
     };
     h.feed(Msg::EffectDone(EffectResult::Prepared {
         id: req.id,

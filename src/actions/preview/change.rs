@@ -72,12 +72,13 @@ pub fn change_for(
                 to: Some(rev.name.clone()),
             })
         }
-        Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
-            Err(ActionError::NotApplicable {
-                kind: target.describe(),
-                what: format!("rollout prediction for {}", action.describe()),
-            })
-        }
+        Action::Restart { .. }
+        | Action::Protect { .. }
+        | Action::Delete
+        | Action::Approve { .. } => Err(ActionError::NotApplicable {
+            kind: target.describe(),
+            what: format!("rollout prediction for {}", action.describe()),
+        }),
     }
 }
 

@@ -284,6 +284,12 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
     let object = workload::get(client, &resource, &session.namespace, name, kind.display()).await?;
     let status = RolloutStatus::read(kind, &resource.version, &object);
     print!("{}", status.render(&shown, &session.namespace));
+    // A Kruise Rollout that releases the workload decides its partition: point at it.
+    let rollouts = crate::kube::guard::rollouts(client, &session.namespace).await;
+    let target = session.target(&args.target);
+    if let Some(rollout) = crate::actions::guard::controlling_rollout(&target, &rollouts) {
+        println!("{}", super::kruise_status::released_by(rollout));
+    }
     let (mut line, done) = status.progress(&shown);
     println!("{line}");
     if done || !(args.watch || args.timeout.is_some()) {

@@ -9,7 +9,7 @@ use kube::Client;
 
 use super::rollout::{Gates, predict};
 use crate::{
-    actions::{Action, Paths, Target},
+    actions::{Action, Paths, Target, guard::RolloutGuard},
     app::msg::{EffectResult, Preview, Revisions},
     journal::Journal,
     kube::act::{ActError, Actor, Done},
@@ -42,16 +42,37 @@ pub async fn prepare(
             Action::Delete => "delete",
             _ => "patch",
         };
-        actor
-            .allowed(verb, &check)
-            .await
-            .map_err(|e| e.to_string())?;
+        let on_rollout = *target.kind == crate::api::kinds::ROLLOUT;
+        // A Rollout's approval writes its status, its undo the workload: the server answers
+        // those (the write itself is checked as it is sent).
+        if !on_rollout || matches!(action, Action::Pause | Action::Resume) {
+            actor
+                .allowed(verb, &check)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
         let (mut prepared, state) = actor
             .prepare(&target, &action)
             .await
             .map_err(|e| e.to_string())?;
+        // A Kruise Rollout that releases the workload owns its partition and pause.
+        let mut intercepted = false;
+        match crate::kube::guard::rollout_guard(&client, &target, &state, &action).await {
+            RolloutGuard::Refused(line) => return Err(line),
+            RolloutGuard::Note(line) => {
+                intercepted = true;
+                prepared.notes.insert(0, line);
+            }
+            RolloutGuard::Free => {}
+        }
         let prediction = match &action {
-            Action::Restart { .. } | Action::Protect { .. } | Action::Delete => {
+            // The Rollout decides which pods move, step by step: the workload's own plan does
+            // not say.
+            _ if on_rollout || intercepted => None,
+            Action::Restart { .. }
+            | Action::Protect { .. }
+            | Action::Delete
+            | Action::Approve { .. } => {
                 let notes = crate::kube::guard::notes(&client, &target, &state, &action).await;
                 // The guards first: they are what the user decides on.
                 prepared.notes.splice(0..0, notes);
@@ -104,7 +125,12 @@ pub fn done_text(done: &Done) -> String {
         changes.join("; ")
     };
     let mut text = format!("sent: {what}");
-    if done.retries > 0 {
+    if done.retries > 0 && matches!(done.prepared.action, Action::Approve { .. }) {
+        text.push_str(&format!(
+            " (sent {} times: the Rollout controller wrote its status over the approval)",
+            done.retries + 1
+        ));
+    } else if done.retries > 0 {
         text.push_str(&format!(
             " (re-read and re-sent {} time(s): the object changed elsewhere, not in what this \
              action changes)",
