@@ -39,6 +39,7 @@ pub mod poll;
 pub mod protect;
 pub mod restart;
 pub mod rollout;
+pub mod rollouts;
 pub mod route;
 pub mod rows;
 pub mod seedlist;

@@ -15,12 +15,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::{
-    msg::Kind,
-    route::Owner,
-    rows::WorkloadRow,
-    stores::Stores,
-};
+use super::{msg::Kind, route::Owner, rows::WorkloadRow, stores::Stores};
 use crate::{
     api::{
         keys::{BATCH_RELEASE_CONTROL_INFO, ROLLOUT_IN_PROGRESSING},
@@ -204,7 +199,9 @@ impl RolloutRow {
         let kind = self.workload_kind?;
         workloads
             .iter()
-            .find(|w| w.kind == kind && w.namespace == self.namespace && w.name == self.workload_name)
+            .find(|w| {
+                w.kind == kind && w.namespace == self.namespace && w.name == self.workload_name
+            })
             .map(WorkloadRow::owner)
     }
 }
@@ -230,7 +227,11 @@ fn condition_reason(r: &Rollout) -> Option<String> {
 
 /// The Rollouts in scope, sorted by namespace and name, each with its BatchRelease and the
 /// numbers the views show.
-pub fn build(stores: &Stores, namespace: Option<&str>, workloads: &[WorkloadRow]) -> Vec<RolloutRow> {
+pub fn build(
+    stores: &Stores,
+    namespace: Option<&str>,
+    workloads: &[WorkloadRow],
+) -> Vec<RolloutRow> {
     let releases = stores.oncall.batch_releases.state();
     let mut rows: Vec<RolloutRow> = stores
         .oncall
@@ -362,19 +363,19 @@ pub struct Hold {
 /// Reads the workload's annotations from the stores.
 pub fn hold(stores: &Stores, owner: &Owner) -> Hold {
     use kube::runtime::reflector::ObjectRef as StoreRef;
-    let at = |name: &str| StoreRef::new(name).within(&owner.namespace);
+    let (ns, name) = (owner.namespace.as_str(), owner.name.as_str());
     let annotations = match owner.kind {
         Kind::CloneSet => stores
             .clonesets
-            .get(&at(&owner.name))
+            .get(&StoreRef::new(name).within(ns))
             .and_then(|w| w.metadata.annotations.clone()),
         Kind::StatefulSet => stores
             .statefulsets
-            .get(&at(&owner.name))
+            .get(&StoreRef::new(name).within(ns))
             .and_then(|w| w.metadata.annotations.clone()),
         Kind::DaemonSet => stores
             .daemonsets
-            .get(&at(&owner.name))
+            .get(&StoreRef::new(name).within(ns))
             .and_then(|w| w.metadata.annotations.clone()),
         _ => None,
     }
@@ -393,7 +394,12 @@ pub fn hold(stores: &Stores, owner: &Owner) -> Hold {
 impl super::App {
     /// The Rollout controlling `owner`, as `:rollouts` lists it.
     pub fn rollout_of(&self, owner: &Owner) -> Option<&RolloutRow> {
-        controlling_row(&self.oncall.rollouts, owner.kind, &owner.namespace, &owner.name)
+        controlling_row(
+            &self.oncall.rollouts,
+            owner.kind,
+            &owner.namespace,
+            &owner.name,
+        )
     }
 
     /// The `:rollouts` rows.
@@ -433,7 +439,11 @@ mod tests {
     #[test]
     fn time_left_runs_from_the_last_update_and_only_while_paused_in_rolling() {
         let timed = row(
-            rollout("InRolling", "StepPaused", serde_json::json!({"duration": 60})),
+            rollout(
+                "InRolling",
+                "StepPaused",
+                serde_json::json!({"duration": 60}),
+            ),
             None,
             &[],
         );
@@ -444,7 +454,11 @@ mod tests {
             timed.headline(at(18)),
             "Rollout web-rollout · step 1/2 · StepPaused · 42s left"
         );
-        let manual = row(rollout("InRolling", "StepPaused", serde_json::json!({})), None, &[]);
+        let manual = row(
+            rollout("InRolling", "StepPaused", serde_json::json!({})),
+            None,
+            &[],
+        );
         assert_eq!(manual.left(at(18)), Some(Left::Approval));
         assert!(manual.approvable());
         // Paused by spec.strategy.paused (reason Paused), or not yet paused: no countdown.
@@ -456,7 +470,11 @@ mod tests {
         assert_eq!(held.left(at(18)), None);
         assert!(!held.approvable());
         let upgrading = row(
-            rollout("InRolling", "StepUpgrade", serde_json::json!({"duration": 60})),
+            rollout(
+                "InRolling",
+                "StepUpgrade",
+                serde_json::json!({"duration": 60}),
+            ),
             None,
             &[],
         );

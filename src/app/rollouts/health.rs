@@ -199,7 +199,11 @@ pub fn stuck(
     let mut why = format!(
         "stuck at step {} ({}): ",
         row.step_text(),
-        if row.state.is_empty() { "-" } else { &row.state }
+        if row.state.is_empty() {
+            "-"
+        } else {
+            &row.state
+        }
     );
     match longest {
         Some(secs) => why.push_str(&format!(

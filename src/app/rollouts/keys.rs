@@ -20,13 +20,16 @@ use crate::{
 /// controls the workload the keys are about (rollout view, workloads list, triage).
 pub fn subject(app: &App) -> Option<RolloutRow> {
     match app.top() {
-        Route::Oncall(v) if v.screen == Screen::Rollouts => {
-            oncall::nth_rollout(app, v).cloned()
-        }
+        Route::Oncall(v) if v.screen == Screen::Rollouts => oncall::nth_rollout(app, v).cloned(),
         _ => {
             let owner = workload(app)?;
-            controlling_row(&app.oncall.rollouts, owner.kind, &owner.namespace, &owner.name)
-                .cloned()
+            controlling_row(
+                &app.oncall.rollouts,
+                owner.kind,
+                &owner.namespace,
+                &owner.name,
+            )
+            .cloned()
         }
     }
 }
@@ -66,7 +69,11 @@ pub fn key(app: &mut App, action: config::Action) -> Option<Vec<Effect>> {
                     format!(
                         "step {} {}",
                         row.step_text(),
-                        if row.state.is_empty() { "-" } else { &row.state }
+                        if row.state.is_empty() {
+                            "-"
+                        } else {
+                            &row.state
+                        }
                     )
                 } else {
                     "no step".to_owned()
@@ -94,8 +101,7 @@ pub fn key(app: &mut App, action: config::Action) -> Option<Vec<Effect>> {
         config::Action::Undo => app.prepare(target(&row), Action::Undo { to_revision: None }),
         // `[` `p` on a controlled workload: the executor's guard refuses them, naming the
         // Rollout. On a `:rollouts` row there is no workload partition to edit.
-        config::Action::PrevBatch | config::Action::Partition
-            if matches!(app.top(), Route::Oncall(v) if v.screen == Screen::Rollouts) =>
+        config::Action::PrevBatch | config::Action::Partition if matches!(app.top(), Route::Oncall(v) if v.screen == Screen::Rollouts) =>
         {
             app.set_status(
                 Level::Info,
@@ -117,9 +123,18 @@ fn approve(step: i32) -> Action {
 
 /// What the keys mean on a Rollout (the footer hints and the help overlay use it).
 pub const MEANINGS: [(config::Action, &str); 5] = [
-    (config::Action::NextBatch, "approve the current step (Rollout)"),
+    (
+        config::Action::NextBatch,
+        "approve the current step (Rollout)",
+    ),
     (config::Action::Pause, "pause / resume the Rollout"),
     (config::Action::Undo, "roll back the Rollout's way"),
-    (config::Action::PrevBatch, "refused: the Rollout owns the partition"),
-    (config::Action::Partition, "refused: the Rollout owns the partition"),
+    (
+        config::Action::PrevBatch,
+        "refused: the Rollout owns the partition",
+    ),
+    (
+        config::Action::Partition,
+        "refused: the Rollout owns the partition",
+    ),
 ];

@@ -60,7 +60,7 @@ pub fn percent_if_possible(stable: i32, replicas: i32, batch: &str) -> String {
         return "0%".to_owned();
     }
     let p = i64::from(stable) * 100 / i64::from(replicas);
-    let resolved = (p * i64::from(replicas)).div_ceil(100);
+    let resolved = (p * i64::from(replicas) + 99) / 100;
     if resolved == 0 && batch != "100%" {
         return "1%".to_owned();
     }
@@ -85,16 +85,17 @@ pub fn step_partition(kind: Kind, batch: &IntOrString, replicas: i32) -> IntOrSt
 pub fn plan(row: &RolloutRow) -> Vec<StepRow> {
     let steps = row.rollout.steps();
     let n = steps.len();
-    let jump = (row.live() && row.next_step > 0 && row.next_step != row.step + 1)
-        .then_some(row.next_step);
+    let jump =
+        (row.live() && row.next_step > 0 && row.next_step != row.step + 1).then_some(row.next_step);
     steps
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let index = i as i32 + 1;
-            let pods = row.replicas.zip(s.replicas.as_ref()).map(|(r, v)| {
-                scale(v, r).map_or(0, |p| p.clamp(0, r.max(0)))
-            });
+            let pods = row
+                .replicas
+                .zip(s.replicas.as_ref())
+                .map(|(r, v)| scale(v, r).map_or(0, |p| p.clamp(0, r.max(0))));
             let partition = row
                 .replicas
                 .zip(row.workload_kind)
