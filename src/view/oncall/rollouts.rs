@@ -13,7 +13,10 @@ use crate::{
         rollouts::{Left, RolloutRow},
     },
     config::Role,
-    view::{header::role, widgets::table::{Cell, Column}},
+    view::{
+        header::role,
+        widgets::table::{Cell, Column},
+    },
 };
 
 fn phase_role(r: &RolloutRow) -> Role {
@@ -52,7 +55,7 @@ pub fn render(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         columns: vec![
             Column::new("NAME", Constraint::Fill(1), 0),
             Column::new("WORKLOAD", Constraint::Fill(1), 2),
-            Column::new("PHASE", Constraint::Fill(1), 0),
+            Column::new("PHASE", Constraint::Length(26), 0),
             Column::new("STEP", Constraint::Length(5), 0),
             Column::new("STATE", Constraint::Length(19), 0),
             Column::new("UPD/RDY/PLAN", Constraint::Length(12), 1),
@@ -74,17 +77,18 @@ pub fn render(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
             _ => Role::StatusProgress,
         };
         let (left, left_role) = left_text(r, app.now);
-        let mut phase_text = r.phase_text();
-        if r.paused {
-            phase_text.push_str(" (paused)");
-        }
+        let phase_text = r.phase_text();
         vec![
             Cell::from(r.name.as_str()),
             Cell::from(r.workload.as_str()),
             Cell::from(Span::styled(phase_text, role(app, phase_role(r)))),
             Cell::from(r.step_text()),
             Cell::from(Span::styled(
-                if r.state.is_empty() { "-" } else { r.state.as_str() },
+                if r.state.is_empty() {
+                    "-"
+                } else {
+                    r.state.as_str()
+                },
                 role(app, state_role),
             )),
             Cell::from(batch_text(r)),

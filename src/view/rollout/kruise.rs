@@ -72,10 +72,12 @@ pub fn section(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf:
         Span::styled(row.phase_text(), val),
         Span::styled("  style ", key),
         Span::styled(
-            if row.rollout.is_real_partition() {
-                format!("{} (partition)", row.rollout.rolling_style())
-            } else {
-                row.rollout.rolling_style().to_owned()
+            match row.rollout.rolling_style() {
+                "Partition" => "Partition".to_owned(),
+                style if row.rollout.is_real_partition() => {
+                    format!("{style} (runs partition-style)")
+                }
+                style => format!("{style} (shown, not driven here)"),
             },
             val,
         ),
@@ -115,7 +117,7 @@ pub fn section(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf:
     held.push(Span::styled(
         match (&h.release, h.in_progressing) {
             (Some(br), _) => format!(
-                "partition and pause held by BatchRelease {br}{}",
+                "partition + pause held by BatchRelease {br}{}",
                 if h.in_progressing {
                     " · release in progress"
                 } else {
@@ -123,14 +125,17 @@ pub fn section(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf:
                 }
             ),
             (None, true) => "release in progress".to_owned(),
-            (None, false) => "not held now (the Rollout acts on the next template change)".to_owned(),
+            (None, false) => {
+                "not held now (the Rollout acts on the next template change)".to_owned()
+            }
         },
         val,
     ));
     held.push(Span::styled(
         format!(
-            "  · {} [ p refused: the Rollout owns the partition",
-            app.keymap.hint(Action::PrevBatch)
+            "  · {} {} refused here (the Rollout's fields)",
+            app.keymap.hint(Action::PrevBatch),
+            app.keymap.hint(Action::Partition)
         ),
         muted,
     ));
@@ -170,7 +175,14 @@ pub fn section(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf:
         )];
         if s.mark == Mark::Current {
             spans.push(Span::styled(
-                format!(" ← {}", state_words(app, row)),
+                format!(
+                    " ← current ({})",
+                    if row.state.is_empty() {
+                        "-"
+                    } else {
+                        &row.state
+                    }
+                ),
                 role(app, state_role(row)),
             ));
         }
@@ -213,7 +225,10 @@ fn state_words(app: &App, row: &RolloutRow) -> String {
         row.state.as_str()
     };
     if !row.live() {
-        return format!("{state} (as last recorded; the Rollout is {})", row.phase_text());
+        return format!(
+            "{state} (as last recorded; the Rollout is {})",
+            row.phase_text()
+        );
     }
     let mut out = state.to_owned();
     match (row.left(app.now), row.pause) {
@@ -229,7 +244,10 @@ fn state_words(app: &App, row: &RolloutRow) -> String {
     if let Some(s) = row.in_step(app.now) {
         out.push_str(&format!(
             " · {} in step",
-            age(app.now, jiff::Timestamp::from_second(app.now.as_second() - s).ok())
+            age(
+                app.now,
+                jiff::Timestamp::from_second(app.now.as_second() - s).ok()
+            )
         ));
     }
     out
@@ -316,13 +334,7 @@ fn traffic_line(app: &App, row: &RolloutRow) -> Line<'static> {
 }
 
 /// The batch health panel: the current batch's new pods.
-pub fn health_panel(
-    app: &App,
-    view: &RolloutView,
-    row: &RolloutRow,
-    area: Rect,
-    buf: &mut Buffer,
-) {
+pub fn health_panel(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf: &mut Buffer) {
     let update = view
         .summary
         .as_ref()
@@ -348,9 +360,21 @@ pub fn health_panel(
     let b = block(app, title);
     let inner = b.inner(area);
     b.render(area, buf);
+    let name_w = pods
+        .iter()
+        .map(|p| p.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let status_w = pods
+        .iter()
+        .map(|p| p.status.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     let mut lines = vec![Line::styled(
         format!(
-            "{:<24} {:<5} {:>8}  {:<17} {:<10} {}",
+            "{:<name_w$} {:<5} {:>8}  {:<status_w$} {:<9} {}",
             "POD", "READY", "RESTARTS", "STATUS", "READY FOR", "LATEST WARNING"
         ),
         role(app, Role::TableHeader),
@@ -377,22 +401,43 @@ pub fn health_panel(
         };
         lines.push(Line::from(vec![
             Span::styled(
-                format!("{:<24} ", p.name),
+                format!("{:<name_w$} ", p.name),
                 role(app, if ok { Role::Text } else { Role::StatusError }),
             ),
             Span::styled(
                 format!("{:<5} ", p.ready),
-                role(app, if p.all_ready { Role::StatusOk } else { Role::StatusError }),
+                role(
+                    app,
+                    if p.all_ready {
+                        Role::StatusOk
+                    } else {
+                        Role::StatusError
+                    },
+                ),
             ),
             Span::styled(
                 format!("{:>8}  ", p.restarts),
-                role(app, if p.restarts > 0 { Role::StatusWarn } else { Role::Text }),
+                role(
+                    app,
+                    if p.restarts > 0 {
+                        Role::StatusWarn
+                    } else {
+                        Role::Text
+                    },
+                ),
             ),
-            Span::raw(format!("{:<17} ", p.status)),
-            Span::raw(format!("{ready_for:<10} ")),
+            Span::raw(format!("{:<status_w$} ", p.status)),
+            Span::raw(format!("{ready_for:<9} ")),
             Span::styled(
                 warning,
-                role(app, if p.warning.is_some() { Role::StatusWarn } else { Role::Muted }),
+                role(
+                    app,
+                    if p.warning.is_some() {
+                        Role::StatusWarn
+                    } else {
+                        Role::Muted
+                    },
+                ),
             ),
         ]));
     }
