@@ -68,7 +68,9 @@ pub fn rollout(at: At) -> Rollout {
         (1, "StepPaused") => {
             "Rollout is in step(1/3), and you need manually confirm to enter the next step"
         }
-        (2, "StepPaused") => "Rollout is in step(2/3), and wait duration(60 seconds) to enter the next step",
+        (2, "StepPaused") => {
+            "Rollout is in step(2/3), and wait duration(60 seconds) to enter the next step"
+        }
         _ => "Rollout is in step(2/3), and upgrade workload to new version",
     };
     serde_json::from_value(json!({
@@ -125,7 +127,11 @@ pub fn batch_release(at: At) -> BatchRelease {
         (2, false) => (3, 3),
         _ => (5, 5),
     };
-    let batch_state = if at.state == "StepUpgrade" { "Verifying" } else { "Ready" };
+    let batch_state = if at.state == "StepUpgrade" {
+        "Verifying"
+    } else {
+        "Ready"
+    };
     serde_json::from_value(json!({
         "apiVersion": "rollouts.kruise.io/v1beta1",
         "kind": "BatchRelease",
@@ -155,11 +161,12 @@ pub fn batch_release(at: At) -> BatchRelease {
 }
 
 fn cloneset(at: At) -> CloneSet {
-    let partition = match at.step {
-        1 => json!(4),
-        2 => json!("40%"),
-        _ => json!("0%"),
+    let (partition, updated) = match at.step {
+        1 => (json!(4), 1),
+        2 => (json!("40%"), 3),
+        _ => (json!("0%"), 5),
     };
+    let ready = if at.crashing { 4 } else { 5 };
     serde_json::from_value(json!({
         "apiVersion": "apps.kruise.io/v1alpha1",
         "kind": "CloneSet",
@@ -179,8 +186,9 @@ fn cloneset(at: At) -> CloneSet {
             "updateStrategy": {"partition": partition}
         },
         "status": {
-            "observedGeneration": 2, "replicas": 5, "readyReplicas": 5, "availableReplicas": 5,
-            "updatedReplicas": 3, "updatedReadyReplicas": 3, "expectedUpdatedReplicas": 3,
+            "observedGeneration": 2, "replicas": 5, "readyReplicas": ready, "availableReplicas": ready,
+            "updatedReplicas": updated, "updatedReadyReplicas": updated - (5 - ready),
+            "expectedUpdatedReplicas": updated,
             "currentRevision": "shop-6c8b5d4f2", "updateRevision": "shop-7d9fbc8c4"
         }
     }))
@@ -201,7 +209,12 @@ fn pod(name: &str, batch: Option<i32>, crashing_for: Option<i64>) -> SlimPod {
             json!({"waiting": {"reason": "CrashLoopBackOff"}}),
             ago(secs),
         ),
-        None => (true, 0, json!({"running": {"startedAt": ago(300)}}), ago(300)),
+        None => (
+            true,
+            0,
+            json!({"running": {"startedAt": ago(300)}}),
+            ago(300),
+        ),
     };
     serde_json::from_value(json!({
         "apiVersion": "v1",
@@ -241,7 +254,10 @@ pub fn put(h: &mut Harness, at: At) {
     harness::apply(&mut h.writers.clonesets, vec![cloneset(at)]);
     harness::apply(&mut h.writers.pods, pods(at));
     harness::apply(&mut h.writers.oncall.rollouts, vec![rollout(at)]);
-    harness::apply(&mut h.writers.oncall.batch_releases, vec![batch_release(at)]);
+    harness::apply(
+        &mut h.writers.oncall.batch_releases,
+        vec![batch_release(at)],
+    );
     h.feed(Msg::StoreChanged(Kind::CloneSet));
     h.feed(Msg::StoreChanged(Kind::Pod));
     h.feed(Msg::StoreReady(Kind::Rollout));

@@ -47,20 +47,21 @@ fn preview(action: Action) -> Preview {
             action,
             request: ApiRequest {
                 verb: "PATCH".into(),
-                path: "/apis/rollouts.kruise.io/v1beta1/namespaces/demo/rollouts/shop-rollout/status"
-                    .into(),
+                path:
+                    "/apis/rollouts.kruise.io/v1beta1/namespaces/demo/rollouts/shop-rollout/status"
+                        .into(),
                 content_type: "application/merge-patch+json".into(),
                 body: json!({"status": {"canaryStatus": {"currentStepState": "StepReady"}}}),
             },
             inverse: None,
             changes: vec!["step 1 StepPaused → StepReady".into()],
             notes: vec![],
+            then: vec![],
         },
         state: ObjectState {
             version: "v1beta1".into(),
             plural: "rollouts".into(),
-            object: serde_json::to_value(fx::rollout(At::step(1, "StepPaused", 75)))
-                .expect("json"),
+            object: serde_json::to_value(fx::rollout(At::step(1, "StepPaused", 75))).expect("json"),
             revisions: vec![],
         },
         prediction: None,
@@ -152,7 +153,10 @@ fn a_direct_partition_key_goes_to_the_executor_and_its_refusal_is_shown() {
     let mut h = fx::harness(At::step(2, "StepPaused", 18), (130, 44));
     fx::open_shop(&mut h);
     let req = prepared(&h.press(&["["]));
-    assert_eq!(req.target.kind, &CLONESET, "the guard decides, not the keys");
+    assert_eq!(
+        req.target.kind, &CLONESET,
+        "the guard decides, not the keys"
+    );
     let refusal = "CloneSet demo/shop is controlled by Rollout demo/shop-rollout: its partition \
                    and pause are the Rollout's (] approves, P pauses, u rolls back there)";
     h.feed(Msg::EffectDone(EffectResult::Prepared {
@@ -161,7 +165,10 @@ fn a_direct_partition_key_goes_to_the_executor_and_its_refusal_is_shown() {
     }));
     assert!(h.app.overlay().is_none());
     assert_eq!(status(&h), refusal);
-    assert!(h.screen().contains("controlled by Rollout demo/shop-rollout"));
+    assert!(
+        h.screen()
+            .contains("controlled by Rollout demo/shop-rollout")
+    );
 }
 
 #[test]
@@ -170,7 +177,10 @@ fn rollouts_rows_take_the_rollout_keys_and_enter_opens_the_workload() {
     for alias in ["rollouts", "rollout", "ro", "rollouts.rollouts.kruise.io"] {
         h.press(&["esc"]);
         assert_eq!(h.command(alias), vec![], "{alias}");
-        assert!(h.screen().contains("Rollouts (rollouts.kruise.io)"), "{alias}");
+        assert!(
+            h.screen().contains("Rollouts (rollouts.kruise.io)"),
+            "{alias}"
+        );
     }
     let req = prepared(&h.press(&["]"]));
     assert_eq!(
@@ -182,7 +192,11 @@ fn rollouts_rows_take_the_rollout_keys_and_enter_opens_the_workload() {
     assert_eq!((req.target, req.action), (rollout_target(), Action::Pause));
     h.press(&["esc"]);
     assert_eq!(h.press(&["["]), vec![]);
-    assert!(status(&h).contains("owns CloneSet/shop's partition"), "{}", status(&h));
+    assert!(
+        status(&h).contains("owns CloneSet/shop's partition"),
+        "{}",
+        status(&h)
+    );
     h.press(&["enter"]);
     assert!(
         h.screen().contains("Kruise Rollout demo/shop-rollout"),

@@ -5,10 +5,7 @@
 //! not before.
 
 use crate::rollout_fixture::{self as fx, At};
-use kruise_tui::app::{
-    Msg,
-    oncall::ProblemKind,
-};
+use kruise_tui::app::{Msg, oncall::ProblemKind};
 
 #[test]
 fn rollouts_list() {
@@ -52,7 +49,7 @@ fn rollouts_list_time_left_counts_down_with_the_clock_and_stops_at_zero() {
 
 #[test]
 fn rollout_view_at_a_timed_pause_shows_the_time_left() {
-    let mut h = fx::harness(At::step(2, "StepPaused", 18), (130, 44));
+    let mut h = fx::harness(At::step(2, "StepPaused", 18), (140, 44));
     fx::open_shop(&mut h);
     fx::answer_events(&mut h);
     let screen = h.screen();
@@ -73,7 +70,7 @@ fn rollout_view_at_a_timed_pause_shows_the_time_left() {
 
 #[test]
 fn rollout_view_at_a_manual_pause_waits_for_approval() {
-    let mut h = fx::harness(At::step(1, "StepPaused", 75), (130, 44));
+    let mut h = fx::harness(At::step(1, "StepPaused", 75), (140, 44));
     fx::open_shop(&mut h);
     fx::answer_events(&mut h);
     let screen = h.screen();
@@ -112,7 +109,7 @@ fn batch_health_panel_lists_the_new_batch_with_its_crashing_pod() {
 
 #[test]
 fn help_says_what_the_keys_mean_on_a_rollout() {
-    let mut h = fx::harness(At::step(1, "StepPaused", 75), (130, 44));
+    let mut h = fx::harness(At::step(1, "StepPaused", 75), (140, 44));
     fx::open_shop(&mut h);
     h.press(&["?"]);
     let screen = h.screen();
@@ -159,7 +156,14 @@ fn a_rollout_stuck_on_crashing_pods_is_a_triage_row_after_the_stall_and_not_befo
         .filter(|p| p.kind == ProblemKind::StuckRollout)
         .map(|p| p.subject.clone())
         .collect();
-    assert!(!stuck.contains(&"CloneSet demo/shop".to_owned()), "{stuck:?}");
+    assert!(
+        !stuck.contains(&"CloneSet demo/shop".to_owned()),
+        "{stuck:?}"
+    );
     h.command("triage");
-    assert!(h.screen().contains("Rollout demo/shop-rollout"), "{}", h.screen());
+    assert!(
+        h.screen().contains("Rollout demo/shop-rollout"),
+        "{}",
+        h.screen()
+    );
 }
