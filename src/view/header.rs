@@ -224,6 +224,10 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Delete, "delete"),
             (Action::Filter, "filter"),
         ]),
+        Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage && kruise.is_some() => {
+            actions.extend([(Action::Open, "open"), (Action::Filter, "filter")]);
+            actions.extend(kruise.into_iter().flatten());
+        }
         Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage => actions.extend([
             (Action::Open, "open"),
             (Action::Filter, "filter"),

@@ -204,3 +204,55 @@ fn rollouts_rows_take_the_rollout_keys_and_enter_opens_the_workload() {
         h.screen()
     );
 }
+
+#[test]
+fn triage_remedies_on_a_stuck_rollout_act_on_the_rollout() {
+    let at = At {
+        crashing: true,
+        ..At::step(2, "StepUpgrade", 900)
+    };
+    let mut h = fx::harness(at, (140, 30));
+    h.command("triage");
+    let row = h
+        .app
+        .oncall()
+        .triage
+        .iter()
+        .position(|p| p.subject == "Rollout demo/shop-rollout")
+        .expect("the stuck Rollout is listed");
+    for _ in 0..row {
+        h.press(&["j"]);
+    }
+    assert!(h.screen().contains("u rollback"), "{}", h.screen());
+    let req = prepared(&h.press(&["u"]));
+    assert_eq!(
+        (req.target, req.action),
+        (rollout_target(), Action::Undo { to_revision: None })
+    );
+    h.press(&["esc"]);
+    let req = prepared(&h.press(&["P"]));
+    assert_eq!((req.target, req.action), (rollout_target(), Action::Pause));
+}
+
+#[test]
+fn a_controlled_rollout_view_asks_for_no_next_batch_plan() {
+    let mut h = fx::harness(At::step(1, "StepPaused", 75), (140, 44));
+    let rows: Vec<String> = h.app.workloads().iter().map(|w| w.name.clone()).collect();
+    let at = rows.iter().position(|n| n == "shop").expect("shop");
+    for _ in 0..at {
+        h.press(&["j"]);
+    }
+    let effects = h.press(&["enter"]);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::PlanRollout { .. })),
+        "{effects:?}"
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::FetchRolloutEvents { .. })),
+        "the events feed the batch health panel: {effects:?}"
+    );
+}
