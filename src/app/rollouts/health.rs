@@ -21,10 +21,13 @@ use crate::{
     },
 };
 
-/// The pods of one batch (`Some(i)`, 1-based as the label is), or not in a batch (`None`).
+/// The pods of one batch (`Some(i)`, 1-based as the label is), or not in a batch (`None`):
+/// then `updated` tells the pods on the update revision without a batch label (a release not
+/// labelled yet, or updated outside the Rollout) from those not updated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchGroup {
     pub batch: Option<i32>,
+    pub updated: bool,
     pub pods: Vec<String>,
 }
 
@@ -52,21 +55,29 @@ pub fn batch_of(pod: &PodRow, row: &RolloutRow) -> Option<i32> {
     label(pod, ROLLOUT_BATCH_ID)?.parse().ok()
 }
 
-/// The pods grouped by batch, batches in order, then the pods in none ("not updated").
-pub fn groups(pods: &[Arc<PodRow>], row: &RolloutRow) -> Vec<BatchGroup> {
-    let mut by: BTreeMap<Option<i32>, Vec<String>> = BTreeMap::new();
+/// The pods grouped by batch, batches in order, then the updated pods in no batch, then the
+/// pods not updated.
+pub fn groups(pods: &[Arc<PodRow>], row: &RolloutRow, update_revision: &str) -> Vec<BatchGroup> {
+    // Key: (no batch, not updated, batch) sorts batches first, then unlabelled, then old.
+    let mut by: BTreeMap<(bool, bool, i32), Vec<String>> = BTreeMap::new();
     for p in pods {
-        by.entry(batch_of(p, row)).or_default().push(p.name.clone());
+        let key = match batch_of(p, row) {
+            Some(b) => (false, false, b),
+            None => {
+                let updated =
+                    !update_revision.is_empty() && same_revision(&p.revision, update_revision);
+                (true, !updated, 0)
+            }
+        };
+        by.entry(key).or_default().push(p.name.clone());
     }
-    let rest = by.remove(&None);
-    let mut out: Vec<BatchGroup> = by
-        .into_iter()
-        .map(|(batch, pods)| BatchGroup { batch, pods })
-        .collect();
-    if let Some(pods) = rest {
-        out.push(BatchGroup { batch: None, pods });
-    }
-    out
+    by.into_iter()
+        .map(|((none, old, b), pods)| BatchGroup {
+            batch: (!none).then_some(b),
+            updated: !old,
+            pods,
+        })
+        .collect()
 }
 
 /// The current step's new pods: those labelled with its batch; while none is labelled yet,

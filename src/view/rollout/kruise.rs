@@ -281,13 +281,19 @@ fn batch_line(app: &App, row: &RolloutRow) -> Line<'static> {
 fn pods_line(app: &App, view: &RolloutView, row: &RolloutRow) -> Line<'static> {
     let key = role(app, Role::HeaderKey);
     let mut spans = vec![Span::styled("pods     ", key)];
-    for (i, g) in groups(view.rows(), row).into_iter().enumerate() {
+    let update = view
+        .summary
+        .as_ref()
+        .map(|s| s.update_revision.as_str())
+        .unwrap_or_default();
+    for (i, g) in groups(view.rows(), row, update).into_iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", role(app, Role::Muted)));
         }
         let (label, r) = match g.batch {
             Some(b) if b == row.step => (format!("batch {b}: "), Role::RevisionUpdate),
             Some(b) => (format!("batch {b}: "), Role::StatusOk),
+            None if g.updated => ("updated, no batch label: ".to_owned(), Role::RevisionUpdate),
             None => ("not updated: ".to_owned(), Role::Muted),
         };
         spans.push(Span::styled(label, role(app, r)));
