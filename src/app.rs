@@ -39,6 +39,7 @@ pub mod poll;
 pub mod protect;
 pub mod restart;
 pub mod rollout;
+pub mod rollouts;
 pub mod route;
 pub mod rows;
 pub mod seedlist;
@@ -387,8 +388,18 @@ impl App {
     /// The effects the rollout view on top is due for (its plan and events, when stale).
     pub(crate) fn rollout_due(&mut self) -> Vec<Effect> {
         let now = self.now;
+        // Under a Kruise Rollout the console's own next batch is not shown: no plan to ask.
+        let controlled = match self.stack.last() {
+            Some(Route::Rollout(view)) => self.rollout_of(&view.owner).is_some(),
+            _ => false,
+        };
         match self.stack.last_mut() {
-            Some(Route::Rollout(view)) => view.due(now, &self.rollout),
+            Some(Route::Rollout(view)) => {
+                if controlled {
+                    view.plan_refresh.stale = false;
+                }
+                view.due(now, &self.rollout)
+            }
             _ => Vec::new(),
         }
     }

@@ -14,6 +14,7 @@ pub mod oncall_watch;
 pub mod restart;
 pub mod shell;
 pub mod watch;
+pub mod watch_rollouts;
 pub mod watchset;
 pub mod workload;
 

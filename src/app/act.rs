@@ -103,6 +103,10 @@ pub fn key(app: &mut App, action: config::Action) -> Vec<Effect> {
         );
         return Vec::new();
     }
+    // On a Rollout-controlled workload (or a `:rollouts` row), `]` `P` `u` are the Rollout's.
+    if let Some(effects) = super::rollouts::keys::key(app, action) {
+        return effects;
+    }
     let s = match subject(app) {
         Ok(s) => s,
         Err(why) => {

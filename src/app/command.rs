@@ -38,7 +38,7 @@ pub enum Command {
 }
 
 /// Names accepted for each command (first is the canonical one, completed by Tab).
-const NAMES: [(&str, &[&str]); 24] = [
+const NAMES: [(&str, &[&str]); 25] = [
     ("cs", &["cs", "clone", "cloneset", "clonesets"]),
     (
         "asts",
@@ -105,6 +105,8 @@ const NAMES: [(&str, &[&str]); 24] = [
             "resourcedistributions",
         ],
     ),
+    // Kruise Rollout; the CRD has no short name, `ro` is ours (also through `parse_kind`).
+    ("rollouts", &["rollouts", "rollout", "ro"]),
     ("ns", &["ns", "namespace"]),
     ("ctx", &["ctx", "context"]),
     ("q", &["q", "q!", "quit"]),
@@ -129,7 +131,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let canonical = NAMES
         .iter()
         .find(|(_, aliases)| aliases.contains(&first))
-        .map(|(c, _)| *c);
+        .map(|(c, _)| *c)
+        .or_else(|| rollout_kind(first).then_some("rollouts"));
     let no_arg = |cmd: Command| match arg {
         None => Ok(cmd),
         Some(a) => Err(format!("`:{first}` takes no argument (got `{a}`)")),
@@ -147,6 +150,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("pub") => no_arg(Command::Oncall(Screen::Budgets)),
         Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
         Some("ppm") => no_arg(Command::Oncall(Screen::ProbeMarkers)),
+        Some("rollouts") => no_arg(Command::Oncall(Screen::Rollouts)),
         Some("acj") => no_arg(Command::CronJobs),
         Some("bcj") => no_arg(Command::BroadcastJobs),
         Some("ws") => no_arg(Command::WorkloadSpreads),
@@ -168,10 +172,17 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         _ => Err(format!(
             "unknown command `:{first}` (try :cs :asts :ads :pods :triage :crr :pub :sidecarset \
-             :ppm :protect :acj :bcj :ws :ud :imagepulljobs :imagelistpulljobs :nodeimages \
+             :ppm :rollouts :protect :acj :bcj :ws :ud :imagepulljobs :imagelistpulljobs :nodeimages \
              :pps :distributor :journal :ns NAME :ctx NAME :q)"
         )),
     }
+}
+
+/// Whether `word` names Kruise Rollout's kinds the way `api::kinds::parse_kind` reads kinds
+/// (`rollouts.rollouts.kruise.io`, `Rollout`, `br`, `batchreleases`…): `:rollouts` shows both.
+fn rollout_kind(word: &str) -> bool {
+    use crate::api::kinds::{BATCH_RELEASE, ROLLOUT, parse_kind};
+    parse_kind(word).is_ok_and(|k| *k == ROLLOUT || *k == BATCH_RELEASE)
 }
 
 /// Runs a command line typed after `:`.
@@ -372,6 +383,16 @@ mod tests {
             Ok(Command::Oncall(Screen::SidecarSets))
         );
         assert_eq!(parse("ppm"), Ok(Command::Oncall(Screen::ProbeMarkers)));
+        for name in [
+            "rollouts",
+            "rollout",
+            "ro",
+            "Rollout",
+            "rollouts.rollouts.kruise.io",
+            "br",
+        ] {
+            assert_eq!(parse(name), Ok(Command::Oncall(Screen::Rollouts)), "{name}");
+        }
         for name in ["pps", "persistentpodstate", "persistentpodstates"] {
             assert_eq!(parse(name), Ok(Command::PersistentPodStates));
         }

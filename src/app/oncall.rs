@@ -31,6 +31,8 @@ pub enum Screen {
     Budgets,
     SidecarSets,
     ProbeMarkers,
+    /// Kruise Rollouts (`:rollouts`).
+    Rollouts,
     /// One SidecarSet's matched pods and their sidecar versions.
     SidecarPods(String),
     /// One PodUnavailableBudget with its pods.
@@ -50,6 +52,7 @@ impl Screen {
             Screen::SidecarSets => &[Kind::SidecarSet],
             Screen::SidecarPods(_) => &[Kind::SidecarSet, Kind::SidecarSetRevision],
             Screen::ProbeMarkers => &[Kind::PodProbeMarker, Kind::NodePodProbe],
+            Screen::Rollouts => &[Kind::Rollout, Kind::BatchRelease],
         }
     }
 }
@@ -65,6 +68,7 @@ impl Screen {
                 | Screen::Budgets
                 | Screen::SidecarSets
                 | Screen::ProbeMarkers
+                | Screen::Rollouts
         )
     }
 }
@@ -149,6 +153,8 @@ pub struct Oncall {
     pub denials: Vec<Denial>,
     /// CloneSets' status conditions by workload key (the Progressing condition, for triage).
     pub progress: HashMap<String, super::rollout::progress::Conditions>,
+    /// Kruise Rollouts in scope (`:rollouts`, the rollout view's Rollout section, triage).
+    pub rollouts: Vec<super::rollouts::RolloutRow>,
 }
 
 /// The refused deletes of the journal (deletion protection or a budget said no).
@@ -194,6 +200,7 @@ impl App {
         self.oncall.sidecarsets = sidecar::build_sidecarsets(&self.stores);
         self.oncall.probes = probes::build_probes(&self.stores, ns, &self.pods);
         self.oncall.progress = super::rollout::progress::by_workload(&self.stores);
+        self.oncall.rollouts = super::rollouts::build(&self.stores, ns, &self.workloads);
         self.rebuild_triage();
     }
 
@@ -209,6 +216,7 @@ impl App {
             restarts: &self.oncall.restarts,
             denials: &self.oncall.denials,
             progress: &self.oncall.progress,
+            rollouts: &self.oncall.rollouts,
         };
         let mut memory = std::mem::take(&mut self.oncall.memory);
         self.oncall.triage = triage::triage(&input, &mut memory);
@@ -243,6 +251,7 @@ impl App {
             Screen::Budgets => count(&self.oncall.budgets, f),
             Screen::SidecarSets => count(&self.oncall.sidecarsets, f),
             Screen::ProbeMarkers => count(&self.oncall.probes, f),
+            Screen::Rollouts => count(&self.oncall.rollouts, f),
             Screen::SidecarPods(name) => self.sidecar_pods(name).len(),
             Screen::Budget { namespace, name } => self.budget(namespace, name).map_or(0, |b| {
                 b.disrupted.len() + b.unavailable.len() + b.not_ready.len()
@@ -335,13 +344,17 @@ pub fn selection(app: &App, view: &OncallView) -> Option<ObjectRef> {
             .sidecar_pods(name)
             .get(i)
             .map(|p| obj(Kind::Pod, &p.namespace, &p.pod)),
+        Screen::Rollouts => {
+            nth_rollout(app, view).map(|r| obj(Kind::Rollout, &r.namespace, &r.name))
+        }
         Screen::Budget { namespace, name } => {
             Some(obj(Kind::PodUnavailableBudget, namespace, name))
         }
     }
 }
 
-/// The workload the remedy keys (`u`, `[`, `P`) act on in triage.
+/// The workload the remedy keys (`u`, `[`, `P`) act on in triage (and the workload of a
+/// `:rollouts` row, when the console shows its kind).
 pub fn selected_owner(app: &App) -> Option<Owner> {
     match app.top() {
         Route::Oncall(v) if v.screen == Screen::Triage => {
@@ -349,8 +362,16 @@ pub fn selected_owner(app: &App) -> Option<Owner> {
                 .owner
                 .clone()
         }
+        Route::Oncall(v) if v.screen == Screen::Rollouts => {
+            nth_rollout(app, v)?.owner(&app.workloads)
+        }
         _ => None,
     }
+}
+
+/// The `:rollouts` row under the cursor.
+pub fn nth_rollout<'a>(app: &'a App, view: &OncallView) -> Option<&'a super::rollouts::RolloutRow> {
+    nth(&app.oncall.rollouts, &view.filter, view.selected)
 }
 
 fn pod_view(namespace: &str, name: &str) -> Route {
@@ -444,6 +465,22 @@ pub fn open(app: &mut App) -> Vec<Effect> {
             Some(p) => pod_view(&p.namespace, &p.pod),
             None => return Vec::new(),
         },
+        Screen::Rollouts => {
+            let Some(r) = nth(&app.oncall.rollouts, f, i) else {
+                return Vec::new();
+            };
+            match r.owner(&app.workloads) {
+                Some(owner) => rollout_view(app, owner),
+                None => {
+                    let text = format!(
+                        "Rollout {}/{}: its workload {} is not in the console (y shows the Rollout)",
+                        r.namespace, r.name, r.workload
+                    );
+                    app.set_status(Level::Info, text);
+                    return Vec::new();
+                }
+            }
+        }
         Screen::SidecarPods(name) => match app.sidecar_pods(name).get(i) {
             Some(p) => pod_view(&p.namespace, &p.pod),
             None => return Vec::new(),

@@ -7,6 +7,7 @@ use kube::runtime::reflector::{self, Store, store::Writer};
 use crate::api::{
     CloneSet, ContainerRecreateRequest, DaemonSet, NodePodProbe, PodProbeMarker,
     PodUnavailableBudget, SidecarSet, SlimPod, StatefulSet,
+    rollout::{BatchRelease, Rollout},
 };
 
 #[derive(Clone)]
@@ -19,7 +20,8 @@ pub struct Stores {
     pub oncall: OncallStores,
 }
 
-/// The stores behind `:pub`, `:sidecarset`, `:ppm`, `:crr` and triage.
+/// The stores behind `:pub`, `:sidecarset`, `:ppm`, `:crr`, `:rollouts` and triage (Kruise
+/// Rollout's kinds are watched only where discovery finds them served; else they stay empty).
 #[derive(Clone)]
 pub struct OncallStores {
     pub budgets: Store<PodUnavailableBudget>,
@@ -30,6 +32,10 @@ pub struct OncallStores {
     /// SidecarSet ControllerRevisions (labels and annotations; `data` dropped).
     pub sidecar_revisions: Store<ControllerRevision>,
     pub restarts: Store<ContainerRecreateRequest>,
+    /// Kruise Rollouts (v1beta1).
+    pub rollouts: Store<Rollout>,
+    /// Their BatchReleases (v1beta1).
+    pub batch_releases: Store<BatchRelease>,
 }
 
 /// The writers of [`OncallStores`].
@@ -40,6 +46,8 @@ pub struct OncallWriters {
     pub node_probes: Writer<NodePodProbe>,
     pub sidecar_revisions: Writer<ControllerRevision>,
     pub restarts: Writer<ContainerRecreateRequest>,
+    pub rollouts: Writer<Rollout>,
+    pub batch_releases: Writer<BatchRelease>,
 }
 
 impl OncallStores {
@@ -51,6 +59,8 @@ impl OncallStores {
         let (node_probes, nw) = reflector::store();
         let (sidecar_revisions, rw) = reflector::store();
         let (restarts, cw) = reflector::store();
+        let (rollouts, row) = reflector::store();
+        let (batch_releases, brw) = reflector::store();
         (
             OncallStores {
                 budgets,
@@ -59,6 +69,8 @@ impl OncallStores {
                 node_probes,
                 sidecar_revisions,
                 restarts,
+                rollouts,
+                batch_releases,
             },
             OncallWriters {
                 budgets: bw,
@@ -67,6 +79,8 @@ impl OncallStores {
                 node_probes: nw,
                 sidecar_revisions: rw,
                 restarts: cw,
+                rollouts: row,
+                batch_releases: brw,
             },
         )
     }

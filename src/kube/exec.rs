@@ -320,6 +320,8 @@ pub fn resource_of(kind: Kind, apis: Option<&KruiseApis>) -> ApiResource {
         Kind::SidecarSetRevision => {
             ApiResource::erase::<k8s_openapi::api::apps::v1::ControllerRevision>(&())
         }
+        Kind::Rollout => ApiResource::erase::<crate::api::rollout::Rollout>(&()),
+        Kind::BatchRelease => ApiResource::erase::<crate::api::rollout::BatchRelease>(&()),
     }
 }
 

@@ -45,13 +45,15 @@ pub fn serves(apis: &KruiseApis, kind: Kind) -> bool {
     })
 }
 
-/// Starts the on-call watches into `tasks`.
+/// Starts the on-call watches into `tasks` (the Rollout kinds' where `rollouts_served` says the
+/// cluster serves them).
 pub fn spawn(
     tasks: &mut JoinSet<()>,
     apis: &KruiseApis,
     client: &Client,
     namespace: &Option<String>,
     writers: OncallWriters,
+    rollouts_served: (bool, bool),
     tx: &UnboundedSender<Msg>,
 ) {
     let OncallWriters {
@@ -61,7 +63,17 @@ pub fn spawn(
         node_probes,
         sidecar_revisions,
         restarts,
+        rollouts,
+        batch_releases,
     } = writers;
+    super::watch_rollouts::spawn(
+        tasks,
+        rollouts_served,
+        client,
+        namespace,
+        (rollouts, batch_releases),
+        tx,
+    );
     start(
         tasks,
         apis,
@@ -168,7 +180,7 @@ fn start<K>(
 }
 
 /// Watches `api` into `writer`, trimming each object with `trim` (and dropping managedFields).
-async fn watch_api<K>(
+pub(super) async fn watch_api<K>(
     kind: Kind,
     api: Api<K>,
     config: watcher::Config,

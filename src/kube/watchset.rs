@@ -220,7 +220,17 @@ async fn discover_then_watch(
         &tx,
         crate::api::daemonset::from_served_json,
     );
-    super::oncall_watch::spawn(&mut tasks, &apis, &client, &ns, writers.oncall, &tx);
+    // Kruise Rollout is a separate install (its own group): asked for on its own.
+    let rollouts = super::watch_rollouts::served(&client).await;
+    super::oncall_watch::spawn(
+        &mut tasks,
+        &apis,
+        &client,
+        &ns,
+        writers.oncall,
+        rollouts,
+        &tx,
+    );
     // Keeping the OnceLock filled only now means `apis()` implies the watches are running.
     let _ = cell.set(apis);
     // The JoinSet aborts its tasks when this task is aborted (dropped).

@@ -47,6 +47,13 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     if app.readonly {
         spans.push(Span::styled("  READ-ONLY", t.style(Role::StatusWarn)));
     }
+    // The Rollout that owns the workload on screen (or under the cursor), in one line.
+    if let Some(row) = crate::app::rollouts::keys::workload(app).and_then(|o| app.rollout_of(&o)) {
+        spans.push(Span::styled(
+            format!("  {}", row.headline(app.now)),
+            t.style(Role::Prompt),
+        ));
+    }
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
@@ -134,7 +141,44 @@ fn hints(app: &App) -> Line<'static> {
         (Action::Image, "image"),
         (Action::Scale, "scale"),
     ];
+    // On a workload a Kruise Rollout controls (or a `:rollouts` row), `] P u` are its verbs.
+    let kruise = crate::app::rollouts::keys::subject(app).map(|r| {
+        [
+            (Action::NextBatch, "approve"),
+            (
+                Action::Pause,
+                if r.paused {
+                    "resume Rollout"
+                } else {
+                    "pause Rollout"
+                },
+            ),
+            (Action::Undo, "rollback"),
+        ]
+    });
     match app.top() {
+        Route::List(list) if !list.scope.is_pods() && kruise.is_some() => {
+            actions.extend([
+                (Action::Command, "command"),
+                (Action::Filter, "filter"),
+                (Action::Open, "rollout"),
+            ]);
+            actions.extend(kruise.into_iter().flatten());
+            actions.extend([(Action::Protect, "protect"), (Action::WhatIf, "what-if")]);
+        }
+        Route::Rollout(_) if kruise.is_some() => {
+            actions.extend(kruise.into_iter().flatten());
+            actions.extend([
+                (Action::Image, "image"),
+                (Action::Scale, "scale"),
+                (Action::Restart, "restart"),
+                (Action::Open, "pod"),
+            ]);
+        }
+        Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Rollouts => {
+            actions.extend([(Action::Open, "workload"), (Action::Filter, "filter")]);
+            actions.extend(kruise.into_iter().flatten());
+        }
         Route::List(list) if !list.scope.is_pods() => {
             actions.extend([
                 (Action::Command, "command"),
@@ -180,6 +224,10 @@ fn hints(app: &App) -> Line<'static> {
             (Action::Delete, "delete"),
             (Action::Filter, "filter"),
         ]),
+        Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage && kruise.is_some() => {
+            actions.extend([(Action::Open, "open"), (Action::Filter, "filter")]);
+            actions.extend(kruise.into_iter().flatten());
+        }
         Route::Oncall(v) if v.screen == crate::app::oncall::Screen::Triage => actions.extend([
             (Action::Open, "open"),
             (Action::Filter, "filter"),

@@ -37,7 +37,24 @@ pub fn render(app: &App, scroll: u16, area: Rect, buf: &mut Buffer) {
             Span::raw(format!("{what:<38}")),
         ]
     };
-    let mut lines = columns(&entries, two, &cell);
+    // On a workload a Kruise Rollout controls (or a `:rollouts` row), `] P u` are the
+    // Rollout's: said first, so the keys below read right.
+    let controlled = crate::app::rollouts::keys::subject(app);
+    let meanings: Vec<(String, &str)> = crate::app::rollouts::keys::MEANINGS
+        .iter()
+        .filter(|_| controlled.is_some())
+        .map(|(a, what)| (app.keymap.hint(*a), *what))
+        .collect();
+    let mut lines = Vec::new();
+    if let Some(row) = &controlled {
+        lines.push(Line::from(Span::styled(
+            format!("Here a Kruise Rollout ({}) owns the release", row.name),
+            role(app, Role::Title),
+        )));
+        lines.extend(columns(&meanings, two, &cell));
+        lines.push(Line::default());
+    }
+    lines.extend(columns(&entries, two, &cell));
     lines.push(Line::default());
     lines.push(Line::from(Span::styled("Commands", role(app, Role::Title))));
     // Each fits the key column (14) and the description column (38).
@@ -51,6 +68,7 @@ pub fn render(app: &App, scroll: u16, area: Rect, buf: &mut Buffer) {
         (":crr :pub", "in-place restarts / disruption budgets"),
         (":sidecarset", "sidecar versions per pod"),
         (":ppm", "probe markers and their results"),
+        (":rollouts", "Kruise Rollouts: step, time left"),
         (":acj", "AdvancedCronJobs: next run, P pause"),
         (":bcj", "BroadcastJobs: pods per node"),
         (":ws", "WorkloadSpreads: pods per subset"),

@@ -3,6 +3,7 @@
 //! Rendering only: rows come from `App`'s on-call cache.
 
 mod detail;
+pub mod rollouts;
 pub mod strip;
 
 use ratatui::{
@@ -31,6 +32,7 @@ pub fn render(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
         Screen::Budgets => budgets(app, view, area, buf),
         Screen::SidecarSets => sidecarsets(app, view, area, buf),
         Screen::ProbeMarkers => probes(app, view, area, buf),
+        Screen::Rollouts => rollouts::render(app, view, area, buf),
         Screen::SidecarPods(name) => detail::sidecar_pods(app, view, name, area, buf),
         Screen::Budget { namespace, name } => detail::budget(app, view, namespace, name, area, buf),
     }

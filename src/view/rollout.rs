@@ -3,6 +3,7 @@
 //! with its blocker), and the recent events of the workload and its pods.
 
 mod grid;
+mod kruise;
 mod next;
 mod progress;
 
@@ -30,17 +31,33 @@ pub fn render(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
         .summary
         .as_ref()
         .map_or(0, |s| progress::lines(&s.conditions));
-    let [top, middle, bottom] = Layout::vertical([
+    // A workload a Kruise Rollout controls shows the Rollout's steps and the batch health
+    // panel; the console's own batch plan does not apply there.
+    let controlled = app.rollout_of(&view.owner);
+    let section = controlled.map_or(0, kruise::height);
+    let [top, rollout, middle, bottom] = Layout::vertical([
         Constraint::Length(8 + extra),
+        Constraint::Length(section),
         Constraint::Fill(1),
         Constraint::Length(events_height),
     ])
     .areas(area);
     header(app, view, top, buf);
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(52), Constraint::Percentage(48)]).areas(middle);
+    // The batch health panel's columns want more room than the next-batch plan.
+    let split = if controlled.is_some() { 40 } else { 52 };
+    let [left, right] = Layout::horizontal([
+        Constraint::Percentage(split),
+        Constraint::Percentage(100 - split),
+    ])
+    .areas(middle);
     grid::render(app, view, left, buf);
-    next::render(app, view, right, buf);
+    match controlled {
+        Some(row) => {
+            kruise::section(app, view, row, rollout, buf);
+            kruise::health_panel(app, view, row, right, buf);
+        }
+        None => next::render(app, view, right, buf),
+    }
     events(app, view, bottom, buf);
 }
 
@@ -92,7 +109,22 @@ fn header(app: &App, view: &RolloutView, area: Rect, buf: &mut Buffer) {
     for (label, value, r) in gauges {
         lines.push(gauge(app, label, value, s.replicas, width, r, s));
     }
-    lines.push(batches(app, s));
+    match app.rollout_of(&view.owner) {
+        Some(row) => lines.push(Line::from(vec![
+            Span::styled(format!("{:<10}", "batches"), role(app, Role::HeaderKey)),
+            Span::styled(
+                format!(
+                    "Rollout {}'s steps below · {} approve · {} pause/resume · {} rollback",
+                    row.name,
+                    app.keymap.hint(Action::NextBatch),
+                    app.keymap.hint(Action::Pause),
+                    app.keymap.hint(Action::Undo)
+                ),
+                role(app, Role::Muted),
+            ),
+        ])),
+        None => lines.push(batches(app, s)),
+    }
     lines.extend(progress::render(app, &s.conditions));
     Paragraph::new(lines).render(inner, buf);
 }

@@ -102,6 +102,8 @@ pub struct Input<'a> {
     pub denials: &'a [Denial],
     /// CloneSets' status conditions by workload key (Kruise v1.9's Progressing condition).
     pub progress: &'a HashMap<String, Conditions>,
+    /// Kruise Rollouts: a workload one controls has the Rollout's stuck row, not its own.
+    pub rollouts: &'a [crate::app::rollouts::RolloutRow],
 }
 
 fn minutes(secs: i64) -> String {
@@ -204,7 +206,11 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                 weight: pods.len().max(1),
                 reported: true,
             });
-        } else if w.rolling() && !w.paused {
+        } else if w.rolling()
+            && !w.paused
+            && crate::app::rollouts::controlling_row(input.rollouts, w.kind, &w.namespace, &w.name)
+                .is_none()
+        {
             // A pod just updated is briefly not ready: only a pod down for a while (or
             // crash-looping) holds the rollout.
             let not_ready: Vec<&Arc<PodRow>> = pods
@@ -369,6 +375,14 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
             reported: false,
         });
     }
+    out.extend(crate::app::rollouts::health::problems(
+        input.rollouts,
+        input.workloads,
+        input.owners,
+        input.pods,
+        now,
+        input.stall_seconds,
+    ));
     out.sort_by(|a, b| {
         a.kind
             .cmp(&b.kind)
@@ -487,6 +501,7 @@ mod tests {
             restarts: &[],
             denials: &[],
             progress,
+            rollouts: &[],
         };
         triage(&input, memory)
     }

@@ -1,9 +1,9 @@
 //! The kinds the console watches, one reflector each, and the descriptor of each.
 
 use super::{
-    ADVANCED_DAEMONSET, ADVANCED_STATEFULSET, CLONESET, CONTAINER_RECREATE_REQUEST,
+    ADVANCED_DAEMONSET, ADVANCED_STATEFULSET, BATCH_RELEASE, CLONESET, CONTAINER_RECREATE_REQUEST,
     CONTROLLER_REVISION, KindInfo, NODE_POD_PROBE, POD, POD_PROBE_MARKER, POD_UNAVAILABLE_BUDGET,
-    SIDECARSET,
+    ROLLOUT, SIDECARSET,
 };
 
 /// The kinds the console watches (one reflector each).
@@ -21,6 +21,10 @@ pub enum Kind {
     ContainerRecreateRequest,
     /// The ControllerRevisions of SidecarSets (in `kruise-system`, label-selected).
     SidecarSetRevision,
+    /// Kruise Rollout (`rollouts.kruise.io`, v1beta1): `:rollouts`, the rollout view, triage.
+    Rollout,
+    /// The BatchRelease a Rollout's controller creates (same name as the Rollout).
+    BatchRelease,
 }
 
 impl Kind {
@@ -35,6 +39,8 @@ impl Kind {
                 | Kind::NodePodProbe
                 | Kind::ContainerRecreateRequest
                 | Kind::SidecarSetRevision
+                | Kind::Rollout
+                | Kind::BatchRelease
         )
     }
 
@@ -51,6 +57,8 @@ impl Kind {
             Kind::NodePodProbe => &NODE_POD_PROBE,
             Kind::ContainerRecreateRequest => &CONTAINER_RECREATE_REQUEST,
             Kind::SidecarSetRevision => &CONTROLLER_REVISION,
+            Kind::Rollout => &ROLLOUT,
+            Kind::BatchRelease => &BATCH_RELEASE,
         }
     }
 
@@ -61,7 +69,7 @@ impl Kind {
     }
 
     /// Every watched kind.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 12] = [
         Kind::CloneSet,
         Kind::StatefulSet,
         Kind::DaemonSet,
@@ -72,6 +80,8 @@ impl Kind {
         Kind::NodePodProbe,
         Kind::ContainerRecreateRequest,
         Kind::SidecarSetRevision,
+        Kind::Rollout,
+        Kind::BatchRelease,
     ];
 
     /// The variant's name, as `{:?}` prints it.

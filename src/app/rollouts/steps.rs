@@ -1,0 +1,170 @@
+//! A Rollout's steps as the rollout view lists them: replicas as written and resolved on the
+//! workload's R, the partition the step sets, how it pauses, its traffic (display only), and
+//! where the run stands.
+//!
+//! The partition math is the BatchRelease's (research kruise-rollout.md §3.5):
+//! [`step_partition`] is a local copy until the port exposes it (lead: switch to the port's
+//! batch functions once "br" lands them).
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::{Pause, RolloutRow};
+use crate::{
+    app::msg::Kind,
+    kruise::rollout::{calculate_batch_replicas, scale},
+};
+
+/// Where a step stands in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Done,
+    Current,
+    /// A pending jump points here (`nextStepIndex ≠ current + 1`).
+    JumpTarget,
+    Later,
+}
+
+/// One step of the Rollout on this workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRow {
+    /// 1-based.
+    pub index: i32,
+    /// `replicas` as written (`1`, `50%`).
+    pub replicas: String,
+    /// Pods on the new revision once the step is done (`scale(·, R)` clamped to R).
+    pub pods: Option<i32>,
+    /// The partition the BatchRelease sets for it.
+    pub partition: Option<String>,
+    pub pause: Pause,
+    /// `traffic`, and whether header/path matches are configured (display only).
+    pub traffic: Option<String>,
+    pub matches: bool,
+    pub mark: Mark,
+}
+
+fn text(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(n) => n.to_string(),
+        IntOrString::String(s) => s.clone(),
+    }
+}
+
+/// `ParseIntegerAsPercentageIfPossible(S, R, b)` (`control/util.go`): `S ≥ R → "100%"`,
+/// `S ≤ 0 → "0%"`, else `"p%"` with `p = S·100/R` (integer division), and `"1%"` when that
+/// `p` resolves to no pod while `b` is not `"100%"`.
+pub fn percent_if_possible(stable: i32, replicas: i32, batch: &str) -> String {
+    if stable >= replicas {
+        return "100%".to_owned();
+    }
+    if stable <= 0 {
+        return "0%".to_owned();
+    }
+    let p = i64::from(stable) * 100 / i64::from(replicas);
+    let resolved = (p * i64::from(replicas) + 99) / 100;
+    if resolved == 0 && batch != "100%" {
+        return "1%".to_owned();
+    }
+    format!("{p}%")
+}
+
+/// The partition the BatchRelease writes for a step of `batch` pods on R replicas (§3.5): the
+/// stable count `S = R − clamp(scale(b, R))`; a CloneSet step written as a percent gets it as
+/// a percent ([`percent_if_possible`]), every other case as the int `S` (never below 0).
+pub fn step_partition(kind: Kind, batch: &IntOrString, replicas: i32) -> IntOrString {
+    let planned = calculate_batch_replicas(batch, replicas);
+    let stable = (replicas - planned).max(0);
+    match (kind, batch) {
+        (Kind::CloneSet, IntOrString::String(b)) => {
+            IntOrString::String(percent_if_possible(stable, replicas, b))
+        }
+        _ => IntOrString::Int(stable),
+    }
+}
+
+/// The steps of `row`, marked against where the run stands.
+pub fn plan(row: &RolloutRow) -> Vec<StepRow> {
+    let steps = row.rollout.steps();
+    let n = steps.len();
+    let jump =
+        (row.live() && row.next_step > 0 && row.next_step != row.step + 1).then_some(row.next_step);
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let index = i as i32 + 1;
+            let pods = row
+                .replicas
+                .zip(s.replicas.as_ref())
+                .map(|(r, v)| scale(v, r).map_or(0, |p| p.clamp(0, r.max(0))));
+            let partition = row
+                .replicas
+                .zip(row.workload_kind)
+                .zip(s.replicas.as_ref())
+                .map(|((r, k), v)| text(&step_partition(k, v, r)));
+            let mark = if jump == Some(index) {
+                Mark::JumpTarget
+            } else if index == row.step && row.step > 0 {
+                Mark::Current
+            } else if index < row.step {
+                Mark::Done
+            } else {
+                Mark::Later
+            };
+            StepRow {
+                index,
+                replicas: s.replicas.as_ref().map_or_else(|| "-".to_owned(), text),
+                pods,
+                partition,
+                pause: Pause::of(s, i + 1 == n),
+                traffic: s.traffic.clone(),
+                matches: !s.matches.is_empty(),
+                mark,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pct(s: &str) -> IntOrString {
+        IntOrString::String(s.to_owned())
+    }
+
+    #[test]
+    fn percents_follow_upstreams_integer_division_and_its_one_percent_floor() {
+        // research §5.2 V2.
+        assert_eq!(percent_if_possible(1, 3, "50%"), "33%");
+        assert_eq!(percent_if_possible(2, 3, "50%"), "66%");
+        assert_eq!(percent_if_possible(98, 99, "50%"), "98%");
+        assert_eq!(percent_if_possible(1, 101, "50%"), "1%");
+        assert_eq!(percent_if_possible(10, 10, "0%"), "100%");
+        assert_eq!(percent_if_possible(0, 10, "100%"), "0%");
+        // 0% of 200 pods is no pod: one percent keeps a stable pod.
+        assert_eq!(percent_if_possible(1, 200, "99%"), "1%");
+    }
+
+    #[test]
+    fn the_worked_example_sets_nine_then_half_then_none() {
+        // research §3.12: CloneSet R=10, steps 1, 50%, 100%.
+        assert_eq!(
+            step_partition(Kind::CloneSet, &IntOrString::Int(1), 10),
+            IntOrString::Int(9)
+        );
+        assert_eq!(step_partition(Kind::CloneSet, &pct("50%"), 10), pct("50%"));
+        assert_eq!(step_partition(Kind::CloneSet, &pct("100%"), 10), pct("0%"));
+        // An Advanced StatefulSet or DaemonSet always gets the int.
+        assert_eq!(
+            step_partition(Kind::StatefulSet, &pct("50%"), 10),
+            IntOrString::Int(5)
+        );
+        assert_eq!(
+            step_partition(Kind::DaemonSet, &IntOrString::Int(20), 10),
+            IntOrString::Int(0)
+        );
+        // 101 pods, 1% then 50%: research §5.2's table.
+        assert_eq!(step_partition(Kind::CloneSet, &pct("1%"), 101), pct("98%"));
+        assert_eq!(step_partition(Kind::CloneSet, &pct("50%"), 101), pct("49%"));
+    }
+}
