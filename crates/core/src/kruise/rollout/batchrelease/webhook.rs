@@ -112,8 +112,10 @@ pub fn intercept(
         TargetKind::CloneSet => json!("100%"),
         _ => json!(MAX_PARTITION),
     };
+    // A CloneSet admitted at v1beta1 keeps its partition under `rollingUpdate`.
+    let v1beta1 = new.get("apiVersion").and_then(Value::as_str) == Some("apps.kruise.io/v1beta1");
     let path: &[&str] = match kind {
-        TargetKind::CloneSet => &["spec", "updateStrategy"],
+        TargetKind::CloneSet if !v1beta1 => &["spec", "updateStrategy"],
         _ => &["spec", "updateStrategy", "rollingUpdate"],
     };
     let mut cursor = &mut out;
