@@ -269,13 +269,15 @@ mod tests {
 
     #[test]
     fn daemonset_replicas_are_the_desired_count_and_never_in_rollback() {
-        let mut ds = DaemonSet::default();
-        ds.status = Some(crate::api::daemonset::DaemonSetStatus {
-            desired_number_scheduled: 4,
-            updated_number_scheduled: 4,
-            daemon_set_hash: "h1".into(),
-            ..Default::default()
-        });
+        let ds = DaemonSet {
+            status: Some(crate::api::daemonset::DaemonSetStatus {
+                desired_number_scheduled: 4,
+                updated_number_scheduled: 4,
+                daemon_set_hash: "h1".into(),
+                ..Default::default()
+            }),
+            ..DaemonSet::default()
+        };
         let w = WorkloadInfo::from_daemonset(&ds);
         assert_eq!((w.replicas, w.canary_revision.as_str()), (4, "h1"));
         assert_eq!(w.stable_revision, "");
