@@ -81,3 +81,81 @@ fn admit(store: &Store, kind: TargetKind, req: &AdmissionRequest) -> Verdict {
         _ => Verdict::Allow,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::kruise::KruiseVersion;
+
+    fn cloneset(image: &str, labelled: bool) -> Value {
+        let mut cs = json!({
+            "apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+            "metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "main", "image": image}]}}}
+        });
+        if labelled {
+            cs["metadata"]["labels"] = json!({ROLLOUT_WORKLOAD_TYPE: "cloneset"});
+        }
+        cs
+    }
+
+    fn request(old: Value, new: Value, subresource: &str) -> AdmissionRequest {
+        AdmissionRequest {
+            operation: Operation::Update,
+            group: "apps.kruise.io".into(),
+            version: "v1alpha1".into(),
+            kind: "CloneSet".into(),
+            resource: "clonesets".into(),
+            subresource: subresource.into(),
+            namespace: "default".into(),
+            name: "web".into(),
+            dry_run: false,
+            object: Some(new),
+            old_object: Some(old),
+        }
+    }
+
+    #[test]
+    fn only_a_labelled_workload_updated_outside_subresources_is_intercepted() {
+        let store = Store::new(KruiseVersion::V1_9).unwrap();
+        store
+            .create(json!({
+                "apiVersion": "rollouts.kruise.io/v1beta1", "kind": "Rollout",
+                "metadata": {"name": "rollout-web", "namespace": "default"},
+                "spec": {"workloadRef": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet", "name": "web"},
+                         "strategy": {"canary": {"steps": [{"replicas": 1}]}}}
+            }))
+            .unwrap();
+        let hit = admit(
+            &store,
+            TargetKind::CloneSet,
+            &request(cloneset("v1", true), cloneset("v2", true), ""),
+        );
+        let Verdict::Mutate(obj) = hit else {
+            panic!("expected a mutation, got {hit:?}")
+        };
+        assert_eq!(obj["spec"]["updateStrategy"]["partition"], "100%");
+        assert_eq!(
+            admit(
+                &store,
+                TargetKind::CloneSet,
+                &request(cloneset("v1", false), cloneset("v2", false), "")
+            ),
+            Verdict::Allow,
+            "outside the objectSelector"
+        );
+        assert_eq!(
+            admit(
+                &store,
+                TargetKind::CloneSet,
+                &request(cloneset("v1", true), cloneset("v2", true), "scale")
+            ),
+            Verdict::Allow,
+            "a subresource is never intercepted"
+        );
+    }
+}
