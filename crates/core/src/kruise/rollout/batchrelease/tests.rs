@@ -152,11 +152,22 @@ fn the_worked_example_moves_the_partition_9_then_50_then_0_percent() {
     let mut release = br(&batches, Some(0));
     let mut w = cloneset(10, None, None);
     let mut seen = Vec::new();
+    let mut written = vec![std::collections::BTreeMap::<String, String>::new(); 10];
     for step in 0..3 {
         release.spec.release_plan.batch_partition = Some(step);
         for _ in 0..12 {
-            let p = pods(10, usize::try_from(w.updated_replicas).unwrap(), &[]);
+            let updated = usize::try_from(w.updated_replicas).unwrap();
+            let mut p = pods(10, updated, &[]);
+            for (pod, labels) in p.iter_mut().zip(&written) {
+                pod.metadata.labels.as_mut().unwrap().extend(labels.clone());
+            }
             let out = reconcile(&release, Some(&w), &p, now());
+            for patch in &out.pod_patches {
+                let i: usize = patch.name[1..].parse().unwrap();
+                for (k, v) in patch.body["metadata"]["labels"].as_object().unwrap() {
+                    written[i].insert(k.clone(), v.as_str().unwrap().to_owned());
+                }
+            }
             if let Some(patch) = &out.workload_patch {
                 if let Some(c) = patch.pointer(&format!(
                     "/metadata/annotations/{}",
@@ -262,5 +273,83 @@ fn a_template_change_is_intercepted_only_for_a_canary_rollout_naming_the_workloa
             std::slice::from_ref(&rollout)
         )
         .is_none()
+    );
+}
+
+fn sts_pod(name: &str, revision: &str, ready: bool) -> Pod {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": {"controller-revision-hash": revision}},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" }}]}
+    }))
+    .unwrap()
+}
+
+/// A native StatefulSet has no updatedReadyReplicas: the batch is ready only once the pod on
+/// the update revision reports Ready, and the partition is an int (R − P).
+#[test]
+fn a_statefulset_batch_waits_for_its_updated_pod_to_be_ready() {
+    let mut release = br(&[IntOrString::Int(1), s("100%")], Some(0));
+    release.spec.workload_ref.as_mut().unwrap().api_version = "apps/v1".into();
+    release.spec.workload_ref.as_mut().unwrap().kind = "StatefulSet".into();
+    release.spec.release_plan.rollout_id = None;
+    let w = WorkloadInfo {
+        kind: Some(TargetKind::StatefulSet),
+        name: "demo".into(),
+        replicas: 4,
+        status_replicas: 4,
+        updated_replicas: 0,
+        current_revision: "demo-1".into(),
+        update_revision: "demo-2".into(),
+        ..WorkloadInfo::default()
+    };
+    // Preparing (after the reset) → Initialize: control-info and partition 32767.
+    release.status = Some(reconcile(&release, Some(&w), &[], now()).status);
+    let out = reconcile(&release, Some(&w), &[], now());
+    let patch = out.workload_patch.clone().unwrap();
+    assert_eq!(
+        patch["spec"]["updateStrategy"]["rollingUpdate"]["partition"],
+        json!(32767)
+    );
+    assert!(
+        patch["spec"]["updateStrategy"]["rollingUpdate"]
+            .get("paused")
+            .is_none()
+    );
+    release.status = Some(out.status);
+    let mut w = w;
+    w.partition = Some(IntOrString::Int(32767));
+    w.annotations.insert(
+        keys::BATCH_RELEASE_CONTROL_INFO.into(),
+        control_info(&release),
+    );
+    let out = reconcile(&release, Some(&w), &[], now());
+    assert_eq!(
+        out.workload_patch,
+        Some(json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 3}}}}))
+    );
+    release.status = Some(out.status);
+    w.partition = Some(IntOrString::Int(3));
+    w.updated_replicas = 1;
+    let unready = [
+        sts_pod("demo-3", "demo-2", false),
+        sts_pod("demo-0", "demo-1", true),
+    ];
+    // The refreshed counts are written first, then Verifying finds no ready updated pod.
+    for _ in 0..2 {
+        release.status = Some(reconcile(&release, Some(&w), &unready, now()).status);
+    }
+    let c = release.status.clone().unwrap().canary_status.unwrap();
+    assert_eq!(c.batch_state.as_deref(), Some(batch::UPGRADING));
+    let ready = [
+        sts_pod("demo-3", "demo-2", true),
+        sts_pod("demo-0", "demo-1", true),
+    ];
+    for _ in 0..4 {
+        release.status = Some(reconcile(&release, Some(&w), &ready, now()).status);
+    }
+    let c = release.status.clone().unwrap().canary_status.unwrap();
+    assert_eq!(
+        (c.batch_state.as_deref(), c.updated_ready_replicas),
+        (Some(batch::READY), Some(1))
     );
 }
