@@ -6,6 +6,7 @@
 //! Rollout's status.
 
 use crate::kubectl;
+use crate::served;
 use crate::testbed;
 use crate::workloads::wait_for;
 
@@ -327,5 +328,106 @@ async fn an_image_change_is_intercepted_only_for_a_labelled_workload_a_rollout_n
         r#"{"rolloutName":"rollout-echo"}"#
     );
 
+    tb.shutdown().await;
+}
+
+fn daemon(image: &str) -> Value {
+    serde_json::json!({
+        "apiVersion": "apps.kruise.io/v1alpha1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {
+                "metadata": {"labels": {"app": "agent"}},
+                "spec": {"terminationGracePeriodSeconds": 1,
+                         "nodeSelector": {kruise_tui::cluster::sim::nodes::SIM_NODE_LABEL: "true"},
+                         "containers": [{"name": "app", "image": image}]}
+            },
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 3}}
+        }
+    })
+}
+
+/// An Advanced DaemonSet (read and patched at the version the cluster stores it): R is the
+/// desired number scheduled, the partition an int, readiness counted from the pods.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_release_moves_an_advanced_daemonset_one_node_then_hands_it_back() {
+    if testbed::skip_on_existing_cluster("the simulated nodes decide R") {
+        return;
+    }
+    let tb = Testbed::start().await;
+    let client = tb.client.clone();
+    let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
+    kubectl.apply(&[], &daemon("agent:1").to_string()).await;
+    let desired = wait_for(90, "the daemon ready on every node", || async {
+        let ds = served::daemonset(&client, "agent").await?;
+        let st = ds.status.clone()?;
+        (st.desired_number_scheduled > 1
+            && st.number_ready == st.desired_number_scheduled
+            && st.updated_number_scheduled == st.desired_number_scheduled)
+            .then_some(st.desired_number_scheduled)
+    })
+    .await;
+    // The new image held back, as the webhook holds it for a Rollout (32767).
+    kubectl
+        .ok(&[
+            "patch", "daemonset.apps.kruise.io", "agent", "--type", "merge", "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"agent:2"}]}},"updateStrategy":{"rollingUpdate":{"partition":32767}}}}"#,
+        ])
+        .await;
+    let release = RELEASE
+        .replace("name: web\nspec", "name: agent\nspec")
+        .replace("kind: CloneSet, name: web", "kind: DaemonSet, name: agent");
+    kubectl.apply(&[], &release).await;
+    let api: Api<BatchRelease> = Api::default_namespaced(client.clone());
+    let ds = wait_for(90, "batch 0 ready: one node updated", || async {
+        let br = api.get_opt("agent").await.ok()??;
+        let ds = served::daemonset(&client, "agent").await?;
+        let st = ds.status.clone()?;
+        (state(&br) == ("Progressing".into(), 0, "Ready".into())
+            && st.updated_number_scheduled == 1
+            && st.observed_generation == ds.metadata.generation.unwrap_or(0))
+        .then_some(ds)
+    })
+    .await;
+    let rolling = ds
+        .spec
+        .update_strategy
+        .clone()
+        .and_then(|u| u.rolling_update);
+    assert_eq!(
+        rolling.and_then(|r| r.partition),
+        Some(IntOrString::Int(desired - 1)),
+        "the partition keeps R - 1 nodes"
+    );
+    kubectl
+        .ok(&[
+            "patch",
+            "batchrelease",
+            "agent",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"releasePlan":{"batchPartition":null}}}"#,
+        ])
+        .await;
+    wait_for(90, "completed, partition and control-info gone", || async {
+        let br = api.get_opt("agent").await.ok()??;
+        let ds = served::daemonset(&client, "agent").await?;
+        let rolling = ds
+            .spec
+            .update_strategy
+            .clone()
+            .and_then(|u| u.rolling_update);
+        let annotated = ds
+            .metadata
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(keys::BATCH_RELEASE_CONTROL_INFO));
+        (state(&br).0 == "Completed" && !annotated && rolling.and_then(|r| r.partition).is_none())
+            .then_some(())
+    })
+    .await;
     tb.shutdown().await;
 }
