@@ -6,6 +6,8 @@ pub mod common;
 mod cloneset;
 mod ops;
 mod pub_reconcile;
+mod rollout_batch;
+mod rollout_intercept;
 mod workloads;
 
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.
@@ -40,6 +42,9 @@ pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
         "sidecarset" => ops::sidecarset,
         "crr" => ops::crr,
         "probe-marker" => ops::probe_marker,
+        "rollout-batch" => rollout_batch::batch,
+        "rollout-batch-executor" => rollout_batch::executor,
+        "rollout-intercept" => rollout_intercept::intercept_case,
         _ => return None,
     })
 }

@@ -33,4 +33,5 @@ mod controllers_pub;
 mod controllers_sidecarset;
 mod controllers_statefulset;
 mod kruise_versions;
+mod rollout_batchrelease;
 mod rollout_commands;

@@ -18,6 +18,7 @@ mod daemonset;
 mod objects;
 mod protection;
 mod pub_budget;
+mod rollout_workload;
 mod workloadspread;
 
 /// Register every Kruise webhook on `cluster`'s admission chains, deciding with `gates`.
@@ -36,6 +37,9 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
         admission.add_mutating(hook);
     }
     admission.add_mutating(workloadspread::hook(&store));
+    for hook in rollout_workload::hooks(&store) {
+        admission.add_mutating(hook);
+    }
     for hook in objects::validating(&store, &gates) {
         admission.add_validating(hook);
     }

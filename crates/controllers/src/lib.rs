@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod batchrelease;
 pub mod cache;
 pub mod cloneset;
 pub mod crr;
@@ -229,6 +230,10 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
             "nodepodprobe" => tasks.spawn(node_probe::controller(shared, stop)),
             _ => continue,
         };
+    }
+    // Kruise Rollout's BatchRelease controller, where the rollouts.kruise.io CRDs are served.
+    if batchrelease::served(&client).await {
+        tasks.spawn(batchrelease::controller(shared.clone(), stop.clone()));
     }
     cache.start(&client, &versions);
     stop.cancelled().await;
