@@ -6,6 +6,9 @@ pub mod common;
 mod cloneset;
 mod ops;
 mod pub_reconcile;
+mod rollout_status;
+mod rollout_steps;
+mod rollout_validation;
 mod workloads;
 
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.
@@ -40,6 +43,11 @@ pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
         "sidecarset" => ops::sidecarset,
         "crr" => ops::crr,
         "probe-marker" => ops::probe_marker,
+        "rollout-steps" => rollout_steps::steps,
+        "rollout-finalise" => rollout_steps::finalise,
+        "rollout-undo" => rollout_steps::undo,
+        "rollout-status" => rollout_status::status,
+        "rollout-validation" => rollout_validation::validation,
         _ => return None,
     })
 }

@@ -33,3 +33,4 @@ mod controllers_pub;
 mod controllers_sidecarset;
 mod controllers_statefulset;
 mod kruise_versions;
+mod rollout_controller;
