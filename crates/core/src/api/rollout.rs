@@ -214,7 +214,11 @@ pub struct RolloutStatus {
 pub struct CanaryStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_workload_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "observedRolloutID",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub observed_rollout_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_hash: Option<String>,
@@ -301,7 +305,7 @@ pub struct ReleasePlan {
     /// `currentStepIndex − 1`; `None` means finalize (promote).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_partition: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "rolloutID", skip_serializing_if = "Option::is_none")]
     pub rollout_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_threshold: Option<IntOrString>,
@@ -338,7 +342,11 @@ pub struct BatchReleaseStatus {
     pub update_revision: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "observedRolloutID",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub observed_rollout_id: Option<String>,
     /// −1 until Initialize.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -497,5 +505,25 @@ impl Rollout {
             }
             _ => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod id_field_names {
+    use super::*;
+
+    #[test]
+    fn rollout_ids_keep_the_crd_spelling() {
+        let plan = ReleasePlan {
+            rollout_id: Some("r1".into()),
+            ..ReleasePlan::default()
+        };
+        assert_eq!(serde_json::to_value(&plan).unwrap()["rolloutID"], "r1");
+        let cs: CanaryStatus =
+            serde_json::from_value(serde_json::json!({"observedRolloutID": "r2"})).unwrap();
+        assert_eq!(cs.observed_rollout_id.as_deref(), Some("r2"));
+        let st: BatchReleaseStatus =
+            serde_json::from_value(serde_json::json!({"observedRolloutID": "r3"})).unwrap();
+        assert_eq!(st.observed_rollout_id.as_deref(), Some("r3"));
     }
 }
