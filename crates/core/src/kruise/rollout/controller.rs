@@ -28,6 +28,8 @@ pub mod undo;
 pub mod validate;
 
 #[cfg(test)]
+mod sim;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod walk;

@@ -110,10 +110,8 @@ pub(super) fn reconcile_progressing(run: &mut Run<'_>, new: &mut RolloutStatus) 
                 run.recheck_in_grace();
             }
         }
-        condition::REASON_PAUSED => {
-            if !run.rollout.spec.strategy.paused {
-                transition(new, "True", condition::REASON_IN_ROLLING, "", now);
-            }
+        condition::REASON_PAUSED if !run.rollout.spec.strategy.paused => {
+            transition(new, "True", condition::REASON_IN_ROLLING, "", now);
         }
         condition::REASON_CANCELLING => {
             if finalise::do_finalising(run, new, FinaliseReason::Rollback) {

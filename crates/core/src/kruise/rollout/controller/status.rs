@@ -182,11 +182,9 @@ pub fn calculate_rollout_status(
                 new.message = Some("workload deployment is completed".into());
             }
         }
-        phase::DISABLED => {
-            if !disabled {
-                new.phase = Some(phase::HEALTHY.into());
-                new.message = Some("rollout is healthy".into());
-            }
+        phase::DISABLED if !disabled => {
+            new.phase = Some(phase::HEALTHY.into());
+            new.message = Some("rollout is healthy".into());
         }
         _ => {}
     }
