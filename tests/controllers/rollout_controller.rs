@@ -476,3 +476,57 @@ async fn a_release_drives_the_batch_release_step_by_step_and_disabling_promotes(
     assert_ne!(out.code, 0, "the BatchRelease is deleted: {}", out.stdout);
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager_unless_told() {
+    use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let demo = DemoCluster::start(DemoOptions {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        kubeconfig_out: kubeconfig.clone(),
+        pods: None,
+        seed: false,
+        nodes: false,
+        controllers: false,
+        kruise_webhooks: true,
+        remove_kubeconfig: false,
+        kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+    })
+    .await
+    .expect("starts");
+    let k = Kubectl::at(&kubeconfig, "default");
+    k.ok(&["create", "namespace", "kruise-rollout"]).await;
+    k.apply(
+        &[],
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kruise-rollout-controller-manager, namespace: kruise-rollout}
+spec:
+  replicas: 1
+  selector: {matchLabels: {control-plane: controller-manager}}
+  template:
+    metadata: {labels: {control-plane: controller-manager}}
+    spec: {containers: [{name: manager, image: "openkruise/kruise-rollout:v0.6.2"}]}
+"#,
+    )
+    .await;
+    let refused = tokio::process::Command::new(env!("CARGO_BIN_EXE_kruise-tui"))
+        .args(["controllers", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("a kruise-rollout manager appears to be running")
+            && stderr
+                .contains("the Deployment kruise-rollout/kruise-rollout-controller-manager exists")
+            && stderr.contains("--force"),
+        "{stderr}"
+    );
+    demo.shutdown().await;
+}

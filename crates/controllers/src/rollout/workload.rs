@@ -55,17 +55,30 @@ pub fn cloneset(cs: &crate::api::CloneSet) -> WorkloadInfo {
     w
 }
 
+/// The status numbers of a StatefulSet-like workload.
+#[derive(Clone, Copy)]
+struct StsStatus<'a> {
+    observed_generation: i64,
+    status_replicas: i32,
+    updated: i32,
+    current: &'a str,
+    update: &'a str,
+}
+
 /// A StatefulSet-like workload (`getStatefulSetLikeWorkload`): full revisions.
 fn statefulset_like(
     kind: TargetKind,
     meta: &ObjectMeta,
     replicas: i32,
-    observed_generation: i64,
-    status_replicas: i32,
-    updated: i32,
-    current: &str,
-    update: &str,
+    st: &StsStatus<'_>,
 ) -> WorkloadInfo {
+    let StsStatus {
+        observed_generation,
+        status_replicas,
+        updated,
+        current,
+        update,
+    } = *st;
     let mut w = base(kind, meta);
     w.observed_generation = observed_generation;
     w.replicas = replicas;
@@ -87,11 +100,13 @@ pub fn advanced_statefulset(sts: &crate::api::StatefulSet) -> WorkloadInfo {
         TargetKind::AdvancedStatefulSet,
         &sts.metadata,
         sts.spec.replicas.unwrap_or(1),
-        s.observed_generation,
-        s.replicas,
-        s.updated_replicas,
-        &s.current_revision,
-        &s.update_revision,
+        &StsStatus {
+            observed_generation: s.observed_generation,
+            status_replicas: s.replicas,
+            updated: s.updated_replicas,
+            current: &s.current_revision,
+            update: &s.update_revision,
+        },
     )
 }
 
@@ -102,11 +117,13 @@ pub fn statefulset(sts: &k8s_openapi::api::apps::v1::StatefulSet) -> WorkloadInf
         TargetKind::StatefulSet,
         &sts.metadata,
         sts.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1),
-        s.observed_generation.unwrap_or(0),
-        s.replicas,
-        s.updated_replicas.unwrap_or(0),
-        s.current_revision.as_deref().unwrap_or_default(),
-        s.update_revision.as_deref().unwrap_or_default(),
+        &StsStatus {
+            observed_generation: s.observed_generation.unwrap_or(0),
+            status_replicas: s.replicas,
+            updated: s.updated_replicas.unwrap_or(0),
+            current: s.current_revision.as_deref().unwrap_or_default(),
+            update: s.update_revision.as_deref().unwrap_or_default(),
+        },
     )
 }
 
