@@ -478,7 +478,7 @@ async fn a_release_drives_the_batch_release_step_by_step_and_disabling_promotes(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager_unless_told() {
+async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager() {
     use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
     let dir = tempfile::tempdir().expect("tempdir");
     let kubeconfig = dir.path().join("kubeconfig");
@@ -495,8 +495,10 @@ async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager_unless_told(
     })
     .await
     .expect("starts");
-    let k = Kubectl::at(&kubeconfig, "default");
-    k.ok(&["create", "namespace", "kruise-rollout"]).await;
+    Kubectl::at(&kubeconfig, "default")
+        .ok(&["create", "namespace", "kruise-rollout"])
+        .await;
+    let k = Kubectl::at(&kubeconfig, "kruise-rollout");
     k.apply(
         &[],
         r#"apiVersion: apps/v1
