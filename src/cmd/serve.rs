@@ -86,6 +86,7 @@ pub fn controllers(args: ControllersArgs) -> Result<()> {
         let connection = connect(&args.kube.source(), None).await?;
         if !args.force {
             controllers::refuse_if_kruise_manager(&connection.client).await?;
+            controllers::refuse_if_kruise_rollout_manager(&connection.client).await?;
         }
         let shutdown = CancellationToken::new();
         tokio::spawn(cancel_on_signal(shutdown.clone()));

@@ -8,6 +8,9 @@ mod ops;
 mod pub_reconcile;
 mod rollout_batch;
 mod rollout_intercept;
+mod rollout_status;
+mod rollout_steps;
+mod rollout_validation;
 mod workloads;
 
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.
@@ -45,6 +48,11 @@ pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
         "rollout-batch" => rollout_batch::batch,
         "rollout-batch-executor" => rollout_batch::executor,
         "rollout-intercept" => rollout_intercept::intercept_case,
+        "rollout-steps" => rollout_steps::steps,
+        "rollout-finalise" => rollout_steps::finalise,
+        "rollout-undo" => rollout_steps::undo,
+        "rollout-status" => rollout_status::status,
+        "rollout-validation" => rollout_validation::validation,
         _ => return None,
     })
 }

@@ -35,3 +35,4 @@ mod controllers_statefulset;
 mod kruise_versions;
 mod rollout_batchrelease;
 mod rollout_commands;
+mod rollout_controller;

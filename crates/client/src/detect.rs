@@ -60,6 +60,57 @@ pub async fn kruise_manager_signs(client: &Client) -> Vec<String> {
     signs
 }
 
+/// The namespace kruise-rollout installs into (`config/default`: `namespace: kruise-rollout`).
+pub const ROLLOUT_NAMESPACE: &str = "kruise-rollout";
+/// kruise-rollout's manager Deployment (`namePrefix: kruise-rollout-` + `controller-manager`).
+pub const ROLLOUT_MANAGER_DEPLOYMENT: &str = "kruise-rollout-controller-manager";
+/// kruise-rollout's leader-election Lease (`main.go`: `LeaderElectionID`).
+pub const ROLLOUT_MANAGER_LEASE: &str = "71ddec2c.kruise.io";
+/// kruise-rollout's webhook configurations.
+pub const ROLLOUT_MUTATING_WEBHOOK: &str = "kruise-rollout-mutating-webhook-configuration";
+pub const ROLLOUT_VALIDATING_WEBHOOK: &str = "kruise-rollout-validating-webhook-configuration";
+
+/// Every sign of a running kruise-rollout manager (openkruise/rollouts), one sentence each
+/// (empty: none found).
+pub async fn kruise_rollout_signs(client: &Client) -> Vec<String> {
+    let mut signs = Vec::new();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ROLLOUT_NAMESPACE);
+    if let Ok(Some(d)) = deployments.get_opt(ROLLOUT_MANAGER_DEPLOYMENT).await {
+        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let available = d
+            .status
+            .as_ref()
+            .and_then(|s| s.available_replicas)
+            .unwrap_or(0);
+        if replicas > 0 {
+            signs.push(format!(
+                "the Deployment {ROLLOUT_NAMESPACE}/{ROLLOUT_MANAGER_DEPLOYMENT} exists ({available}/{replicas} available)"
+            ));
+        }
+    }
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+    if let Ok(Some(_)) = mutating.get_opt(ROLLOUT_MUTATING_WEBHOOK).await {
+        signs.push(format!(
+            "the MutatingWebhookConfiguration {ROLLOUT_MUTATING_WEBHOOK} is installed"
+        ));
+    }
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    if let Ok(Some(_)) = validating.get_opt(ROLLOUT_VALIDATING_WEBHOOK).await {
+        signs.push(format!(
+            "the ValidatingWebhookConfiguration {ROLLOUT_VALIDATING_WEBHOOK} is installed"
+        ));
+    }
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ROLLOUT_NAMESPACE);
+    if let Ok(Some(lease)) = leases.get_opt(ROLLOUT_MANAGER_LEASE).await
+        && let Some(holder) = super::lease::fresh_holder(&lease, Timestamp::now())
+    {
+        signs.push(format!(
+            "the Lease {ROLLOUT_NAMESPACE}/{ROLLOUT_MANAGER_LEASE} was renewed recently by {holder}"
+        ));
+    }
+    signs
+}
+
 /// What a look for Kruise's webhook configurations of one kind found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Registered {

@@ -19,6 +19,7 @@ mod objects;
 mod protection;
 mod pub_budget;
 mod rollout_workload;
+mod rollout_validate;
 mod workloadspread;
 
 /// Register every Kruise webhook on `cluster`'s admission chains, deciding with `gates`.
@@ -45,6 +46,7 @@ pub fn install_kruise_webhooks(cluster: &EmbeddedCluster, gates: FeatureGates) {
     }
     admission.add_validating(cloneset::hook(&store, store.kruise_version()));
     admission.add_validating(daemonset::hook(store.kruise_version()));
+    admission.add_validating(rollout_validate::hook(&store));
 }
 
 /// What kruise-manager does at start-up (`pkg/webhook/util/crd`): every Kruise CRD served at

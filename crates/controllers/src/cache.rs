@@ -250,6 +250,9 @@ pub struct Cache {
     pub deployments: Informer<k8s_openapi::api::apps::v1::Deployment>,
     pub replicasets: Informer<k8s_openapi::api::apps::v1::ReplicaSet>,
     pub k8s_statefulsets: Informer<k8s_openapi::api::apps::v1::StatefulSet>,
+    /// Kruise Rollout (`rollouts.kruise.io` v1beta1), watched only when served.
+    pub rollouts: Informer<crate::api::rollout::Rollout>,
+    pub batchreleases: Informer<crate::api::rollout::BatchRelease>,
     tasks: Mutex<JoinSet<()>>,
 }
 
@@ -267,6 +270,8 @@ pub struct Versions {
     /// The Kruise kinds the server serves (`CloneSet`, `SidecarSet`, ...): a kind it lacks is
     /// not watched, its store stays empty and its controller idle.
     pub served: std::collections::BTreeSet<String>,
+    /// Whether `rollouts.kruise.io/v1beta1` (Rollout and BatchRelease) is served.
+    pub rollouts: bool,
 }
 
 impl Versions {
@@ -277,6 +282,7 @@ impl Versions {
             daemonset: None,
             sidecarset: None,
             served: KRUISE_KINDS.iter().map(|k| (*k).to_owned()).collect(),
+            rollouts: false,
         }
     }
 
@@ -315,6 +321,8 @@ impl Cache {
             deployments: Informer::new(),
             replicasets: Informer::new(),
             k8s_statefulsets: Informer::new(),
+            rollouts: Informer::new(),
+            batchreleases: Informer::new(),
             tasks: Mutex::new(JoinSet::new()),
         })
     }
@@ -377,6 +385,14 @@ impl Cache {
         self.replicasets.run(t, "ReplicaSet", watch_typed(client));
         self.k8s_statefulsets
             .run(t, "apps/v1 StatefulSet", watch_typed(client));
+        if versions.rollouts {
+            self.rollouts.run(t, "Rollout", watch_typed(client));
+            self.batchreleases
+                .run(t, "BatchRelease", watch_typed(client));
+        } else {
+            self.rollouts.run_empty();
+            self.batchreleases.run_empty();
+        }
     }
 
     /// Waits until every store has its first list (any number of tasks may wait: each informer
@@ -402,6 +418,8 @@ impl Cache {
             self.deployments.ready(),
             self.replicasets.ready(),
             self.k8s_statefulsets.ready(),
+            self.rollouts.ready(),
+            self.batchreleases.ready(),
         );
     }
 

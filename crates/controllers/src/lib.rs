@@ -23,6 +23,7 @@ pub mod podwrite;
 pub mod probe_marker;
 pub mod pub_budget;
 pub mod recorder;
+pub mod rollout;
 pub mod runner;
 pub mod served;
 pub mod sidecarset;
@@ -169,6 +170,7 @@ pub async fn discover_versions(client: &Client) -> Result<Versions> {
             .cloned(),
         daemonset: mapped_version(&apis, Kind::DaemonSet).cloned(),
         sidecarset: mapped_version(&apis, Kind::SidecarSet).cloned(),
+        rollouts: rollout::served(client).await,
     };
     if versions.served.is_empty() {
         anyhow::bail!(
@@ -217,7 +219,14 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     });
     let mut tasks = tokio::task::JoinSet::new();
     // Each controller registers its cache handlers when built, before the cache starts.
-    for name in controller_names(&shared.gates) {
+    let mut names = controller_names(&shared.gates);
+    // Kruise Rollout's Rollout and BatchRelease controllers, only where its CRDs are served
+    // (quietly skipped otherwise).
+    if versions.rollouts {
+        names.push("rollout");
+        names.push("batchrelease");
+    }
+    for name in names {
         let (shared, stop) = (shared.clone(), stop.clone());
         match name {
             "cloneset" => tasks.spawn(cloneset::controller(shared, stop)),
@@ -228,12 +237,10 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
             "containerrecreaterequest" => tasks.spawn(crr::controller(shared, stop)),
             "podprobemarker" => tasks.spawn(probe_marker::controller(shared, stop)),
             "nodepodprobe" => tasks.spawn(node_probe::controller(shared, stop)),
+            "rollout" => tasks.spawn(rollout::controller(shared, stop)),
+            "batchrelease" => tasks.spawn(batchrelease::controller(shared, stop)),
             _ => continue,
         };
-    }
-    // Kruise Rollout's BatchRelease controller, where the rollouts.kruise.io CRDs are served.
-    if batchrelease::served(&client).await {
-        tasks.spawn(batchrelease::controller(shared.clone(), stop.clone()));
     }
     cache.start(&client, &versions);
     stop.cancelled().await;
@@ -301,6 +308,20 @@ pub async fn refuse_if_kruise_manager(client: &Client) -> Result<()> {
     anyhow::bail!(
         "a kruise-manager appears to be running in this cluster: {}. Two controllers would fight \
          over the same objects; use --force to run anyway",
+        signs.join("; ")
+    )
+}
+
+/// Refuses (with how it was detected) when a kruise-rollout manager appears to run in the
+/// cluster: its Rollout and BatchRelease controllers would fight the embedded ones.
+pub async fn refuse_if_kruise_rollout_manager(client: &Client) -> Result<()> {
+    let signs = detect::kruise_rollout_signs(client).await;
+    if signs.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "a kruise-rollout manager appears to be running in this cluster: {}. Two Rollout \
+         controllers would fight over the same Rollouts and workloads; use --force to run anyway",
         signs.join("; ")
     )
 }

@@ -507,3 +507,23 @@ impl Rollout {
         }
     }
 }
+
+#[cfg(test)]
+mod id_field_names {
+    use super::*;
+
+    #[test]
+    fn rollout_ids_keep_the_crd_spelling() {
+        let plan = ReleasePlan {
+            rollout_id: Some("r1".into()),
+            ..ReleasePlan::default()
+        };
+        assert_eq!(serde_json::to_value(&plan).unwrap()["rolloutID"], "r1");
+        let cs: CanaryStatus =
+            serde_json::from_value(serde_json::json!({"observedRolloutID": "r2"})).unwrap();
+        assert_eq!(cs.observed_rollout_id.as_deref(), Some("r2"));
+        let st: BatchReleaseStatus =
+            serde_json::from_value(serde_json::json!({"observedRolloutID": "r3"})).unwrap();
+        assert_eq!(st.observed_rollout_id.as_deref(), Some("r3"));
+    }
+}
