@@ -36,3 +36,4 @@ mod kruise_versions;
 mod rollout_batchrelease;
 mod rollout_commands;
 mod rollout_controller;
+mod rollout_e2e;

@@ -2,7 +2,8 @@
 //! end, objects made with kubectl as a user would: a Rollout on a CloneSet goes Healthy with the
 //! synthesized completed status, labels the workload and holds its finalizer; `"50"` replicas
 //! are refused by `vrollout.kb.io`; `spec.disabled` makes it Disabled; deleting it lets the
-//! finalizer go. The release walk needs the BatchRelease controller too.
+//! finalizer go; a release walks its steps with approval and a timed pause, with the BatchRelease
+//! controller of the same process.
 
 use crate::kubectl::Kubectl;
 use crate::workloads::{Cluster, wait_for};
@@ -204,7 +205,6 @@ async fn the_rollout_webhook_refuses_bad_steps_and_a_second_rollout_on_the_same_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the BatchRelease controller (v21-br)"]
 async fn a_release_walks_the_steps_with_approval_and_a_timed_pause() {
     let c = Cluster::start().await;
     let k = Kubectl::at(c.tb.kubeconfig(), c.ns());
@@ -320,163 +320,6 @@ async fn a_release_walks_the_steps_with_approval_and_a_timed_pause() {
     c.shutdown().await;
 }
 
-/// Answers for the BatchRelease controller (not in this process): its status as the Rollout
-/// reads it (the plan observed, batch `batch` Ready with `updated` pods), or `Completed`.
-async fn answer_as_batch_release(c: &Cluster, name: &str, batch: i32, updated: i32, phase: &str) {
-    use kruise_tui::api::rollout::BatchRelease;
-    use kube::api::{Api, Patch, PatchParams};
-    let api: Api<BatchRelease> = Api::default_namespaced(c.client.clone());
-    let br = api.get(name).await.expect("the BatchRelease exists");
-    let hash = kruise_tui::kruise::rollout::hash_release_plan(&br.spec.release_plan);
-    let body = serde_json::json!({"status": {
-        "observedGeneration": br.metadata.generation,
-        "observedReleasePlanHash": hash,
-        "observedRolloutID": br.spec.release_plan.rollout_id,
-        "phase": phase,
-        "canaryStatus": {"currentBatch": batch, "batchState": "Ready",
-                          "updatedReplicas": updated, "updatedReadyReplicas": updated},
-    }});
-    api.patch_status(name, &PatchParams::default(), &Patch::Merge(&body))
-        .await
-        .expect("the BatchRelease status is written");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_release_drives_the_batch_release_step_by_step_and_disabling_promotes() {
-    let c = Cluster::start().await;
-    let k = Kubectl::at(c.tb.kubeconfig(), c.ns());
-    k.apply(&[], &cloneset_yaml("api", 4, "api:1")).await;
-    k.apply(&[], &rollout_yaml("api-ro", "api", STEPS)).await;
-    wait_jsonpath(
-        &k,
-        &[RO, "api-ro"],
-        "{.status.phase}/{.status.currentStepState}",
-        "Healthy/Completed",
-        60,
-    )
-    .await;
-    // What the workload webhook (the BatchRelease side) does on an image change: partition
-    // "100%" and the in-progressing annotation, in the same write.
-    k.ok(&["patch", "clonesets.apps.kruise.io", "api", "--type", "merge", "-p",
-        r#"{"metadata":{"annotations":{"rollouts.kruise.io/in-progressing":"{\"rolloutName\":\"api-ro\"}"}},
-            "spec":{"updateStrategy":{"partition":"100%"},
-                    "template":{"spec":{"containers":[{"name":"app","image":"api:2"}]}}}}"#])
-        .await;
-    // Progressing → (3 s grace) InRolling → step 1 StepUpgrade, the BatchRelease at batch 0.
-    wait_jsonpath(&k, &[RO, "api-ro"], "{.status.phase}/{.status.canaryStatus.currentStepIndex}/{.status.canaryStatus.currentStepState}",
-        "Progressing/1/StepUpgrade", 60).await;
-    wait_jsonpath(
-        &k,
-        &["batchreleases.rollouts.kruise.io", "api-ro"],
-        "{.spec.releasePlan.batchPartition}",
-        "0",
-        30,
-    )
-    .await;
-    k.assert_jsonpath(
-        &["batchreleases.rollouts.kruise.io", "api-ro"],
-        "{.metadata.ownerReferences[0].kind}/{.spec.releasePlan.rollingStyle}",
-        "Rollout/Partition",
-    )
-    .await;
-    k.assert_jsonpath(
-        &[RO, "api-ro"],
-        "{.status.message}",
-        "Rollout is in step(1/3), and upgrade workload to new version",
-    )
-    .await;
-    answer_as_batch_release(&c, "api-ro", 0, 1, "Progressing").await;
-    wait_jsonpath(
-        &k,
-        &[RO, "api-ro"],
-        "{.status.canaryStatus.currentStepState}/{.status.canaryStatus.canaryReplicas}",
-        "StepPaused/1",
-        30,
-    )
-    .await;
-    wait_jsonpath(
-        &k,
-        &[RO, "api-ro"],
-        "{.status.message}",
-        "Rollout is in step(1/3), and you need manually confirm to enter the next step",
-        10,
-    )
-    .await;
-    let events = c.events_of("api-ro").await;
-    assert!(
-        events.iter().any(|(r, m)| r == "Progressing"
-            && m == "upgrade step(1) canary pods with new versions done"),
-        "{events:?}"
-    );
-    // Approve (kubectl-kruise's write) → step 2, the BatchRelease moves to batch 1.
-    k.ok(&[
-        "patch",
-        RO,
-        "api-ro",
-        "--subresource=status",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"status":{"canaryStatus":{"currentStepState":"StepReady"}}}"#,
-    ])
-    .await;
-    wait_jsonpath(
-        &k,
-        &["batchreleases.rollouts.kruise.io", "api-ro"],
-        "{.spec.releasePlan.batchPartition}",
-        "1",
-        30,
-    )
-    .await;
-    k.assert_jsonpath(
-        &[RO, "api-ro"],
-        "{.status.canaryStatus.currentStepIndex}",
-        "2",
-    )
-    .await;
-    // Disable mid-way: Disabling, the BatchRelease told to finalise at once (a promotion)...
-    k.ok(&[
-        "patch",
-        RO,
-        "api-ro",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"disabled":true}}"#,
-    ])
-    .await;
-    wait_jsonpath(
-        &k,
-        &["batchreleases.rollouts.kruise.io", "api-ro"],
-        "{.spec.releasePlan.finalizingPolicy}",
-        "Immediate",
-        60,
-    )
-    .await;
-    k.assert_jsonpath(
-        &["batchreleases.rollouts.kruise.io", "api-ro"],
-        "{.spec.releasePlan.batchPartition}",
-        "",
-    )
-    .await;
-    k.assert_jsonpath(&[RO, "api-ro"], "{.status.phase}", "Disabling")
-        .await;
-    k.assert_jsonpath(
-        &["clonesets.apps.kruise.io", "api"],
-        "{.metadata.annotations.rollouts\\.kruise\\.io/in-progressing}",
-        "",
-    )
-    .await;
-    // ...then, once it reads Completed, deleted, and the Rollout is Disabled.
-    answer_as_batch_release(&c, "api-ro", 1, 2, "Completed").await;
-    wait_jsonpath(&k, &[RO, "api-ro"], "{.status.phase}", "Disabled", 60).await;
-    let out = k
-        .run(&["get", "batchreleases.rollouts.kruise.io", "api-ro"])
-        .await;
-    assert_ne!(out.code, 0, "the BatchRelease is deleted: {}", out.stdout);
-    c.shutdown().await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager() {
     use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
@@ -492,6 +335,7 @@ async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager() {
         kruise_webhooks: true,
         remove_kubeconfig: false,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+        kruise_rollout: true,
     })
     .await
     .expect("starts");

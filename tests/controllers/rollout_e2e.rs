@@ -6,6 +6,11 @@
 //! Rollout; a rollback mid-way restores the stable template as upstream does; disabling the
 //! Rollout mid-way promotes the new revision.
 //!
+//! The CloneSet recreates its pods: in place, a pod keeps the batch labels of the release before,
+//! and upstream's label patcher then skips the new revision's pods as legacy ones (it maps a
+//! revision to the first rollout-id its pods carry), so a second release of an in-place CloneSet
+//! waits for batch labels it never writes — v0.6.2's behaviour, which the port keeps.
+//!
 //! On an existing cluster the interception needs Kruise Rollout's workload webhook (kruise-rollout
 //! installed, which then also runs the Rollout controllers): without one the test says so and
 //! stops.
@@ -32,7 +37,7 @@ spec:
   template:
     metadata: {labels: {app: cart}}
     spec: {containers: [{name: main, image: "cart:1"}]}
-  updateStrategy: {type: InPlaceIfPossible, maxUnavailable: 5}
+  updateStrategy: {type: ReCreate, maxUnavailable: 5}
 "#;
 
 const ROLLOUT: &str = r#"
@@ -77,7 +82,8 @@ async fn rollout(k: &Kubectl, path: &str) -> String {
 }
 
 async fn cloneset(k: &Kubectl, path: &str) -> String {
-    k.jsonpath(&["clonesets.apps.kruise.io", "cart"], path).await
+    k.jsonpath(&["clonesets.apps.kruise.io", "cart"], path)
+        .await
 }
 
 /// Step index, step state and phase of the Rollout.
@@ -121,7 +127,20 @@ async fn paused_at(k: &Kubectl, index: &str) {
         if seen.0 == index && seen.1 == "StepPaused" && seen.2 == "Progressing" {
             Ok(())
         } else {
-            Err(format!("{seen:?}"))
+            let br = k
+                .run(&[
+                    "get",
+                    "batchreleases.rollouts.kruise.io",
+                    "cart",
+                    "-o",
+                    "json",
+                ])
+                .await;
+            let cs = cloneset(k, "{.spec.updateStrategy} {.status}").await;
+            Err(format!(
+                "{seen:?}\nBatchRelease: {}\nCloneSet: {cs}",
+                br.stdout
+            ))
         }
     })
     .await
@@ -130,7 +149,9 @@ async fn paused_at(k: &Kubectl, index: &str) {
 async fn healthy(k: &Kubectl) {
     until("the Rollout is Healthy", || async {
         let seen = step(k).await;
-        (seen.2 == "Healthy").then_some(()).ok_or(format!("{seen:?}"))
+        (seen.2 == "Healthy")
+            .then_some(())
+            .ok_or(format!("{seen:?}"))
     })
     .await
 }
@@ -169,6 +190,10 @@ async fn set_image(k: &Kubectl, image: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("kruise_controllers=debug")
+        .with_test_writer()
+        .try_init();
     let tb = Testbed::start().await;
     let client = tb.client.clone();
     let k = Kubectl::at(tb.kubeconfig(), tb.ns());
@@ -182,7 +207,11 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     k.apply(&[], ROLLOUT).await;
     healthy(&k).await;
     until("the Rollout labels its workload", || async {
-        let label = cloneset(&k, "{.metadata.labels.rollouts\\.kruise\\.io/workload-type}").await;
+        let label = cloneset(
+            &k,
+            "{.metadata.labels.rollouts\\.kruise\\.io/workload-type}",
+        )
+        .await;
         (label == "cloneset").then_some(()).ok_or(label)
     })
     .await;
@@ -205,7 +234,11 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     paused_at(&k, "1").await;
     exactly(&client, "cart:2", 1).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(on_image(&client, "cart:2").await, 1, "step 1 stays at one pod");
+    assert_eq!(
+        on_image(&client, "cart:2").await,
+        1,
+        "step 1 stays at one pod"
+    );
     let status = cli.ok(&["rollout", "status", "rollout/cart"]).await;
     assert!(status.contains("1/3"), "{status}");
 
@@ -214,19 +247,18 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     assert_eq!(refused.code, 1, "{refused:?}");
     assert!(refused.stderr.contains("Rollout"), "{refused:?}");
     assert!(refused.stderr.contains("cart"), "{refused:?}");
-    assert_eq!(
-        cloneset(&k, "{.spec.updateStrategy.partition}").await,
-        "9"
-    );
+    assert_eq!(cloneset(&k, "{.spec.updateStrategy.partition}").await, "9");
 
     // Approve: step 2 updates five and counts its 60 s pause down.
-    cli.ok(&["rollout", "approve", "rollout/cart"])
-        .await;
+    cli.ok(&["rollout", "approve", "rollout/cart"]).await;
     paused_at(&k, "2").await;
     exactly(&client, "cart:2", 5).await;
     let status = cli.ok(&["rollout", "status", "ro/cart"]).await;
     assert!(status.contains("2/3"), "{status}");
-    assert!(status.contains("left"), "a timed pause shows its time left: {status}");
+    assert!(
+        status.contains("left"),
+        "a timed pause shows its time left: {status}"
+    );
 
     // Approve the timed pause too: 100 %, then Healthy with the partition released.
     cli.ok(&["rollout", "approve", "ro/cart"]).await;
@@ -266,7 +298,9 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     exactly(&client, "cart:4", 10).await;
     until("the Rollout is Disabled", || async {
         let seen = step(&k).await;
-        (seen.2 == "Disabled").then_some(()).ok_or(format!("{seen:?}"))
+        (seen.2 == "Disabled")
+            .then_some(())
+            .ok_or(format!("{seen:?}"))
     })
     .await;
     tb.shutdown().await;

@@ -18,8 +18,8 @@ mod daemonset;
 mod objects;
 mod protection;
 mod pub_budget;
-mod rollout_workload;
 mod rollout_validate;
+mod rollout_workload;
 mod workloadspread;
 
 /// Register every Kruise webhook on `cluster`'s admission chains, deciding with `gates`.
