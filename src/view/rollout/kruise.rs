@@ -131,14 +131,18 @@ pub fn section(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect, buf:
         },
         val,
     ));
-    held.push(Span::styled(
-        format!(
-            "  · {} {} refused here (the Rollout's fields)",
-            app.keymap.hint(Action::PrevBatch),
-            app.keymap.hint(Action::Partition)
-        ),
-        muted,
-    ));
+    // The executor's guard refuses the workload's own partition and pause keys only while the
+    // Rollout holds them (a release in flight).
+    if h.release.is_some() || h.in_progressing || row.live() {
+        held.push(Span::styled(
+            format!(
+                "  · {} {} refused here (the Rollout's fields)",
+                app.keymap.hint(Action::PrevBatch),
+                app.keymap.hint(Action::Partition)
+            ),
+            muted,
+        ));
+    }
     lines.push(Line::from(held));
     lines.push(Line::styled(
         format!(
@@ -353,12 +357,18 @@ pub fn health_panel(app: &App, view: &RolloutView, row: &RolloutRow, area: Rect,
         _ => &[],
     };
     let pods = health::health(&batch, events);
-    let title = if row.step > 0 {
+    let title = if row.step > 0 && row.approvable() {
         format!(
             " Batch health — step {} new pods ({}) · {} approves ",
             row.step_text(),
             pods.len(),
             app.keymap.hint(Action::NextBatch)
+        )
+    } else if row.step > 0 {
+        format!(
+            " Batch health — step {} new pods ({}) ",
+            row.step_text(),
+            pods.len()
         )
     } else {
         " Batch health — no release running ".to_owned()
