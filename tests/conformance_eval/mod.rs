@@ -11,6 +11,7 @@ mod rollout_intercept;
 mod rollout_status;
 mod rollout_steps;
 mod rollout_validation;
+mod rollout_wire;
 mod workloads;
 
 /// Evaluates one case: Ok on a match, Err(diff or reason) otherwise.
@@ -53,6 +54,7 @@ pub fn evaluator(file_stem: &str) -> Option<Evaluator> {
         "rollout-undo" => rollout_steps::undo,
         "rollout-status" => rollout_status::status,
         "rollout-validation" => rollout_validation::validation,
+        "rollout-wire" => rollout_wire::wire,
         _ => return None,
     })
 }
