@@ -102,6 +102,7 @@ where
         // The embedded controllers beside the console, against the same cluster.
         let connection = crate::kube::connect::connect(&kube_args.source(), None).await?;
         crate::controllers::refuse_if_kruise_manager(&connection.client).await?;
+        crate::controllers::refuse_if_kruise_rollout_manager(&connection.client).await?;
         let stop = tokio_util::sync::CancellationToken::new();
         let controllers = tokio::spawn(crate::controllers::run(
             connection.client,

@@ -112,7 +112,13 @@ pub fn controllers(args: ControllersArgs) -> Result<()> {
             opts.version.name()
         );
         let webhooks = detect::kruise_webhooks(&connection.client).await;
-        for line in controllers::banner(&opts.gates, detect::webhook_notice(&webhooks)) {
+        let rollouts = controllers::rollout::served(&connection.client).await;
+        let mut notices = detect::webhook_notice(&webhooks);
+        if rollouts {
+            let registered = detect::kruise_rollout_webhook(&connection.client).await;
+            notices.extend(detect::rollout_webhook_notice(registered, webhooks.embedded));
+        }
+        for line in controllers::banner(&opts.gates, rollouts, notices) {
             eprintln!("{line}");
         }
         controllers::run(connection.client, opts, shutdown).await

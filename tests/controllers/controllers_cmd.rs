@@ -208,7 +208,7 @@ async fn controllers_say_what_runs_with_which_gates_and_what_no_webhook_enforces
     assert!(
         running.ends_with(
             "controllers: running cloneset, statefulset, daemonset, sidecarset, \
-             podunavailablebudget, podprobemarker"
+             podunavailablebudget, podprobemarker, rollout, batchrelease"
         ),
         "KruiseDaemon=false leaves out the daemon's controllers: {running}"
     );
@@ -229,6 +229,12 @@ async fn controllers_say_what_runs_with_which_gates_and_what_no_webhook_enforces
     proc.wait_line(
         "controllers: deletion protection, PodUnavailableBudget and SidecarSet injection are \
          advice only here: nothing enforces them at admission",
+        30,
+    );
+    proc.wait_line(
+        "controllers: no Kruise Rollout workload webhook is registered \
+         (kruise-rollout-mutating-webhook-configuration): a template change of a workload a \
+         Rollout names is not intercepted and rolls out without steps",
         30,
     );
     let exit = proc.terminate();

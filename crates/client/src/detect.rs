@@ -111,6 +111,36 @@ pub async fn kruise_rollout_signs(client: &Client) -> Vec<String> {
     signs
 }
 
+/// Whether kruise-rollout's workload webhook (its MutatingWebhookConfiguration) is registered:
+/// without it nothing intercepts a template change for a Rollout.
+pub async fn kruise_rollout_webhook(client: &Client) -> bool {
+    let api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+    api.get_opt(ROLLOUT_MUTATING_WEBHOOK)
+        .await
+        .is_ok_and(|found| found.is_some())
+}
+
+/// What the controllers' banner says when the Kruise Rollout CRDs are served but kruise-rollout's
+/// workload webhook is not registered: nothing intercepts a template change, so a workload a
+/// Rollout names rolls out without steps (`embedded`: kruise-tui's server, which intercepts
+/// in-process when its webhooks are on).
+pub fn rollout_webhook_notice(registered: bool, embedded: bool) -> Option<String> {
+    if registered {
+        return None;
+    }
+    let embedded = if embedded {
+        " (kruise-tui's demo-server intercepts in-process, unless started with \
+         --no-kruise-webhooks)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "controllers: no Kruise Rollout workload webhook is registered \
+         ({ROLLOUT_MUTATING_WEBHOOK}): a template change of a workload a Rollout names is not \
+         intercepted and rolls out without steps{embedded}"
+    ))
+}
+
 /// What a look for Kruise's webhook configurations of one kind found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Registered {
@@ -156,7 +186,8 @@ where
                 .items
                 .iter()
                 .filter_map(|o| o.meta().name.clone())
-                .filter(|n| n.starts_with("kruise-"))
+                // kruise-rollout's own (`kruise-rollout-*`) guard Rollouts, not Kruise's kinds.
+                .filter(|n| n.starts_with("kruise-") && !n.starts_with("kruise-rollout-"))
                 .collect();
             if names.is_empty() {
                 Registered::Absent

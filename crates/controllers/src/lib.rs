@@ -281,18 +281,22 @@ pub fn controller_names(gates: &FeatureGates) -> Vec<&'static str> {
 
 /// What `kruise-tui controllers` says before it starts: which controllers run, the feature
 /// gates they decide with, and (from [`detect::webhook_notice`]) what no webhook enforces here.
-pub fn banner(gates: &FeatureGates, webhooks: Vec<String>) -> Vec<String> {
+///
+/// `rollouts`: whether the Kruise Rollout CRDs are served (then the Rollout and BatchRelease
+/// controllers run too).
+pub fn banner(gates: &FeatureGates, rollouts: bool, webhooks: Vec<String>) -> Vec<String> {
     let values = gates
         .effective()
         .iter()
         .map(|(name, on)| format!("{name}={on}"))
         .collect::<Vec<_>>()
         .join(",");
+    let mut names = controller_names(gates);
+    if rollouts {
+        names.extend(["rollout", "batchrelease"]);
+    }
     let mut lines = vec![
-        format!(
-            "controllers: running {}",
-            controller_names(gates).join(", ")
-        ),
+        format!("controllers: running {}", names.join(", ")),
         format!("controllers: feature gates {values}"),
     ];
     lines.extend(webhooks);

@@ -2,16 +2,14 @@
 //! workload's R, the partition the step sets, how it pauses, its traffic (display only), and
 //! where the run stands.
 //!
-//! The partition math is the BatchRelease's (research kruise-rollout.md §3.5):
-//! [`step_partition`] is a local copy until the port exposes it (lead: switch to the port's
-//! batch functions once "br" lands them).
+//! The partition math is the BatchRelease port's (research kruise-rollout.md §3.5).
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{Pause, RolloutRow};
 use crate::{
     app::msg::Kind,
-    kruise::rollout::{calculate_batch_replicas, scale},
+    kruise::rollout::{scale, workload::TargetKind},
 };
 
 /// Where a step stands in the run.
@@ -49,36 +47,15 @@ fn text(v: &IntOrString) -> String {
     }
 }
 
-/// `ParseIntegerAsPercentageIfPossible(S, R, b)` (`control/util.go`): `S ≥ R → "100%"`,
-/// `S ≤ 0 → "0%"`, else `"p%"` with `p = S·100/R` (integer division), and `"1%"` when that
-/// `p` resolves to no pod while `b` is not `"100%"`.
-pub fn percent_if_possible(stable: i32, replicas: i32, batch: &str) -> String {
-    if stable >= replicas {
-        return "100%".to_owned();
-    }
-    if stable <= 0 {
-        return "0%".to_owned();
-    }
-    let p = i64::from(stable) * 100 / i64::from(replicas);
-    let resolved = (p * i64::from(replicas) + 99) / 100;
-    if resolved == 0 && batch != "100%" {
-        return "1%".to_owned();
-    }
-    format!("{p}%")
-}
-
-/// The partition the BatchRelease writes for a step of `batch` pods on R replicas (§3.5): the
-/// stable count `S = R − clamp(scale(b, R))`; a CloneSet step written as a percent gets it as
-/// a percent ([`percent_if_possible`]), every other case as the int `S` (never below 0).
+/// The partition the BatchRelease writes for a step of `batch` pods on R replicas: the port's
+/// [`kruise::rollout::batchrelease::step_partition`] for the workload's kind.
 pub fn step_partition(kind: Kind, batch: &IntOrString, replicas: i32) -> IntOrString {
-    let planned = calculate_batch_replicas(batch, replicas);
-    let stable = (replicas - planned).max(0);
-    match (kind, batch) {
-        (Kind::CloneSet, IntOrString::String(b)) => {
-            IntOrString::String(percent_if_possible(stable, replicas, b))
-        }
-        _ => IntOrString::Int(stable),
-    }
+    let target = match kind {
+        Kind::CloneSet => TargetKind::CloneSet,
+        Kind::DaemonSet => TargetKind::AdvancedDaemonSet,
+        _ => TargetKind::AdvancedStatefulSet,
+    };
+    crate::kruise::rollout::batchrelease::step_partition(target, batch, replicas)
 }
 
 /// The steps of `row`, marked against where the run stands.
@@ -130,19 +107,6 @@ mod tests {
 
     fn pct(s: &str) -> IntOrString {
         IntOrString::String(s.to_owned())
-    }
-
-    #[test]
-    fn percents_follow_upstreams_integer_division_and_its_one_percent_floor() {
-        // research §5.2 V2.
-        assert_eq!(percent_if_possible(1, 3, "50%"), "33%");
-        assert_eq!(percent_if_possible(2, 3, "50%"), "66%");
-        assert_eq!(percent_if_possible(98, 99, "50%"), "98%");
-        assert_eq!(percent_if_possible(1, 101, "50%"), "1%");
-        assert_eq!(percent_if_possible(10, 10, "0%"), "100%");
-        assert_eq!(percent_if_possible(0, 10, "100%"), "0%");
-        // 0% of 200 pods is no pod: one percent keeps a stable pod.
-        assert_eq!(percent_if_possible(1, 200, "99%"), "1%");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod webhook;
 pub use context::{
     BatchContext, calculate_batch_context, is_batch_ready,
     is_current_more_than_or_equal_to_desired, parse_integer_as_percentage_if_possible,
+    step_partition,
 };
 pub use control::{control_info, finalize_patch, initialize_patch, upgrade_patch};
 pub use executor::{FinalizerChange, Outcome, REQUEUE_SECONDS, reconcile, target_kind};

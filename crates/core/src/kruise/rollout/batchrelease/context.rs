@@ -32,6 +32,20 @@ pub fn parse_integer_as_percentage_if_possible(
     as_str
 }
 
+/// The partition the BatchRelease writes for a step of `batch` pods on `replicas` (no
+/// no-need-update pods): the stable count `S = R − CalculateBatchReplicas(b, R)`, as a percent
+/// ([`parse_integer_as_percentage_if_possible`]) for a CloneSet step written as a percent, else
+/// the int `S` (never below 0). What the console shows beside each step of a Rollout.
+pub fn step_partition(kind: TargetKind, batch: &IntOrString, replicas: i32) -> IntOrString {
+    let stable = (replicas - calculate_batch_replicas(batch, replicas)).max(0);
+    match (kind, batch) {
+        (TargetKind::CloneSet, IntOrString::String(_)) => {
+            parse_integer_as_percentage_if_possible(stable, replicas, batch)
+        }
+        _ => IntOrString::Int(stable),
+    }
+}
+
 /// `IsCurrentMoreThanOrEqualToDesired`: both ints, or both percents compared by number.
 pub fn is_current_more_than_or_equal_to_desired(
     current: &IntOrString,
