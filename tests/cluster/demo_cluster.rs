@@ -62,7 +62,7 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         });
     let mut names: Vec<String> = users.into_iter().filter_map(|c| c.metadata.name).collect();
     names.sort();
-    assert_eq!(names, ["api", "checkout", "web"]);
+    assert_eq!(names, ["api", "cart", "checkout", "web"]);
     // The UnitedDeployment's subset CloneSets, named and labelled as upstream's controller does.
     let mut subsets: Vec<(String, String)> = subsets
         .into_iter()

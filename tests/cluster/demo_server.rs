@@ -71,11 +71,12 @@ fn kubectl_sees_the_seeded_scenario_and_the_token_is_required() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // api (spread by api-spread), checkout, web, and shop's two subset CloneSets.
+    // api (spread by api-spread), cart (released by the Rollout cart), checkout, web, and
+    // shop's two subset CloneSets.
     let names = String::from_utf8_lossy(&out.stdout).into_owned();
     let names: Vec<&str> = names.lines().collect();
-    assert_eq!(names.len(), 5, "{names:?}");
-    for want in ["api", "checkout", "web"] {
+    assert_eq!(names.len(), 6, "{names:?}");
+    for want in ["api", "cart", "checkout", "web"] {
         assert!(
             names.contains(&format!("cloneset.apps.kruise.io/{want}").as_str()),
             "{names:?}"

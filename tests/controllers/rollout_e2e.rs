@@ -250,7 +250,13 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     assert_eq!(cloneset(&k, "{.spec.updateStrategy.partition}").await, "9");
 
     // Approve: step 2 updates five and counts its 60 s pause down.
-    cli.ok(&["rollout", "approve", "rollout/cart"]).await;
+    // The prediction printed (step 2 at 50 %) is what the controllers then do: 5 of 10.
+    let approved = cli.ok(&["rollout", "approve", "rollout/cart"]).await;
+    assert!(
+        approved.contains("step 1/3 (1 pod): StepPaused → StepReady")
+            && approved.contains("starts step 2/3: 50% on the new revision"),
+        "{approved}"
+    );
     paused_at(&k, "2").await;
     exactly(&client, "cart:2", 5).await;
     let status = cli.ok(&["rollout", "status", "ro/cart"]).await;

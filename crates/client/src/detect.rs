@@ -20,11 +20,43 @@ pub const MANAGER_LEASE: &str = "kruise-manager";
 pub const MUTATING_WEBHOOK: &str = "kruise-mutating-webhook-configuration";
 pub const VALIDATING_WEBHOOK: &str = "kruise-validating-webhook-configuration";
 
+/// Where a manager runs and what it registers: the names its signs are looked up by.
+struct Install {
+    namespace: &'static str,
+    deployment: &'static str,
+    lease: &'static str,
+    mutating: &'static str,
+    validating: &'static str,
+}
+
 /// Every sign of a running kruise-manager, one sentence each (empty: none found).
 pub async fn kruise_manager_signs(client: &Client) -> Vec<String> {
+    signs(
+        client,
+        &Install {
+            namespace: KRUISE_NAMESPACE,
+            deployment: MANAGER_DEPLOYMENT,
+            lease: MANAGER_LEASE,
+            mutating: MUTATING_WEBHOOK,
+            validating: VALIDATING_WEBHOOK,
+        },
+    )
+    .await
+}
+
+/// The signs of one install: its manager Deployment (scaled above 0), its webhook
+/// configurations, a recently renewed leader Lease.
+async fn signs(client: &Client, at: &Install) -> Vec<String> {
+    let Install {
+        namespace,
+        deployment,
+        lease,
+        mutating,
+        validating,
+    } = at;
     let mut signs = Vec::new();
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), KRUISE_NAMESPACE);
-    if let Ok(Some(d)) = deployments.get_opt(MANAGER_DEPLOYMENT).await {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
+    if let Ok(Some(d)) = deployments.get_opt(deployment).await {
         let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
         let available = d
             .status
@@ -33,28 +65,28 @@ pub async fn kruise_manager_signs(client: &Client) -> Vec<String> {
             .unwrap_or(0);
         if replicas > 0 {
             signs.push(format!(
-                "the Deployment {KRUISE_NAMESPACE}/{MANAGER_DEPLOYMENT} exists ({available}/{replicas} available)"
+                "the Deployment {namespace}/{deployment} exists ({available}/{replicas} available)"
             ));
         }
     }
-    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
-    if let Ok(Some(_)) = mutating.get_opt(MUTATING_WEBHOOK).await {
+    let mutating_api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+    if let Ok(Some(_)) = mutating_api.get_opt(mutating).await {
         signs.push(format!(
-            "the MutatingWebhookConfiguration {MUTATING_WEBHOOK} is installed"
+            "the MutatingWebhookConfiguration {mutating} is installed"
         ));
     }
-    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
-    if let Ok(Some(_)) = validating.get_opt(VALIDATING_WEBHOOK).await {
+    let validating_api: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    if let Ok(Some(_)) = validating_api.get_opt(validating).await {
         signs.push(format!(
-            "the ValidatingWebhookConfiguration {VALIDATING_WEBHOOK} is installed"
+            "the ValidatingWebhookConfiguration {validating} is installed"
         ));
     }
-    let leases: Api<Lease> = Api::namespaced(client.clone(), KRUISE_NAMESPACE);
-    if let Ok(Some(lease)) = leases.get_opt(MANAGER_LEASE).await
-        && let Some(holder) = super::lease::fresh_holder(&lease, Timestamp::now())
+    let leases: Api<Lease> = Api::namespaced(client.clone(), namespace);
+    if let Ok(Some(l)) = leases.get_opt(lease).await
+        && let Some(holder) = super::lease::fresh_holder(&l, Timestamp::now())
     {
         signs.push(format!(
-            "the Lease {KRUISE_NAMESPACE}/{MANAGER_LEASE} was renewed recently by {holder}"
+            "the Lease {namespace}/{lease} was renewed recently by {holder}"
         ));
     }
     signs
@@ -73,42 +105,17 @@ pub const ROLLOUT_VALIDATING_WEBHOOK: &str = "kruise-rollout-validating-webhook-
 /// Every sign of a running kruise-rollout manager (openkruise/rollouts), one sentence each
 /// (empty: none found).
 pub async fn kruise_rollout_signs(client: &Client) -> Vec<String> {
-    let mut signs = Vec::new();
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ROLLOUT_NAMESPACE);
-    if let Ok(Some(d)) = deployments.get_opt(ROLLOUT_MANAGER_DEPLOYMENT).await {
-        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        let available = d
-            .status
-            .as_ref()
-            .and_then(|s| s.available_replicas)
-            .unwrap_or(0);
-        if replicas > 0 {
-            signs.push(format!(
-                "the Deployment {ROLLOUT_NAMESPACE}/{ROLLOUT_MANAGER_DEPLOYMENT} exists ({available}/{replicas} available)"
-            ));
-        }
-    }
-    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
-    if let Ok(Some(_)) = mutating.get_opt(ROLLOUT_MUTATING_WEBHOOK).await {
-        signs.push(format!(
-            "the MutatingWebhookConfiguration {ROLLOUT_MUTATING_WEBHOOK} is installed"
-        ));
-    }
-    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
-    if let Ok(Some(_)) = validating.get_opt(ROLLOUT_VALIDATING_WEBHOOK).await {
-        signs.push(format!(
-            "the ValidatingWebhookConfiguration {ROLLOUT_VALIDATING_WEBHOOK} is installed"
-        ));
-    }
-    let leases: Api<Lease> = Api::namespaced(client.clone(), ROLLOUT_NAMESPACE);
-    if let Ok(Some(lease)) = leases.get_opt(ROLLOUT_MANAGER_LEASE).await
-        && let Some(holder) = super::lease::fresh_holder(&lease, Timestamp::now())
-    {
-        signs.push(format!(
-            "the Lease {ROLLOUT_NAMESPACE}/{ROLLOUT_MANAGER_LEASE} was renewed recently by {holder}"
-        ));
-    }
-    signs
+    signs(
+        client,
+        &Install {
+            namespace: ROLLOUT_NAMESPACE,
+            deployment: ROLLOUT_MANAGER_DEPLOYMENT,
+            lease: ROLLOUT_MANAGER_LEASE,
+            mutating: ROLLOUT_MUTATING_WEBHOOK,
+            validating: ROLLOUT_VALIDATING_WEBHOOK,
+        },
+    )
+    .await
 }
 
 /// Whether kruise-rollout's workload webhook (its MutatingWebhookConfiguration) is registered:

@@ -101,6 +101,14 @@ fn suffix(revision: &str) -> String {
         .to_owned()
 }
 
+/// `ControllerFinder` computes rollback only for a workload in a release (it returns before
+/// that when the in-progressing annotation is absent).
+fn in_progressing(meta: &ObjectMeta) -> bool {
+    meta.annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(crate::api::keys::ROLLOUT_IN_PROGRESSING))
+}
+
 fn base(kind: TargetKind, meta: &ObjectMeta) -> WorkloadInfo {
     WorkloadInfo {
         kind: Some(kind),
@@ -128,7 +136,8 @@ impl WorkloadInfo {
             updated_ready_replicas: status.updated_ready_replicas,
             stable_revision: suffix(&status.current_revision),
             canary_revision: suffix(&status.update_revision),
-            in_rollback: status.current_revision == status.update_revision
+            in_rollback: in_progressing(&cs.metadata)
+                && status.current_revision == status.update_revision
                 && status.updated_replicas != status.replicas,
             current_revision: status.current_revision,
             update_revision: status.update_revision,
@@ -155,7 +164,8 @@ impl WorkloadInfo {
             updated_replicas: status.updated_replicas,
             stable_revision: status.current_revision.clone(),
             canary_revision: status.update_revision.clone(),
-            in_rollback: status.current_revision == status.update_revision
+            in_rollback: in_progressing(&sts.metadata)
+                && status.current_revision == status.update_revision
                 && status.updated_replicas != status.replicas,
             current_revision: status.current_revision,
             update_revision: status.update_revision,
@@ -181,7 +191,9 @@ impl WorkloadInfo {
             updated_replicas: updated,
             stable_revision: current.clone(),
             canary_revision: update.clone(),
-            in_rollback: current == update && updated != status.replicas,
+            in_rollback: in_progressing(&sts.metadata)
+                && current == update
+                && updated != status.replicas,
             current_revision: current,
             update_revision: update,
             partition: spec
@@ -264,6 +276,17 @@ mod tests {
         if let Some(s) = cs.status.as_mut() {
             s.update_revision = "demo-abc".into();
         }
+        assert!(
+            !WorkloadInfo::from_cloneset(&cs).in_rollback,
+            "not in a release"
+        );
+        cs.metadata.annotations = Some(
+            [(
+                crate::api::keys::ROLLOUT_IN_PROGRESSING.to_owned(),
+                "{}".to_owned(),
+            )]
+            .into(),
+        );
         assert!(WorkloadInfo::from_cloneset(&cs).in_rollback);
     }
 
