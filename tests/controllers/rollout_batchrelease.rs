@@ -282,6 +282,9 @@ fn image_patch(image: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_change_is_intercepted_only_for_a_labelled_workload_a_rollout_names() {
     let tb = Testbed::start().await;
+    if !testbed::rollout_webhooks(&tb.client, "the workload webhook").await {
+        return;
+    }
     let kubectl = Kubectl::at(tb.kubeconfig(), tb.ns());
     kubectl.apply(&[], ECHO).await;
 

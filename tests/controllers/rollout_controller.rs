@@ -175,6 +175,9 @@ async fn a_rollout_on_a_cloneset_goes_healthy_disabled_and_lets_go_when_deleted(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rollout_webhook_refuses_bad_steps_and_a_second_rollout_on_the_same_workload() {
     let c = Cluster::start().await;
+    if !crate::testbed::rollout_webhooks(&c.client, "vrollout.kb.io").await {
+        return;
+    }
     let k = Kubectl::at(c.tb.kubeconfig(), c.ns());
     let bad = rollout_yaml("bad", "echo", "      - replicas: \"50\"");
     let out = k.run_stdin(&["apply", "-f", "-"], &bad).await;
@@ -207,6 +210,9 @@ async fn the_rollout_webhook_refuses_bad_steps_and_a_second_rollout_on_the_same_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_release_walks_the_steps_with_approval_and_a_timed_pause() {
     let c = Cluster::start().await;
+    if !crate::testbed::rollout_webhooks(&c.client, "the interception of a template change").await {
+        return;
+    }
     let k = Kubectl::at(c.tb.kubeconfig(), c.ns());
     k.apply(&[], &cloneset_yaml("web", 10, "web:1")).await;
     k.apply(&[], &rollout_yaml("web-ro", "web", STEPS)).await;

@@ -164,17 +164,6 @@ async fn exactly(client: &Client, image: &str, n: usize) {
     .await
 }
 
-/// Whether this cluster intercepts a template change of a Rollout-controlled workload.
-async fn has_rollout_webhook(k: &Kubectl) -> bool {
-    if testbed::existing_kubeconfig().is_none() {
-        return true;
-    }
-    let hooks = k
-        .run(&["get", "mutatingwebhookconfigurations", "-o", "name"])
-        .await;
-    hooks.stdout.contains("kruise-rollout")
-}
-
 async fn set_image(k: &Kubectl, image: &str) {
     k.ok(&[
         "patch",
@@ -197,8 +186,7 @@ async fn a_rollout_walks_a_cloneset_step_by_step_and_refuses_direct_edits() {
     let tb = Testbed::start().await;
     let client = tb.client.clone();
     let k = Kubectl::at(tb.kubeconfig(), tb.ns());
-    if !has_rollout_webhook(&k).await {
-        eprintln!("skipped: this cluster has no Kruise Rollout workload webhook");
+    if !testbed::rollout_webhooks(&client, "the Rollout walk").await {
         return;
     }
     let cli = Cli::new(tb.kubeconfig_in_ns());

@@ -69,6 +69,19 @@ pub fn skip_on_existing_cluster(reason: &str) -> bool {
     false
 }
 
+/// Whether template changes of Rollout-controlled workloads are intercepted here: always on the
+/// embedded cluster (in-process), on an existing one only where kruise-rollout's webhooks are
+/// registered (our controllers do not serve webhooks). Otherwise prints why the test stops.
+pub async fn rollout_webhooks(client: &Client, what: &str) -> bool {
+    if existing_kubeconfig().is_none()
+        || kruise_tui::kube::detect::kruise_rollout_webhook(client).await
+    {
+        return true;
+    }
+    eprintln!("skipped on {EXISTING}: {what} needs Kruise Rollout's webhooks (not registered)");
+    false
+}
+
 /// A cluster for one test, with a namespace of its own.
 pub struct Testbed {
     pub client: Client,
@@ -352,9 +365,14 @@ fn shared_on_existing(path: &Path) {
                     },
                     stop.clone(),
                 ));
+                // Where kruise-rollout runs, its manager owns the Rollouts: ours stay out.
+                let kruise_rollout = kruise_tui::kube::detect::kruise_rollout_signs(&client)
+                    .await
+                    .is_empty();
                 let options = kruise_tui::controllers::Options {
                     gates: demo_gates(),
                     version: kruise_version(),
+                    kruise_rollout,
                     ..kruise_tui::controllers::Options::default()
                 };
                 let identity = options.identity.clone();

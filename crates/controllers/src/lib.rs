@@ -57,6 +57,9 @@ pub struct Options {
     pub version: KruiseVersion,
     /// Who this instance is in the leader Lease (hostname/pid by default).
     pub identity: String,
+    /// Run the Rollout and BatchRelease controllers where the Kruise Rollout CRDs are served
+    /// (false: a kruise-rollout manager owns the Rollouts there).
+    pub kruise_rollout: bool,
 }
 
 impl Default for Options {
@@ -65,6 +68,7 @@ impl Default for Options {
             gates: FeatureGates::new(),
             version: KruiseVersion::V1_9,
             identity: lease::default_identity(),
+            kruise_rollout: true,
         }
     }
 }
@@ -222,7 +226,7 @@ pub async fn run(client: Client, opts: Options, shutdown: CancellationToken) -> 
     let mut names = controller_names(&shared.gates);
     // Kruise Rollout's Rollout and BatchRelease controllers, only where its CRDs are served
     // (quietly skipped otherwise).
-    if versions.rollouts {
+    if versions.rollouts && opts.kruise_rollout {
         names.push("rollout");
         names.push("batchrelease");
     }
