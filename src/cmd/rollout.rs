@@ -9,12 +9,17 @@ pub(super) mod kruise;
 mod kruise_status;
 mod status;
 
-use anyhow::Result;
+use std::future::Future;
+
+use anyhow::{Result, anyhow, bail};
+use futures::{Stream, StreamExt as _};
+use serde_json::Value;
 
 use super::{block_on, mutate};
 use crate::{
     actions::Action,
     cli::{KubeArgs, RolloutCommand},
+    kube::workload::WatchFailure,
 };
 
 pub use history::{Revision, render_history};
@@ -85,4 +90,38 @@ pub fn run(kube: &KubeArgs, command: RolloutCommand) -> Result<()> {
             },
         )),
     }
+}
+
+/// `rollout status --watch`: hands each object the watch of `shown` delivers to `step` until it
+/// says the wait is over. A deletion, a refusal (403) or the end of the watch is an error; any
+/// other failure is said once per distinct message while the watch retries with back-off.
+async fn follow<F, Fut>(
+    updates: impl Stream<Item = Result<Option<Value>, WatchFailure>>,
+    shown: &str,
+    mut step: F,
+) -> Result<()>
+where
+    F: FnMut(Value) -> Fut,
+    Fut: Future<Output = Result<bool>>,
+{
+    let mut updates = std::pin::pin!(updates);
+    let mut last_error = String::new();
+    while let Some(update) = updates.next().await {
+        let object = match update {
+            Ok(Some(object)) => object,
+            Ok(None) => bail!("{shown} was deleted"),
+            Err(failure) if failure.forbidden => bail!("{}", failure.message),
+            Err(failure) => {
+                if failure.message != last_error {
+                    eprintln!("kruise-tui: {} (retrying)", failure.message);
+                    last_error = failure.message;
+                }
+                continue;
+            }
+        };
+        if step(object).await? {
+            return Ok(());
+        }
+    }
+    Err(anyhow!("the watch of {shown} ended"))
 }

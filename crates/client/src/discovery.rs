@@ -20,6 +20,38 @@ use kube::{
 
 use kruise_core::api::kinds::Kind;
 
+/// The group version Kruise Rollout's kinds are read at (the stored one).
+pub const KRUISE_ROLLOUT_GROUP_VERSION: &str = "rollouts.kruise.io/v1beta1";
+
+/// Which of Kruise Rollout's kinds a resource list says are listable and watchable: `(rollouts,
+/// batchreleases)`. Pure, for tests.
+pub fn kruise_rollout_served_in(list: &APIResourceList) -> (bool, bool) {
+    let ok = |plural: &str| {
+        list.resources.iter().any(|r| {
+            r.name == plural
+                && ["list", "watch"]
+                    .iter()
+                    .all(|v| r.verbs.iter().any(|x| x == v))
+        })
+    };
+    (ok("rollouts"), ok("batchreleases"))
+}
+
+/// Whether the cluster serves Kruise Rollout's kinds at [`KRUISE_ROLLOUT_GROUP_VERSION`]:
+/// `(rollouts, batchreleases)`. Any error (the group is missing: 404) means not served.
+pub async fn kruise_rollout_served(client: &Client) -> (bool, bool) {
+    match client
+        .list_api_group_resources(KRUISE_ROLLOUT_GROUP_VERSION)
+        .await
+    {
+        Ok(list) => kruise_rollout_served_in(&list),
+        Err(err) => {
+            tracing::debug!(%err, "{KRUISE_ROLLOUT_GROUP_VERSION} not served");
+            (false, false)
+        }
+    }
+}
+
 /// The Kruise API groups the console looks at.
 pub const KRUISE_GROUPS: [&str; 2] = ["apps.kruise.io", "policy.kruise.io"];
 
@@ -261,6 +293,31 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
 
     use super::*;
+
+    fn resource(name: &str, verbs: &[&str]) -> APIResource {
+        APIResource {
+            name: name.into(),
+            verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+            ..APIResource::default()
+        }
+    }
+
+    #[test]
+    fn only_listable_and_watchable_kruise_rollout_kinds_are_served() {
+        let list = APIResourceList {
+            group_version: KRUISE_ROLLOUT_GROUP_VERSION.into(),
+            resources: vec![
+                resource("rollouts", &["get", "list", "watch", "patch"]),
+                resource("rollouts/status", &["get", "patch"]),
+                resource("batchreleases", &["get"]),
+            ],
+        };
+        assert_eq!(kruise_rollout_served_in(&list), (true, false));
+        assert_eq!(
+            kruise_rollout_served_in(&APIResourceList::default()),
+            (false, false)
+        );
+    }
 
     fn ar(kind: &str, version: &str) -> ApiResource {
         ApiResource {

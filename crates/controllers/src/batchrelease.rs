@@ -12,7 +12,7 @@ use std::{sync::Arc, time::Duration};
 
 use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::Time};
 use kube::{
-    Api, Client,
+    Api,
     api::{ApiResource, DynamicObject, Patch, PatchParams},
     runtime::{controller::Action, reflector},
 };
@@ -32,14 +32,6 @@ use crate::{
 
 /// When to look at a BatchRelease again when nothing asked for sooner.
 const RESYNC: Duration = Duration::from_secs(60);
-
-/// Whether the server serves `rollouts.kruise.io/v1beta1` `batchreleases` (discovery).
-pub async fn served(client: &Client) -> bool {
-    client
-        .list_api_group_resources("rollouts.kruise.io/v1beta1")
-        .await
-        .is_ok_and(|list| list.resources.iter().any(|r| r.name == "batchreleases"))
-}
 
 struct Ctx {
     shared: Arc<Shared>,

@@ -46,16 +46,7 @@ pub struct Ctx {
 
 /// Whether the server serves Rollouts and BatchReleases at `rollouts.kruise.io/v1beta1`.
 pub async fn served(client: &Client) -> bool {
-    match client
-        .list_api_group_resources("rollouts.kruise.io/v1beta1")
-        .await
-    {
-        Ok(list) => {
-            let has = |n: &str| list.resources.iter().any(|r| r.name == n);
-            has("rollouts") && has("batchreleases")
-        }
-        Err(_) => false,
-    }
+    kruise_client::discovery::kruise_rollout_served(client).await == (true, true)
 }
 
 /// Queues the Rollouts of `ns` whose `workloadRef` names `(group, kind, name)`.

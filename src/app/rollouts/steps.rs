@@ -7,6 +7,7 @@
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::{Pause, RolloutRow};
+use crate::actions::intstr;
 use crate::{
     app::msg::Kind,
     kruise::rollout::{scale, workload::TargetKind},
@@ -40,13 +41,6 @@ pub struct StepRow {
     pub mark: Mark,
 }
 
-fn text(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(n) => n.to_string(),
-        IntOrString::String(s) => s.clone(),
-    }
-}
-
 /// The partition the BatchRelease writes for a step of `batch` pods on R replicas: the port's
 /// [`kruise::rollout::batchrelease::step_partition`] for the workload's kind.
 pub fn step_partition(kind: Kind, batch: &IntOrString, replicas: i32) -> IntOrString {
@@ -77,7 +71,7 @@ pub fn plan(row: &RolloutRow) -> Vec<StepRow> {
                 .replicas
                 .zip(row.workload_kind)
                 .zip(s.replicas.as_ref())
-                .map(|((r, k), v)| text(&step_partition(k, v, r)));
+                .map(|((r, k), v)| intstr(&step_partition(k, v, r)));
             let mark = if jump == Some(index) {
                 Mark::JumpTarget
             } else if index == row.step && row.step > 0 {
@@ -89,7 +83,7 @@ pub fn plan(row: &RolloutRow) -> Vec<StepRow> {
             };
             StepRow {
                 index,
-                replicas: s.replicas.as_ref().map_or_else(|| "-".to_owned(), text),
+                replicas: s.replicas.as_ref().map_or_else(|| "-".to_owned(), intstr),
                 pods,
                 partition,
                 pause: Pause::of(s, i + 1 == n),

@@ -8,13 +8,12 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, anyhow, bail};
-use futures::StreamExt as _;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{Api, core::ApiResource};
 
 use crate::{
-    actions::Target,
+    actions::{Target, intstr},
     api::rollout::{BatchRelease, Rollout, condition, phase, step_state},
     cli::{KubeArgs, RolloutStatusArgs},
     cmd::Session,
@@ -28,13 +27,6 @@ use crate::{
 pub struct Related {
     pub batch_release: Option<BatchRelease>,
     pub replicas: Option<i32>,
-}
-
-fn intstr(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => i.to_string(),
-        IntOrString::String(s) => s.clone(),
-    }
 }
 
 /// The seconds left in the current step's timed pause: `max(0, lastUpdateTime + duration − now)`,
@@ -287,7 +279,7 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
         .await
         .map_err(|e| anyhow!("cannot read {shown}: {}", crate::kube::errors::text(&e)))?
         .ok_or_else(|| anyhow!("{shown} not found in {}", session.namespace))?;
-    let mut last = render(
+    let last = render(
         &rollout,
         &related(&session, &rollout).await,
         Timestamp::now(),
@@ -298,45 +290,29 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
     }
     let limit = args.timeout.filter(|t| !t.is_zero());
     let resource = ApiResource::erase::<Rollout>(&());
-    let mut updates = std::pin::pin!(workload::watch(
-        session.client(),
-        &resource,
-        &session.namespace,
-        &name
-    ));
-    let follow = async {
-        let mut last_error = String::new();
-        while let Some(update) = updates.next().await {
-            let object = match update {
-                Ok(Some(object)) => object,
-                Ok(None) => bail!("{shown} was deleted"),
-                Err(failure) if failure.forbidden => bail!("{}", failure.message),
-                Err(failure) => {
-                    if failure.message != last_error {
-                        eprintln!("kruise-tui: {} (retrying)", failure.message);
-                        last_error = failure.message;
-                    }
-                    continue;
-                }
-            };
+    let updates = workload::watch(session.client(), &resource, &session.namespace, &name);
+    // Each step reads the BatchRelease and the workload (async), so the last text shown is
+    // shared with the steps rather than borrowed by one.
+    let last = std::cell::RefCell::new(last);
+    let follow = super::follow(updates, &shown, |object| {
+        let (session, shown, last) = (&session, &shown, &last);
+        async move {
             let rollout: Rollout =
                 serde_json::from_value(object).map_err(|e| anyhow!("cannot read {shown}: {e}"))?;
             let now = render(
                 &rollout,
-                &related(&session, &rollout).await,
+                &related(session, &rollout).await,
                 Timestamp::now(),
             );
-            if now != last {
+            let mut last = last.borrow_mut();
+            if now != *last {
                 println!();
                 print!("{now}");
-                last = now;
+                *last = now;
             }
-            if rollout.phase() == phase::HEALTHY {
-                return Ok(());
-            }
+            Ok(rollout.phase() == phase::HEALTHY)
         }
-        Err(anyhow!("the watch of {shown} ended"))
-    };
+    });
     match limit {
         None => follow.await,
         Some(limit) => match tokio::time::timeout(limit, follow).await {

@@ -6,8 +6,7 @@
 
 use std::{fmt::Write as _, time::Duration};
 
-use anyhow::{Result, anyhow, bail};
-use futures::StreamExt as _;
+use anyhow::{Result, bail};
 use serde_json::Value;
 
 use crate::{
@@ -296,35 +295,16 @@ pub(super) async fn run(kube: &KubeArgs, args: RolloutStatusArgs) -> Result<()> 
         return Ok(());
     }
     let limit = args.timeout.filter(|t| !t.is_zero());
-    let mut updates = std::pin::pin!(workload::watch(client, &resource, &session.namespace, name));
-    let follow = async {
-        let mut last_error = String::new();
-        while let Some(update) = updates.next().await {
-            let object = match update {
-                Ok(Some(object)) => object,
-                Ok(None) => bail!("{shown} was deleted"),
-                Err(failure) if failure.forbidden => bail!("{}", failure.message),
-                Err(failure) => {
-                    // The watch retries with back-off; say so once per distinct error.
-                    if failure.message != last_error {
-                        eprintln!("kruise-tui: {} (retrying)", failure.message);
-                        last_error = failure.message;
-                    }
-                    continue;
-                }
-            };
-            let (now, complete) =
-                RolloutStatus::read(kind, &resource.version, &object).progress(&shown);
-            if now != line {
-                println!("{now}");
-                line = now;
-            }
-            if complete {
-                return Ok(());
-            }
+    let updates = workload::watch(client, &resource, &session.namespace, name);
+    let follow = super::follow(updates, &shown, |object| {
+        let (now, complete) =
+            RolloutStatus::read(kind, &resource.version, &object).progress(&shown);
+        if now != line {
+            println!("{now}");
+            line = now;
         }
-        Err(anyhow!("the watch of {shown} ended"))
-    };
+        std::future::ready(Ok(complete))
+    });
     match limit {
         None => follow.await,
         Some(limit) => match tokio::time::timeout(limit, follow).await {

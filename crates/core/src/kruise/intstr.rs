@@ -182,6 +182,15 @@ pub fn parse_partition_input(
     Ok(IntOrString::Int(value))
 }
 
+/// Go's `%#v` of an `intstr.IntOrString` value, as field errors print it (its `String()` has a
+/// pointer receiver, so a value prints as the struct).
+pub fn go_struct(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(n) => format!("intstr.IntOrString{{Type:0, IntVal:{n}, StrVal:\"\"}}"),
+        IntOrString::String(s) => format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{s:?}}}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

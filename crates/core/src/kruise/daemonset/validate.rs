@@ -105,15 +105,6 @@ pub fn set_defaults(ds: &mut DaemonSet, served: Served) {
     spec.revision_history_limit.get_or_insert(10);
 }
 
-/// Go's `%#v` of an `intstr.IntOrString` value (its `String()` has a pointer receiver, so a
-/// field error prints the struct).
-fn go_int_or_string(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(n) => format!("intstr.IntOrString{{Type:0, IntVal:{n}, StrVal:\"\"}}"),
-        IntOrString::String(s) => format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{s:?}}}"),
-    }
-}
-
 fn invalid(field: &str, value: &str, detail: &str) -> FieldError {
     field_error(field, format!("Invalid value: {value}: {detail}"))
 }
@@ -142,7 +133,11 @@ fn positive_int_or_percent(v: &IntOrString, field: &str) -> Vec<FieldError> {
     match v {
         IntOrString::Int(n) => nonnegative(i64::from(*n), field),
         IntOrString::String(s) if percent_value(s).is_none() => {
-            vec![invalid(field, &go_int_or_string(v), PERCENT_ERROR)]
+            vec![invalid(
+                field,
+                &crate::kruise::intstr::go_struct(v),
+                PERCENT_ERROR,
+            )]
         }
         IntOrString::String(_) => Vec::new(),
     }
@@ -153,7 +148,7 @@ fn not_more_than_100_percent(v: &IntOrString, field: &str) -> Vec<FieldError> {
     match v {
         IntOrString::String(s) if percent_value(s).is_some_and(|p| p > 100) => vec![invalid(
             field,
-            &go_int_or_string(v),
+            &crate::kruise::intstr::go_struct(v),
             "must not be greater than 100%",
         )],
         _ => Vec::new(),
@@ -195,7 +190,7 @@ fn rolling_update_errors(
     match (unavailable, surge) {
         (Some(_), Some(s)) => errs.push(invalid(
             &format!("{AT}.maxSurge"),
-            &go_int_or_string(s),
+            &crate::kruise::intstr::go_struct(s),
             "may not be set when maxUnavailable is non-zero",
         )),
         (None, None) => errs.push(field_error(

@@ -35,16 +35,6 @@ fn forbidden(path: &str, detail: &str) -> String {
     format!("{path}: Forbidden: {detail}")
 }
 
-/// Go's `%#v` of an `intstr.IntOrString`.
-fn go_intstr(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => format!("intstr.IntOrString{{Type:0, IntVal:{i}, StrVal:\"\"}}"),
-        IntOrString::String(s) => {
-            format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{s:?}}}")
-        }
-    }
-}
-
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
@@ -91,7 +81,7 @@ pub fn validate_steps(style: &str, steps: &[CanaryStep], path: &str) -> Vec<Stri
         if bad {
             return vec![invalid(
                 &format!("{path}[{i}].Replicas"),
-                &go_intstr(replicas),
+                &crate::kruise::intstr::go_struct(replicas),
                 r#"replicas must be positive number, or a percentage with "0%" < canaryReplicas <= "100%""#,
             )];
         }
