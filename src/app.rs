@@ -35,6 +35,7 @@ pub mod logs;
 pub mod msg;
 pub mod oncall;
 pub mod persistentpodstates;
+pub mod podindex;
 pub mod poll;
 pub mod protect;
 pub mod restart;
@@ -166,7 +167,10 @@ pub struct App {
     pub(crate) workloads: Vec<WorkloadRow>,
     /// Workload UID → index in `workloads` (for the pods' revision column).
     pub(crate) owners: HashMap<String, usize>,
+    /// Pod rows sorted by namespace then name.
     pub(crate) pods: Vec<Arc<PodRow>>,
+    /// Indexes over `pods`, patched with them.
+    pub(crate) pod_index: podindex::PodIndex,
     /// The on-call views' rows (triage, restarts, budgets, sidecars, probes).
     pub(crate) oncall: oncall::Oncall,
     pub(crate) stack: Vec<Route>,
@@ -206,6 +210,7 @@ impl App {
             workloads: Vec::new(),
             owners: HashMap::new(),
             pods: Vec::new(),
+            pod_index: podindex::PodIndex::default(),
             oncall: oncall::Oncall::default(),
             stack: vec![Route::List(ListView::new(Scope::Workloads))],
             mode: Mode::Normal,
@@ -368,11 +373,43 @@ impl App {
         self.refresh_rollouts();
     }
 
+    /// Rebuilds the pod rows and indexes from the whole store (after a list, `:ns`, `:ctx`).
     pub(crate) fn rebuild_pods(&mut self) {
-        self.pods = rows::build_pods(&self.stores, self.namespace.as_deref(), &self.pods);
+        let pods = rows::build_pods(&self.stores, self.namespace.as_deref(), &self.pods);
+        self.pod_index = podindex::PodIndex::rebuild(&pods, &self.pods, &self.pod_index, self.now);
+        self.pods = pods;
         self.rebuild_oncall();
         self.refresh_lists();
         self.refresh_rollouts();
+    }
+
+    /// Applies the pods that changed: rows and indexes are patched for those pods only, and
+    /// the lists are re-filtered only when rows moved or a filter may see the change.
+    pub(crate) fn apply_pod_changes(&mut self, keys: Vec<msg::PodKey>) {
+        let patched = podindex::apply(
+            &self.stores,
+            self.namespace.as_deref(),
+            &mut self.pods,
+            &mut self.pod_index,
+            keys,
+            self.now,
+        );
+        if !patched.changed {
+            return;
+        }
+        self.rebuild_oncall();
+        if patched.moved || self.lists_filtered() {
+            self.refresh_lists();
+        }
+        self.refresh_rollouts();
+        self.mark_dirty();
+    }
+
+    /// Whether a list on the stack filters its rows (a pod's change may show or hide it).
+    fn lists_filtered(&self) -> bool {
+        self.stack
+            .iter()
+            .any(|r| matches!(r, Route::List(list) if !list.filter.is_empty()))
     }
 
     /// Re-reads the rollout views' workloads and pods from the stores and the pod rows.

@@ -22,8 +22,11 @@ pub enum Msg {
     Resize { width: u16, height: u16 },
     /// The clock moved (ages are rendered relative to the last tick; `update` never reads a clock).
     Tick(Timestamp),
-    /// A reflector store changed (no payload: `update` reads the store).
+    /// A reflector store changed (no payload: `update` reads the whole store).
     StoreChanged(Kind),
+    /// These pods changed (added, modified or deleted) since the last message: `update` reads
+    /// just them from the pod store, so a change costs work proportional to the change.
+    PodsChanged(Vec<PodKey>),
     /// A kind's initial list has been loaded into its store.
     StoreReady(Kind),
     /// What discovery found (sent after connecting and after every `:ctx`/`:ns` switch).
@@ -47,6 +50,13 @@ pub enum Msg {
     Log(super::logs::LogEvent),
     /// The shell `S` opened has ended (or could not start).
     Shell(super::shell::ShellOutcome),
+}
+
+/// A pod's namespace and name (the pod store's key).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodKey {
+    pub namespace: String,
+    pub name: String,
 }
 
 /// What the kube layer learned about the cluster it connected to.

@@ -192,8 +192,7 @@ impl App {
     /// Rebuilds every on-call row model from the stores and the workload/pod rows.
     pub(crate) fn rebuild_oncall(&mut self) {
         let ns = self.namespace.as_deref();
-        let index = rows::pod_index(&self.pods);
-        self.oncall.restarts = rows::build_restarts(&self.stores, ns, &index);
+        self.oncall.restarts = rows::build_restarts(&self.stores, ns, &self.pods);
         self.oncall.budgets =
             rows::build_budgets(&self.stores, ns, &self.workloads, &self.owners, &self.pods);
         self.oncall.budget_left = rows::budget_left(&self.oncall.budgets);
@@ -211,7 +210,7 @@ impl App {
             stall_seconds: self.rollout.stall_seconds,
             workloads: &self.workloads,
             owners: &self.owners,
-            pods: &self.pods,
+            pods: &self.pod_index,
             budgets: &self.oncall.budgets,
             restarts: &self.oncall.restarts,
             denials: &self.oncall.denials,

@@ -113,11 +113,14 @@ impl RolloutView {
 
     /// Re-reads the summary and the pods; a change marks the plan and events stale.
     pub fn refresh(&mut self, summary: Option<Summary>, rows: &[Arc<PodRow>]) {
-        let mut pods: Vec<u32> = rows
+        // Only the owner's namespace can hold its pods (rows are sorted by namespace).
+        let start = rows.partition_point(|r| r.namespace < self.owner.namespace);
+        let in_ns = super::podindex::in_namespace(&rows[start..], &self.owner.namespace);
+        let mut pods: Vec<u32> = in_ns
             .iter()
             .enumerate()
             .filter(|(_, r)| r.belongs_to(&self.owner))
-            .map(|(i, _)| i as u32)
+            .map(|(i, _)| (start + i) as u32)
             .collect();
         pods.sort_by(|&a, &b| natural(&rows[a as usize].name, &rows[b as usize].name));
         let seen: Vec<Arc<PodRow>> = pods

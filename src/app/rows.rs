@@ -400,7 +400,7 @@ fn daemonset_row(ds: &DaemonSet) -> WorkloadRow {
     }
 }
 
-fn pod_row(pod: Arc<SlimPod>) -> PodRow {
+pub(crate) fn pod_row(pod: Arc<SlimPod>) -> PodRow {
     let meta = &pod.metadata;
     let namespace = meta.namespace.clone().unwrap_or_default();
     let name = meta.name.clone().unwrap_or_default();

@@ -43,7 +43,10 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             {
                 app.status = None;
             }
-            // Stalls and deadlines move with the clock.
+            // Stalls and deadlines move with the clock (triage reads only the pods that need
+            // attention: a tick costs nothing per healthy pod).
+            app.pod_index
+                .forget_restarts_before(now, super::oncall::triage::RESTART_WINDOW_SECONDS);
             app.rebuild_triage();
             // Ages on screen move with the clock.
             app.mark_dirty();
@@ -52,6 +55,7 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             rebuild(app, kind);
             app.mark_dirty();
         }
+        Msg::PodsChanged(keys) => app.apply_pod_changes(keys),
         Msg::StoreReady(kind) => {
             app.ready.insert(kind);
             rebuild(app, kind);

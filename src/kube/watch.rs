@@ -26,7 +26,7 @@ use super::{
     errors,
     health::{Health, WatchBackoff},
 };
-use crate::app::msg::{Denied, Kind, Msg};
+use crate::app::msg::{Denied, Kind, Msg, PodKey};
 
 /// At most one `StoreChanged` per kind per frame (~60 fps).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -44,7 +44,17 @@ pub struct Applied {
     pub ready: bool,
 }
 
-/// A `Writer` plus the bookkeeping for applying the first initial list progressively.
+/// What changed in a store since the last [`StoreFeed::take_changes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changes {
+    /// These objects (added, modified or deleted; possibly repeated).
+    Keys(Vec<PodKey>),
+    /// The store was rebuilt (a list ended): read all of it.
+    All,
+}
+
+/// A `Writer` plus the bookkeeping for applying the first initial list progressively, and
+/// the keys changed since the last message (so the app reads only those).
 pub struct StoreFeed<K>
 where
     K: Lookup + Clone + 'static,
@@ -54,6 +64,8 @@ where
     listed_once: bool,
     /// Objects seen since the last `Init` of the first list (to drop ones deleted meanwhile).
     seen: Vec<ObjectRef<K>>,
+    changed: Vec<PodKey>,
+    rebuilt: bool,
 }
 
 impl<K> StoreFeed<K>
@@ -66,6 +78,30 @@ where
             writer,
             listed_once: false,
             seen: Vec::new(),
+            changed: Vec::new(),
+            rebuilt: false,
+        }
+    }
+
+    /// What changed since the last call (and forgets it).
+    pub fn take_changes(&mut self) -> Changes {
+        if std::mem::take(&mut self.rebuilt) {
+            self.changed.clear();
+            Changes::All
+        } else {
+            Changes::Keys(std::mem::take(&mut self.changed))
+        }
+    }
+
+    fn note(&mut self, obj: &K) {
+        if !self.rebuilt {
+            self.changed.push(PodKey {
+                namespace: obj
+                    .namespace()
+                    .map(|ns| ns.into_owned())
+                    .unwrap_or_default(),
+                name: obj.name().map(|n| n.into_owned()).unwrap_or_default(),
+            });
         }
     }
 
@@ -79,6 +115,7 @@ where
             Event::InitApply(obj) if !self.listed_once => {
                 // Nothing to clobber yet: show each page as it arrives.
                 self.seen.push(obj.to_object_ref(Default::default()));
+                self.note(&obj);
                 self.writer.apply_watcher_event(&Event::Apply(obj));
                 Applied {
                     changed: true,
@@ -98,12 +135,14 @@ where
             }
             Event::InitDone => {
                 self.writer.apply_watcher_event(&event);
+                self.rebuilt = true;
                 Applied {
                     changed: true,
                     ready: true,
                 }
             }
-            Event::Apply(_) | Event::Delete(_) => {
+            Event::Apply(ref obj) | Event::Delete(ref obj) => {
+                self.note(obj);
                 self.writer.apply_watcher_event(&event);
                 Applied {
                     changed: true,
@@ -130,6 +169,8 @@ where
         self.writer.apply_watcher_event(&Event::InitDone);
         self.seen = Vec::new();
         self.listed_once = true;
+        // Objects deleted while the list was paged are gone now: read the whole store.
+        self.rebuilt = true;
     }
 }
 
@@ -191,7 +232,7 @@ pub async fn drive<K, S, P, F>(
                     pending |= applied.changed;
                     if applied.ready {
                         if pending {
-                            ok &= tx.send(Msg::StoreChanged(kind)).is_ok();
+                            ok &= tx.send(changed_msg(kind, &mut feed)).is_ok();
                             pending = false;
                             last_sent = Some(Instant::now());
                         }
@@ -233,7 +274,7 @@ pub async fn drive<K, S, P, F>(
             () = tokio::time::sleep_until(flush_at), if pending => {
                 pending = false;
                 last_sent = Some(Instant::now());
-                tx.send(Msg::StoreChanged(kind)).is_ok()
+                tx.send(changed_msg(kind, &mut feed)).is_ok()
             }
             _ = probe_tick.tick(), if health.is_failing() && probe_trusted => {
                 if probe().await && health.alive() {
@@ -248,6 +289,19 @@ pub async fn drive<K, S, P, F>(
         if !sent {
             return;
         }
+    }
+}
+
+/// The message saying what changed: pods by key (the one kind that reaches 100,000 objects),
+/// every other kind (and a rebuilt pod store) as a whole.
+fn changed_msg<K>(kind: Kind, feed: &mut StoreFeed<K>) -> Msg
+where
+    K: Lookup + Clone + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    match feed.take_changes() {
+        Changes::Keys(keys) if kind == Kind::Pod => Msg::PodsChanged(keys),
+        _ => Msg::StoreChanged(kind),
     }
 }
 

@@ -60,7 +60,7 @@ fn marker_rows(
     let Some(sel) = m.spec.selector.as_ref().filter(|s| !selector::is_empty(s)) else {
         return;
     };
-    for pod in pods.iter().filter(|p| p.namespace == ns) {
+    for pod in crate::app::podindex::in_namespace(pods, &ns) {
         let labels = pod.pod.metadata.labels.clone().unwrap_or_default();
         if !selector::matches(sel, &labels).unwrap_or(false) {
             continue;

@@ -9,6 +9,7 @@ use std::{
 use jiff::Timestamp;
 
 use super::super::{
+    podindex::{find, in_namespace},
     rows::{PodRow, WorkloadRow},
     stores::Stores,
 };
@@ -16,15 +17,6 @@ use crate::{
     api::{ContainerRecreateRequest, PodUnavailableBudget},
     kruise::selector,
 };
-
-/// Pods by (namespace, name).
-pub type PodIndex<'a> = HashMap<(&'a str, &'a str), &'a Arc<PodRow>>;
-
-pub fn pod_index(pods: &[Arc<PodRow>]) -> PodIndex<'_> {
-    pods.iter()
-        .map(|p| ((p.namespace.as_str(), p.name.as_str()), p))
-        .collect()
-}
 
 fn in_scope(namespace: Option<&str>, ns: &str) -> bool {
     namespace.is_none_or(|n| n == ns)
@@ -77,11 +69,11 @@ impl CrrRow {
     }
 }
 
-pub fn crr_row(crr: &ContainerRecreateRequest, pods: &PodIndex<'_>) -> CrrRow {
+/// A CRR's row; `pods` are the sorted pod rows (for the pod's node).
+pub fn crr_row(crr: &ContainerRecreateRequest, pods: &[Arc<PodRow>]) -> CrrRow {
     let namespace = crr.metadata.namespace.clone().unwrap_or_default();
     let pod = crr.spec.pod_name.clone();
-    let node = pods
-        .get(&(namespace.as_str(), pod.as_str()))
+    let node = find(pods, &namespace, &pod)
         .map(|p| p.node.clone())
         .unwrap_or_default();
     let status = crr.status.clone().unwrap_or_default();
@@ -126,7 +118,7 @@ pub fn crr_row(crr: &ContainerRecreateRequest, pods: &PodIndex<'_>) -> CrrRow {
 pub fn build_restarts(
     stores: &Stores,
     namespace: Option<&str>,
-    pods: &PodIndex<'_>,
+    pods: &[Arc<PodRow>],
 ) -> Vec<CrrRow> {
     let mut rows: Vec<CrrRow> = stores
         .oncall
@@ -216,12 +208,16 @@ pub fn pub_row(
         {
             uids.push(w.uid.clone());
             let owner = w.owner();
-            selected.extend(pods.iter().filter(|pod| pod.belongs_to(&owner)));
+            selected.extend(
+                in_namespace(pods, &namespace)
+                    .iter()
+                    .filter(|pod| pod.belongs_to(&owner)),
+            );
         }
         format!("{}/{}", r.kind, r.name)
     } else if let Some(sel) = &p.spec.selector {
         if !selector::is_empty(sel) {
-            for pod in pods.iter().filter(|pod| pod.namespace == namespace) {
+            for pod in in_namespace(pods, &namespace) {
                 let labels = pod.pod.metadata.labels.clone().unwrap_or_default();
                 if selector::matches(sel, &labels).unwrap_or(false) {
                     selected.push(pod);

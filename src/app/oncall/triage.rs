@@ -13,6 +13,7 @@ use jiff::Timestamp;
 use super::{
     super::{
         msg::{Kind, ObjectRef},
+        podindex::{PodIndex, crash_looping},
         rollout::progress::Conditions,
         route::Owner,
         rows::{PodRow, WorkloadRow, same_revision, short_hash},
@@ -75,8 +76,6 @@ pub struct Problem {
 pub struct Memory {
     /// Workload key → (update revision, updated pods, since when unchanged).
     pub progress: HashMap<String, (String, i32, Timestamp)>,
-    /// Pod key → (restart count, when it last rose).
-    pub restarts: HashMap<String, (i32, Option<Timestamp>)>,
 }
 
 /// A delete the server refused because of deletion protection (from the journal).
@@ -96,7 +95,9 @@ pub struct Input<'a> {
     pub stall_seconds: i64,
     pub workloads: &'a [WorkloadRow],
     pub owners: &'a HashMap<String, usize>,
-    pub pods: &'a [Arc<PodRow>],
+    /// The pod rows' indexes: triage reads only the pods that need attention, the pod count
+    /// of each workload, and when restarts rose.
+    pub pods: &'a PodIndex,
     pub budgets: &'a [PubRow],
     pub restarts: &'a [CrrRow],
     pub denials: &'a [Denial],
@@ -112,17 +113,6 @@ fn minutes(secs: i64) -> String {
     } else {
         format!("{}m", secs / 60)
     }
-}
-
-fn crash_looping(pod: &PodRow) -> bool {
-    pod.status == "CrashLoopBackOff"
-        || pod.pod.status.container_statuses.iter().any(|c| {
-            c.state
-                .as_ref()
-                .and_then(|s| s.waiting.as_ref())
-                .and_then(|w| w.reason.as_deref())
-                == Some("CrashLoopBackOff")
-        })
 }
 
 /// Seconds since the pod's Ready condition last changed (or since it was created).
@@ -154,22 +144,11 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         progress.insert(key, (w.update_revision.clone(), w.updated, since));
     }
     memory.progress = progress;
-    let mut restarts = HashMap::new();
-    for p in input.pods {
-        let key = p.key();
-        let rose = match memory.restarts.get(&key) {
-            Some((count, _)) if p.restarts > *count => Some(now),
-            Some((_, when)) => *when,
-            None => None,
-        };
-        restarts.insert(key, (p.restarts, rose));
-    }
-    memory.restarts = restarts;
 
     let mut out = Vec::new();
-    // Pods per workload index, split by revision (update or not).
+    // Pods needing attention per workload index (healthy pods raise no problem).
     let mut by_workload: BTreeMap<usize, Vec<&Arc<PodRow>>> = BTreeMap::new();
-    for p in input.pods {
+    for p in input.pods.attention() {
         if let Some(i) = p.owner_uid.as_ref().and_then(|u| input.owners.get(u)) {
             by_workload.entry(*i).or_default().push(p);
         }
@@ -203,7 +182,7 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
                 subject: subject.clone(),
                 why: format!("{} ({updated})", p.message),
                 remedy: "u undo · [ partition up · P pause".to_owned(),
-                weight: pods.len().max(1),
+                weight: input.pods.owned(&w.uid).len().max(1),
                 reported: true,
             });
         } else if w.rolling()
@@ -257,10 +236,9 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         let looping = |p: &PodRow| {
             crash_looping(p)
                 || (!p.all_ready
-                    && memory
-                        .restarts
-                        .get(&p.key())
-                        .and_then(|(_, t)| *t)
+                    && input
+                        .pods
+                        .restart_rose(&p.namespace, &p.name)
                         .is_some_and(|t| now.as_second() - t.as_second() < RESTART_WINDOW_SECONDS))
         };
         for new in [true, false] {
@@ -378,7 +356,6 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
     out.extend(crate::app::rollouts::health::problems(
         input.rollouts,
         input.workloads,
-        input.owners,
         input.pods,
         now,
         input.stall_seconds,
@@ -490,6 +467,16 @@ mod tests {
         memory: &mut Memory,
         progress: &HashMap<String, Conditions>,
     ) -> Vec<Problem> {
+        run_index(now, workloads, &PodIndex::build(pods), memory, progress)
+    }
+
+    fn run_index(
+        now: Timestamp,
+        workloads: &[WorkloadRow],
+        pods: &PodIndex,
+        memory: &mut Memory,
+        progress: &HashMap<String, Conditions>,
+    ) -> Vec<Problem> {
         let owners = HashMap::from([("uid-checkout".to_owned(), 0)]);
         let input = Input {
             now,
@@ -556,19 +543,29 @@ mod tests {
         let mut memory = Memory::default();
         let mut done = workload(6, 6);
         done.current_revision = done.update_revision.clone();
-        let first = [pod("checkout-b", "checkout-old", false, 1, false)];
-        assert!(run(at(0), std::slice::from_ref(&done), &first, &mut memory).is_empty());
-        let climbed = [pod("checkout-b", "checkout-old", false, 2, false)];
-        let out = run(at(10), std::slice::from_ref(&done), &climbed, &mut memory);
+        let none = HashMap::new();
+        let first = pod("checkout-b", "checkout-old", false, 1, false);
+        let mut index = PodIndex::build(std::slice::from_ref(&first));
+        let workloads = std::slice::from_ref(&done);
+        assert!(run_index(at(0), workloads, &index, &mut memory, &none).is_empty());
+        // The pod's next event carries a higher count: the index stamps when it rose.
+        let climbed = pod("checkout-b", "checkout-old", false, 2, false);
+        index.replace(Some(&first), Some(&climbed), at(10));
+        let out = run_index(at(10), workloads, &index, &mut memory, &none);
         assert_eq!(out.len(), 1);
         assert!(out[0].why.contains("old revision"), "{}", out[0].why);
-        let later = run(
+        let later = run_index(
             at(10 + RESTART_WINDOW_SECONDS),
-            std::slice::from_ref(&done),
-            &climbed,
+            workloads,
+            &index,
             &mut memory,
+            &none,
         );
         assert!(later.is_empty(), "{later:?}");
+        // The same count again (a resync) is no rise.
+        let mut fresh = PodIndex::build(std::slice::from_ref(&climbed));
+        fresh.replace(Some(&climbed), Some(&climbed), at(20));
+        assert_eq!(fresh.restart_rose("demo", "checkout-b"), None);
     }
 }
 

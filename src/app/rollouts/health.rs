@@ -268,38 +268,23 @@ pub fn stuck(
 pub fn problems(
     rows: &[RolloutRow],
     workloads: &[crate::app::rows::WorkloadRow],
-    owners: &std::collections::HashMap<String, usize>,
-    pods: &[Arc<PodRow>],
+    pods: &crate::app::podindex::PodIndex,
     now: Timestamp,
     stall: i64,
 ) -> Vec<Problem> {
     let mut out = Vec::new();
-    // The workloads of live Rollouts, and their pods in one pass.
-    let mut wanted: BTreeMap<usize, (&RolloutRow, Vec<&Arc<PodRow>>)> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.live()) {
         let Some(kind) = r.workload_kind else {
             continue;
         };
-        if let Some(i) = workloads
+        let Some(w) = workloads
             .iter()
-            .position(|w| w.kind == kind && w.namespace == r.namespace && w.name == r.workload_name)
-        {
-            wanted.insert(i, (r, Vec::new()));
-        }
-    }
-    if wanted.is_empty() {
-        return out;
-    }
-    for p in pods {
-        if let Some(i) = p.owner_uid.as_ref().and_then(|u| owners.get(u))
-            && let Some((_, list)) = wanted.get_mut(i)
-        {
-            list.push(p);
-        }
-    }
-    for (i, (row, list)) in wanted {
-        let w = &workloads[i];
-        if let Some(p) = stuck(row, &w.owner(), &list, &w.update_revision, now, stall) {
+            .find(|w| w.kind == kind && w.namespace == r.namespace && w.name == r.workload_name)
+        else {
+            continue;
+        };
+        let list: Vec<&Arc<PodRow>> = pods.owned(&w.uid).iter().collect();
+        if let Some(p) = stuck(r, &w.owner(), &list, &w.update_revision, now, stall) {
             out.push(p);
         }
     }

@@ -126,16 +126,57 @@ async fn a_burst_of_events_is_one_change_message_per_frame() {
     }
     events.unbounded_send(Ok(Event::InitDone)).unwrap();
     let mut changed = 0;
+    let mut last = None;
     loop {
         match next(&mut rx).await {
-            Msg::StoreChanged(Kind::Pod) => changed += 1,
+            msg @ (Msg::StoreChanged(Kind::Pod) | Msg::PodsChanged(_)) => {
+                changed += 1;
+                last = Some(msg);
+            }
             Msg::StoreReady(Kind::Pod) => break,
             other => panic!("unexpected {other:?}"),
         }
     }
     assert!(changed >= 1, "the change is announced");
     assert!(changed < 2000, "{changed} messages for 2000 events");
+    // The end of the first list rebuilt the store (pods deleted meanwhile are gone): the
+    // message before Ready says to read all of it.
+    assert!(
+        matches!(last, Some(Msg::StoreChanged(Kind::Pod))),
+        "{last:?}"
+    );
     assert_eq!(reader.len(), 2000);
+}
+
+#[tokio::test]
+async fn after_the_list_each_change_names_the_pods_it_touched() {
+    let (events, mut rx, _reader) = driven(true);
+    events.unbounded_send(Ok(Event::Init)).unwrap();
+    events
+        .unbounded_send(Ok(Event::InitApply(pod("a"))))
+        .unwrap();
+    events
+        .unbounded_send(Ok(Event::InitApply(pod("b"))))
+        .unwrap();
+    events.unbounded_send(Ok(Event::InitDone)).unwrap();
+    while !matches!(next(&mut rx).await, Msg::StoreReady(Kind::Pod)) {}
+    events.unbounded_send(Ok(Event::Apply(pod("c")))).unwrap();
+    events.unbounded_send(Ok(Event::Delete(pod("a")))).unwrap();
+    let mut keys = Vec::new();
+    while keys.len() < 2 {
+        match next(&mut rx).await {
+            Msg::PodsChanged(k) => keys.extend(k.into_iter().map(|k| k.name)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(keys, ["c", "a"]);
+    // A relist rebuilds the store: the whole of it is read again.
+    events.unbounded_send(Ok(Event::Init)).unwrap();
+    events
+        .unbounded_send(Ok(Event::InitApply(pod("b"))))
+        .unwrap();
+    events.unbounded_send(Ok(Event::InitDone)).unwrap();
+    assert!(matches!(next(&mut rx).await, Msg::StoreChanged(Kind::Pod)));
 }
 
 #[tokio::test]
@@ -156,7 +197,7 @@ async fn retried_errors_are_one_failure_and_an_event_ends_it() {
         next(&mut rx).await,
         Msg::WatchRecovered(Kind::Pod)
     ));
-    assert!(matches!(next(&mut rx).await, Msg::StoreChanged(Kind::Pod)));
+    assert!(matches!(next(&mut rx).await, Msg::PodsChanged(keys) if keys.len() == 1));
 }
 
 #[tokio::test]
