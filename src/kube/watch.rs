@@ -152,25 +152,25 @@ where
         }
     }
 
-    /// Ends the progressive first list through the writer's own Init/InitDone cycle, so the
-    /// store holds exactly the listed objects and `Store::wait_until_ready` resolves.
+    /// Ends the progressive first list: objects applied by an earlier, interrupted attempt
+    /// of it and not listed again are deleted (and named as changed). The listed objects stay
+    /// where they are — no copy of the store, and the app's rows of them stay valid.
     fn finish_first_list(&mut self) {
-        let reader = self.writer.as_reader();
-        let listed: Vec<Arc<K>> = self
-            .seen
-            .drain(..)
-            .filter_map(|key| reader.get(&key))
+        let seen: std::collections::HashSet<ObjectRef<K>> = self.seen.drain(..).collect();
+        let stale: Vec<Arc<K>> = self
+            .writer
+            .as_reader()
+            .state()
+            .into_iter()
+            .filter(|obj| !seen.contains(&obj.to_object_ref(Default::default())))
             .collect();
-        self.writer.apply_watcher_event(&Event::Init);
-        for obj in listed {
+        for obj in stale {
+            self.note(&obj);
             self.writer
-                .apply_watcher_event(&Event::InitApply(Arc::unwrap_or_clone(obj)));
+                .apply_watcher_event(&Event::Delete(Arc::unwrap_or_clone(obj)));
         }
-        self.writer.apply_watcher_event(&Event::InitDone);
         self.seen = Vec::new();
         self.listed_once = true;
-        // Objects deleted while the list was paged are gone now: read the whole store.
-        self.rebuilt = true;
     }
 }
 
