@@ -417,10 +417,10 @@ mod tests {
         crash: bool,
     ) -> Arc<PodRow> {
         let state = crash.then(|| crate::api::pod::SlimContainerState {
-            waiting: Some(crate::api::pod::SlimStateDetail {
+            waiting: Some(Box::new(crate::api::pod::SlimStateDetail {
                 reason: Some("CrashLoopBackOff".into()),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         });
         Arc::new(PodRow {

@@ -104,10 +104,10 @@ fn pod(ns: &str, owner: &str, i: u64, ready: bool, restarts: i32, crash: bool) -
                 ready,
                 restart_count: restarts,
                 state: crash.then(|| SlimContainerState {
-                    waiting: Some(SlimStateDetail {
+                    waiting: Some(Box::new(SlimStateDetail {
                         reason: Some("CrashLoopBackOff".into()),
                         ..Default::default()
-                    }),
+                    })),
                     ..Default::default()
                 }),
                 ..Default::default()

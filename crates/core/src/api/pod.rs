@@ -150,12 +150,14 @@ pub struct SlimContainerStatus {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerState {
+    // Boxed: a pod holds up to six of these and at most two are set (a 100,000-pod store
+    // otherwise carries ~0.6 KB of empty detail per container).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub running: Option<SlimStateDetail>,
+    pub running: Option<Box<SlimStateDetail>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub waiting: Option<SlimStateDetail>,
+    pub waiting: Option<Box<SlimStateDetail>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminated: Option<SlimStateDetail>,
+    pub terminated: Option<Box<SlimStateDetail>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
