@@ -58,7 +58,13 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::PodsChanged(keys) => app.apply_pod_changes(keys),
         Msg::StoreReady(kind) => {
             app.ready.insert(kind);
-            rebuild(app, kind);
+            if kind == Kind::Pod && app.pods.len() == app.stores.pods.len() {
+                // The pods came by key as the list arrived: the rows are whole already (a
+                // rebuild of 100,000 rows here would stall the keys for a tenth of a second).
+                app.refresh_lists();
+            } else {
+                rebuild(app, kind);
+            }
             app.mark_dirty();
         }
         Msg::Discovered(d) => {

@@ -202,6 +202,8 @@ async fn events_of(
         .list(&ListParams::default())
         .await
         .plain()?;
+    // A 1,000-pod workload in a namespace of many events: one lookup per event.
+    let pods: std::collections::HashSet<&str> = pods.iter().map(String::as_str).collect();
     let mut events: Vec<CoreEvent> = list
         .items
         .into_iter()
@@ -209,7 +211,7 @@ async fn events_of(
             let o = &ev.involved_object;
             let name = o.name.as_deref().unwrap_or_default();
             match involved(o) {
-                Some(k) if *k == kinds::POD => pods.iter().any(|p| p == name),
+                Some(k) if *k == kinds::POD => pods.contains(name),
                 // Advanced StatefulSet/DaemonSet share their kind name with apps/v1: the
                 // group tells them apart.
                 Some(k) => k == info && name == workload.name,
