@@ -164,7 +164,8 @@ async fn the_timings_file_records_rows_keys_and_requests() {
 
     let keys = events(&got, "key");
     let names: Vec<&str> = keys.iter().filter_map(|k| k["key"].as_str()).collect();
-    assert_eq!(names, [":", "p", "o", "d", "s", "Enter", "j", "k", "c"]);
+    // ctrl-c ends the loop before any frame: it has no line.
+    assert_eq!(names, [":", "p", "o", "d", "s", "Enter", "j", "k"]);
     for key in &keys {
         assert!(key["latency_us"].as_u64().is_some(), "{key}");
         let (read, done) = (&key["read_unix_us"], &key["done_unix_us"]);
