@@ -14,7 +14,8 @@
 //! table at the end; asserts nothing about time.
 //!
 //! Run: `cargo bench --bench scale` (needs tmux and kubectl; builds the release binary).
-//! `KRUISE_TUI_BENCH_IDLE=S` changes the idle window (default 20 s).
+//! `KRUISE_TUI_BENCH_IDLE=S` changes the idle window (default 20 s); `KRUISE_TUI_BENCH_PODS=N`
+//! measures N pods instead of 10,000 (a quick check of the bench itself).
 
 use std::{
     io::{BufRead as _, BufReader},
@@ -51,7 +52,11 @@ fn main() {
         .unwrap_or_default();
     let has = |flag: &str| help.contains(flag);
     let idle = std::env::var("KRUISE_TUI_BENCH_IDLE").unwrap_or_else(|_| "20".to_owned());
-    let mut sizes = vec![10_000usize];
+    let first = std::env::var("KRUISE_TUI_BENCH_PODS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000usize);
+    let mut sizes = vec![first];
     if std::env::var("KRUISE_TUI_BENCH_100K").is_ok_and(|v| v == "1") {
         sizes.push(100_000);
     }
