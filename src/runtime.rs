@@ -13,6 +13,7 @@ pub mod event_loop;
 pub mod logging;
 pub mod shell;
 pub mod terminal;
+pub mod timings;
 
 use anyhow::{Context as _, Result};
 use crossterm::event::EventStream;
@@ -73,6 +74,8 @@ where
     C: Console,
     F: FnOnce(ConsoleInit) -> C,
 {
+    // First: `start` is the moment the process began, as near as the console can tell.
+    let timings = timings::Timings::from_env();
     let paths = Paths::resolve()?;
     logging::init(&paths.log_file)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -80,7 +83,7 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(console_main(args, paths, make));
+    let result = runtime.block_on(console_main(args, paths, timings, make));
     if let Err(err) = &result {
         tracing::error!("console failed: {err:#}");
     }
@@ -89,7 +92,12 @@ where
     result
 }
 
-async fn console_main<C, F>(args: ConsoleArgs, paths: Paths, make: F) -> Result<()>
+async fn console_main<C, F>(
+    args: ConsoleArgs,
+    paths: Paths,
+    timings: Option<timings::Timings>,
+    make: F,
+) -> Result<()>
 where
     C: Console,
     F: FnOnce(ConsoleInit) -> C,
@@ -97,7 +105,7 @@ where
     if !args.demo {
         let kube_args = args.kube.clone();
         if !args.controllers {
-            return console_on(kube_args, args, paths, make).await;
+            return console_on(kube_args, args, paths, timings, make).await;
         }
         // The embedded controllers beside the console, against the same cluster.
         let connection = crate::kube::connect::connect(&kube_args.source(), None).await?;
@@ -109,7 +117,7 @@ where
             crate::controllers::Options::default(),
             stop.clone(),
         ));
-        let result = console_on(kube_args, args, paths, make).await;
+        let result = console_on(kube_args, args, paths, timings, make).await;
         stop.cancel();
         if let Ok(Err(err)) = controllers.await {
             tracing::warn!("the embedded controllers stopped: {err:#}");
@@ -136,7 +144,7 @@ where
         all_namespaces: args.kube.all_namespaces,
         readonly: args.kube.readonly,
     };
-    let result = console_on(kube_args, args, paths, make).await;
+    let result = console_on(kube_args, args, paths, timings, make).await;
     demo.shutdown().await;
     result
 }
@@ -146,6 +154,7 @@ async fn console_on<C, F>(
     kube_args: KubeArgs,
     args: ConsoleArgs,
     paths: Paths,
+    timings: Option<timings::Timings>,
     make: F,
 ) -> Result<()>
 where
@@ -171,6 +180,7 @@ where
         terminal_events: EventStream::new(),
         msgs: msg_rx,
         effects: effect_tx,
+        timings,
     };
     let result = loop {
         match event_loop::run_until(guard.terminal(), &mut console, &mut io).await {

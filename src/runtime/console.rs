@@ -6,7 +6,19 @@
 
 use ratatui::Frame;
 
-use crate::app::{Effect, Msg};
+use crate::app::{
+    Effect, Kind, Msg,
+    route::{Route, Scope},
+};
+
+/// How far the pod list has loaded, as the frame just drawn shows it (`KRUISE_TUI_TIMINGS`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadState {
+    /// The rows of the pod list on screen; None when the view on top is not the all-pods list.
+    pub pod_rows: Option<usize>,
+    /// The pod watch's initial list is complete (its store reported ready).
+    pub pods_ready: bool,
+}
 
 /// The console state as the event loop drives it.
 pub trait Console {
@@ -18,6 +30,10 @@ pub trait Console {
     fn take_redraw(&mut self) -> bool;
     /// Draws the whole screen from state (`view::render`).
     fn render(&self, frame: &mut Frame);
+    /// How far the pod list has loaded (read only when timings are recorded).
+    fn load_state(&self) -> LoadState {
+        LoadState::default()
+    }
 }
 
 impl Console for crate::app::App {
@@ -35,5 +51,16 @@ impl Console for crate::app::App {
 
     fn render(&self, frame: &mut Frame) {
         crate::view::render(self, frame);
+    }
+
+    fn load_state(&self) -> LoadState {
+        let pod_rows = match self.current() {
+            Route::List(list) if matches!(list.scope, Scope::Pods) => Some(list.visible.len()),
+            _ => None,
+        };
+        LoadState {
+            pod_rows,
+            pods_ready: self.ready.contains(&Kind::Pod),
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! The one `tokio::select!` loop: terminal events, messages from the watchers and the executor,
 //! and a 1 s tick go through `update`; effects go to the executor; the screen is redrawn only
-//! when something changed, at most once per frame (~60 fps).
+//! when something changed: at once after a key or a resize (a key never waits for frame
+//! pacing), otherwise at most once per frame (~60 fps), so watch-event bursts stay paced.
+//! Terminal events are polled first: a key waits for at most one batch of messages.
 
 use std::{io, time::Duration};
 
@@ -13,7 +15,7 @@ use tokio::{
     time::{Instant, MissedTickBehavior},
 };
 
-use super::console::Console;
+use super::{console::Console, timings::Timings};
 use crate::app::{
     Effect, Msg,
     shell::{ShellOutcome, ShellRequest},
@@ -34,6 +36,8 @@ pub struct LoopIo<E> {
     pub msgs: UnboundedReceiver<Msg>,
     /// Effects for the executor.
     pub effects: UnboundedSender<Effect>,
+    /// Where timings go (`KRUISE_TUI_TIMINGS`); None: nothing is measured.
+    pub timings: Option<Timings>,
 }
 
 /// Maps a terminal event to a message: key presses and resizes; the rest is ignored.
@@ -94,22 +98,31 @@ where
         terminal_events,
         msgs,
         effects,
+        timings,
     } = io;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    terminal
-        .draw(|frame| console.render(frame))
-        .context("cannot draw")?;
+    if let Some(timings) = timings.as_mut() {
+        timings.listen();
+    }
+    draw(terminal, console, timings)?;
     console.take_redraw();
     let mut last_draw = Instant::now();
     let mut dirty = false;
     let mut msgs_open = true;
     let mut stop: Option<Stop> = None;
     loop {
+        // A key or resize this turn: its frame is drawn at once.
+        let mut input = false;
         tokio::select! {
+            biased;
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
                     if let Some(msg) = terminal_msg(event) {
+                        if let (Some(timings), Msg::Key(key)) = (timings.as_mut(), &msg) {
+                            timings.key_read(key, console.load_state());
+                        }
+                        input = true;
                         // A resized terminal must be repainted whatever the state says.
                         dirty |= matches!(msg, Msg::Resize { .. });
                         stop = stop.or(apply(console, msg, effects));
@@ -118,6 +131,17 @@ where
                 Some(Err(err)) => return Err(err).context("cannot read terminal events"),
                 None => return Ok(Stop::Quit),
             },
+            _ = tick.tick() => {
+                stop = stop.or(apply(console, Msg::Tick(jiff::Timestamp::now()), effects));
+                if let Some(timings) = timings.as_mut() {
+                    timings.requests(false);
+                }
+            }
+            () = signalled(timings) => {
+                if let Some(timings) = timings.as_mut() {
+                    timings.requests(true);
+                }
+            }
             msg = msgs.recv(), if msgs_open => match msg {
                 Some(msg) => {
                     stop = stop.or(apply(console, msg, effects));
@@ -134,9 +158,6 @@ where
                 }
                 None => msgs_open = false,
             },
-            _ = tick.tick() => {
-                stop = stop.or(apply(console, Msg::Tick(jiff::Timestamp::now()), effects));
-            }
             () = tokio::time::sleep_until(last_draw + FRAME), if dirty => {}
         }
         if let Some(stop) = stop {
@@ -146,13 +167,37 @@ where
             return Ok(Stop::Quit);
         }
         dirty |= console.take_redraw();
-        if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|frame| console.render(frame))
-                .context("cannot draw")?;
+        if dirty && (input || last_draw.elapsed() >= FRAME) {
+            draw(terminal, console, timings)?;
             last_draw = Instant::now();
             dirty = false;
+        } else if let Some(timings) = timings.as_mut() {
+            timings.turn_ended();
         }
+    }
+}
+
+/// Draws the whole screen, then tells the timings what it showed.
+fn draw<C, B>(terminal: &mut Terminal<B>, console: &C, timings: &mut Option<Timings>) -> Result<()>
+where
+    C: Console,
+    B: Backend,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    terminal
+        .draw(|frame| console.render(frame))
+        .context("cannot draw")?;
+    if let Some(timings) = timings.as_mut() {
+        timings.frame_drawn(console.load_state());
+    }
+    Ok(())
+}
+
+/// Resolves on SIGUSR1 when timings are recorded; never otherwise.
+async fn signalled(timings: &mut Option<Timings>) {
+    match timings.as_mut() {
+        Some(timings) => timings.signalled().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -98,6 +98,7 @@ fn harness() -> Harness {
             terminal_events: key_rx,
             msgs: msg_rx,
             effects: effect_tx,
+            timings: None,
         }),
     }
 }

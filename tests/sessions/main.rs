@@ -24,4 +24,5 @@ mod session_seed;
 mod session_seed_images;
 mod session_seed_spread;
 mod session_seed_state;
+mod session_timings;
 mod session_whatif;

@@ -2,12 +2,21 @@
 //!
 //! Order of precedence for the file: `--kubeconfig`, then `$KUBECONFIG` (which may list several
 //! files, merged as kubectl does), then `~/.kube/config`.
+//!
+//! Every client built here counts its requests in one process-wide counter ([`requests_sent`]):
+//! the console's measurements (`KRUISE_TUI_TIMINGS`) report it, so "no API load while nothing
+//! changes" is a number, not a belief. An atomic add per request: always on.
 
-use std::path::PathBuf;
+use std::{
+    path::PathBuf,
+    sync::atomic::{AtomicU64, Ordering},
+    task::{Context, Poll},
+};
 
 use anyhow::{Context as _, Result};
 use kube::{
     Client, Config,
+    client::ClientBuilder,
     config::{KubeConfigOptions, Kubeconfig},
 };
 
@@ -66,7 +75,10 @@ pub async fn connect(args: &Source, context_override: Option<&str>) -> Result<Co
         })?;
     let default_namespace = config.default_namespace.clone();
     let cluster_url = config.cluster_url.to_string();
-    let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
+    let client = ClientBuilder::try_from(config)
+        .context("cannot build a Kubernetes client")?
+        .with_layer(&CountRequests)
+        .build();
     Ok(Connection {
         client,
         context,
@@ -74,4 +86,47 @@ pub async fn connect(args: &Source, context_override: Option<&str>) -> Result<Co
         default_namespace,
         cluster_url,
     })
+}
+
+/// Requests sent so far by every client [`connect`] built in this process (watches, lists,
+/// reads, writes, log streams). A request kube's retry layer repeats (429/503/504) counts once:
+/// the counter sits outside kube's default stack.
+pub fn requests_sent() -> u64 {
+    REQUESTS.load(Ordering::Relaxed)
+}
+
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// The tower layer that counts requests into [`requests_sent`].
+#[derive(Debug, Clone, Copy)]
+pub struct CountRequests;
+
+impl<S> tower::Layer<S> for CountRequests {
+    type Service = Counted<S>;
+
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted(inner)
+    }
+}
+
+/// A service whose every call adds one to [`requests_sent`].
+#[derive(Debug, Clone)]
+pub struct Counted<S>(S);
+
+impl<S, R> tower::Service<R> for Counted<S>
+where
+    S: tower::Service<R>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: R) -> S::Future {
+        REQUESTS.fetch_add(1, Ordering::Relaxed);
+        self.0.call(req)
+    }
 }
