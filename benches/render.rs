@@ -255,6 +255,35 @@ fn main() {
         })
         .collect();
     report("StoreChanged(Pod) after one pod changed", one_changed);
+    // What the watch sends: the pods a frame's events touched (here 4, ~200 changes/s).
+    let keyed: Vec<Duration> = (0..300)
+        .map(|i| {
+            let keys = (0..4)
+                .map(|k| {
+                    let pod = &mut all[(i * 4 + k) * 37 % pods];
+                    pod.status.container_statuses[0].restart_count += 1;
+                    writer.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
+                    app::msg::PodKey {
+                        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+                        name: pod.metadata.name.clone().unwrap_or_default(),
+                    }
+                })
+                .collect();
+            let start = Instant::now();
+            black_box(app::update(&mut app, Msg::PodsChanged(keys)));
+            start.elapsed()
+        })
+        .collect();
+    report("PodsChanged: 4 pods changed", keyed);
+    let ticks: Vec<Duration> = (0..60)
+        .map(|i| {
+            let start = Instant::now();
+            let at = Timestamp::from_second(now.as_second() + i).unwrap_or(now);
+            black_box(app::update(&mut app, Msg::Tick(at)));
+            start.elapsed()
+        })
+        .collect();
+    report("Tick (the 1 s clock) with 10k pods", ticks);
     report(
         "StoreChanged(CloneSet): rebuild workloads",
         rebuild(&mut app, Kind::CloneSet, 30),
