@@ -272,6 +272,10 @@ pub struct DemoServerArgs {
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,
+    /// Make this many pod status changes a second, spread round-robin over the bulk pods (a
+    /// status-only change each, readiness and restarts untouched): a steady load for watchers.
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 0)]
+    pub churn: u32,
     /// Which Kruise release the cluster is: its CRDs (1.9 stores seven kinds as v1beta1),
     /// conversions, webhooks and controllers.
     #[arg(long, value_name = "1.9|1.8", default_value = "1.9")]

@@ -34,7 +34,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
         None => Paths::resolve()?.demo_kubeconfig,
     };
     runtime()?.block_on(async {
-        let demo = DemoCluster::start(DemoOptions {
+        let mut demo = DemoCluster::start(DemoOptions {
             listen: args.listen,
             kubeconfig_out,
             pods: args.pods,
@@ -47,6 +47,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
             kruise_rollout: !args.no_kruise_rollout,
         })
         .await?;
+        demo.start_churn(args.churn);
         eprintln!(
             "demo-server: kubeconfig written to {} (namespace {NAMESPACE}); Ctrl-C to stop",
             demo.kubeconfig_path().display()

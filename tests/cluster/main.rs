@@ -19,6 +19,7 @@ mod msgs;
 mod actions_act;
 mod cluster_admission;
 mod cluster_builtin;
+mod cluster_churn;
 mod cluster_cloneset_admission;
 mod cluster_kube;
 mod cluster_kubectl;

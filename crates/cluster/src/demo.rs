@@ -4,6 +4,7 @@
 //! controllers do the rest), `cluster` runs the embedded server with the simulated nodes, the
 //! controllers and the story.
 
+pub mod churn;
 pub mod cluster;
 pub mod story;
 

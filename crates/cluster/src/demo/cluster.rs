@@ -10,7 +10,10 @@ use anyhow::{Context as _, Result};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::story::{self, StoryOptions};
+use super::{
+    churn::{self, ChurnOptions},
+    story::{self, StoryOptions},
+};
 use crate::{
     kruise::KruiseVersion,
     server::{EmbeddedCluster, ServerOptions},
@@ -55,6 +58,9 @@ pub struct DemoCluster {
     sim: Option<(CancellationToken, JoinHandle<Result<()>>)>,
     controllers: Option<(CancellationToken, JoinHandle<Result<()>>)>,
     epilogue: Option<JoinHandle<()>>,
+    churn: Option<(CancellationToken, JoinHandle<()>)>,
+    /// Which pods a churn changes: the bulk ones when there are any.
+    churn_prefix: String,
     seeded: usize,
 }
 
@@ -128,6 +134,8 @@ impl DemoCluster {
             sim,
             controllers,
             epilogue,
+            churn: None,
+            churn_prefix: story::churn_namespace_prefix(NAMESPACE, opts.pods),
             seeded,
         })
     }
@@ -157,10 +165,37 @@ impl DemoCluster {
         &self.cluster
     }
 
+    /// Starts `per_second` pod status changes a second, spread round-robin over the bulk pods
+    /// (over the demo namespace's pods when there are none): `demo-server --churn`. Each is a
+    /// status-only change a watcher sees as MODIFIED (see [`churn`](super::churn)). Zero stops
+    /// a running churn.
+    pub fn start_churn(&mut self, per_second: u32) {
+        if let Some((token, _)) = self.churn.take() {
+            token.cancel();
+        }
+        if per_second == 0 {
+            return;
+        }
+        let token = CancellationToken::new();
+        let task = churn::spawn(
+            self.cluster.store(),
+            ChurnOptions {
+                per_second,
+                namespace_prefix: self.churn_prefix.clone(),
+            },
+            token.clone(),
+        );
+        self.churn = Some((token, task));
+    }
+
     /// Stops the controllers, the simulated nodes and the server; removes a private kubeconfig.
     pub async fn shutdown(self) {
         if let Some(epilogue) = self.epilogue {
             epilogue.abort();
+        }
+        if let Some((token, task)) = self.churn {
+            token.cancel();
+            let _ = task.await;
         }
         if let Some((token, task)) = self.controllers {
             token.cancel();

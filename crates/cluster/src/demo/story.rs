@@ -36,6 +36,16 @@ pub fn node_count(pods: Option<usize>) -> usize {
     3 + pods.unwrap_or(0) / 2000
 }
 
+/// The namespaces whose pods a churn changes: the bulk ones (`{ns}-scale-N`) when the
+/// scenario of about `pods` pods has any, else `ns` itself.
+pub fn churn_namespace_prefix(ns: &str, pods: Option<usize>) -> String {
+    if pods.is_some_and(|p| p > objects::base_pods()) {
+        format!("{ns}-scale-")
+    } else {
+        ns.to_owned()
+    }
+}
+
 /// How the story is told.
 #[derive(Debug, Clone)]
 pub struct StoryOptions {

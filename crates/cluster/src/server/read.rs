@@ -52,7 +52,7 @@ fn wants_metadata(req: &Req) -> bool {
 
 /// An object as `PartialObjectMetadata`.
 fn metadata_of(o: &Obj) -> Bytes {
-    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]});
+    let v = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.metadata()});
     Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
 }
 

@@ -29,9 +29,11 @@ use super::{
     status::ApiError,
 };
 
-/// A stored object: its JSON bytes (what lists and watches send) and a parsed head
-/// (`apiVersion`, `kind`, `metadata`: what selectors, indexes and GC read). The full value is
-/// parsed on demand, which keeps about 3 KiB per pod in memory instead of a whole `Value` tree.
+/// A stored object: its compact JSON bytes (what lists and watches send, shared by the table,
+/// the event window and every watcher) and a parsed head (`apiVersion`, `kind`, `metadata`
+/// without `managedFields`: what selectors, indexes and GC read). The full value, and the
+/// managedFields, are parsed on demand: a pod's managedFields as a `Value` tree cost several
+/// times their 1.5 KiB of JSON, for every pod, and nothing but a write reads them.
 #[derive(Debug)]
 pub struct Obj {
     pub head: Value,
@@ -45,7 +47,10 @@ impl Obj {
         let mut head = serde_json::Map::new();
         if let Value::Object(mut m) = value {
             for k in ["apiVersion", "kind", "metadata"] {
-                if let Some(v) = m.remove(k) {
+                if let Some(mut v) = m.remove(k) {
+                    if let Some(meta) = v.as_object_mut() {
+                        meta.remove("managedFields");
+                    }
                     head.insert(k.to_string(), v);
                 }
             }
@@ -60,6 +65,24 @@ impl Obj {
     /// The whole object (parsed from its JSON).
     pub fn value(&self) -> Value {
         serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+    }
+
+    /// The whole `metadata`, managedFields included (parsed from the JSON; the rest of the
+    /// object is skipped, not built).
+    pub fn metadata(&self) -> Value {
+        #[derive(serde::Deserialize)]
+        struct Meta {
+            #[serde(default)]
+            metadata: Value,
+        }
+        serde_json::from_slice::<Meta>(&self.json)
+            .map(|m| m.metadata)
+            .unwrap_or(Value::Null)
+    }
+
+    /// The JSON bytes this object holds (what the event window is bounded by).
+    fn weight(&self) -> usize {
+        self.json.len()
     }
 }
 
@@ -106,11 +129,30 @@ struct Inner {
     tables: HashMap<Arc<str>, Table>,
     window: VecDeque<Arc<StoreEvent>>,
     window_cap: usize,
+    /// The JSON bytes of the objects the window's events carry, and their bound.
+    window_bytes: usize,
+    window_max_bytes: usize,
     compacted: u64,
     subscribers: Vec<Subscriber>,
     registry: Arc<Registry>,
     uids: HashMap<String, ObjKey>,
     dependents: HashMap<String, HashSet<ObjKey>>,
+}
+
+impl Inner {
+    /// Drops the oldest events beyond the window's bounds (like etcd compaction: a watch from
+    /// before the oldest kept event gets 410 Gone).
+    fn trim_window(&mut self) {
+        while self.window.len() > self.window_cap
+            || (self.window_bytes > self.window_max_bytes && self.window.len() > 1)
+        {
+            let Some(e) = self.window.pop_front() else {
+                break;
+            };
+            self.window_bytes = self.window_bytes.saturating_sub(e.obj.weight());
+            self.compacted = e.rv;
+        }
+    }
 }
 
 /// Where a new watch starts.
@@ -152,6 +194,10 @@ const CRD_KEY: &str = "apiextensions.k8s.io/customresourcedefinitions";
 const NS_KEY: &str = "/namespaces";
 /// Events kept for watch resume (all resources together); older versions get 410 Gone.
 pub const DEFAULT_WINDOW: usize = 20_000;
+/// ... and at most this many bytes of their objects' JSON (about 5,000 pod changes): a real
+/// server's watch cache keeps a few minutes of history, not a fixed count of whole objects,
+/// and creating 100,000 pods must not hold 20,000 superseded pods alive.
+pub const DEFAULT_WINDOW_BYTES: usize = 24 << 20;
 
 /// The object store (share it as `Arc<Store>`).
 pub struct Store {
@@ -184,6 +230,8 @@ impl Store {
                 tables: HashMap::new(),
                 window: VecDeque::new(),
                 window_cap: DEFAULT_WINDOW,
+                window_bytes: 0,
+                window_max_bytes: DEFAULT_WINDOW_BYTES,
                 compacted: 1,
                 subscribers: Vec::new(),
                 registry: Arc::new(Registry::new(builtin.clone(), &[])),
@@ -234,6 +282,7 @@ impl Store {
     pub fn compact(&self) {
         let mut g = self.lock();
         g.window.clear();
+        g.window_bytes = 0;
         g.compacted = g.rv;
     }
 
@@ -241,11 +290,20 @@ impl Store {
     pub fn set_event_window(&self, n: usize) {
         let mut g = self.lock();
         g.window_cap = n.max(1);
-        while g.window.len() > g.window_cap {
-            if let Some(e) = g.window.pop_front() {
-                g.compacted = e.rv;
-            }
-        }
+        g.trim_window();
+    }
+
+    /// How many bytes of object JSON the watch window keeps (at least its newest event).
+    pub fn set_event_window_bytes(&self, bytes: usize) {
+        let mut g = self.lock();
+        g.window_max_bytes = bytes;
+        g.trim_window();
+    }
+
+    /// The watch window's size: events and their objects' JSON bytes.
+    pub fn event_window(&self) -> (usize, usize) {
+        let g = self.lock();
+        (g.window.len(), g.window_bytes)
     }
 
     fn resource_for(&self, v: &Value) -> Result<Arc<ResourceInfo>, ApiError> {
@@ -430,6 +488,28 @@ impl Store {
             continue_after,
             remaining,
         }
+    }
+
+    /// Up to `n` keys (namespace, name) of `res` from `from` on, in key order, while the
+    /// namespace starts with `ns_prefix` (those namespaces sort together).
+    pub fn pod_keys_after(
+        &self,
+        res: &ResourceInfo,
+        ns_prefix: &str,
+        from: std::ops::Bound<(String, String)>,
+        n: usize,
+    ) -> Vec<(String, String)> {
+        let g = self.lock();
+        let Some(t) = g.tables.get(&res.key) else {
+            return Vec::new();
+        };
+        t.range((from, std::ops::Bound::Unbounded))
+            .map(|(k, _)| k)
+            .skip_while(|(ns, _)| ns.as_str() < ns_prefix)
+            .take_while(|(ns, _)| ns.starts_with(ns_prefix))
+            .take(n)
+            .cloned()
+            .collect()
     }
 
     /// Register a watch on one resource (or all when `key` is None), optionally one namespace.

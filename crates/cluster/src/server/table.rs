@@ -93,7 +93,7 @@ pub fn table(
         .map(|o| {
             json!({
                 "cells": cells(&o.value()),
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.head["metadata"]},
+                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.metadata()},
             })
         })
         .collect();

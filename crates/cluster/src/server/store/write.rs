@@ -20,12 +20,9 @@ impl Store {
                 && s.namespace.as_ref().is_none_or(|n| *n == ev.namespace);
             !wanted || s.tx.send(ev.clone()).is_ok()
         });
+        g.window_bytes += ev.obj.weight();
         g.window.push_back(ev);
-        while g.window.len() > g.window_cap {
-            if let Some(e) = g.window.pop_front() {
-                g.compacted = e.rv;
-            }
-        }
+        g.trim_window();
     }
 
     pub(super) fn index(
@@ -176,7 +173,8 @@ impl Store {
         {
             return Err(ApiError::conflict(&res.plural, &res.group, name));
         }
-        let om = &old.head["metadata"];
+        let old_full = old.value();
+        let om = &old_full["metadata"];
         let meta = meta_mut(&mut v)
             .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
         if meta
@@ -210,7 +208,6 @@ impl Store {
             o.insert("apiVersion".into(), json!(res.api_version()));
             o.insert("kind".into(), json!(res.kind));
         }
-        let old_full = old.value();
         if res.tracks_generation() && meta::spec_changed(&old_full, &v) {
             let next_gen = om["generation"].as_i64().unwrap_or(1) + 1;
             meta::set_path(&mut v, ".metadata.generation", json!(next_gen));
