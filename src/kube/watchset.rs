@@ -345,7 +345,12 @@ pub(super) fn tell_mode(
 ) -> impl Fn(ListMode) + Send + Sync + use<> {
     let tx = tx.clone();
     move |mode| {
-        tracing::debug!(?kind, ?mode, "initial list mode");
+        match mode {
+            ListMode::Streaming => tracing::debug!(?kind, "streaming list"),
+            ListMode::Paged => {
+                tracing::info!(?kind, "paged list: the server refuses streaming lists")
+            }
+        }
         // A closed channel means the console is leaving; the watch ends on its own.
         let _ = tx.send(Msg::ListMode { kind, mode });
     }

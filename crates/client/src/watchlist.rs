@@ -191,6 +191,10 @@ pub struct Fallback<K> {
     on_mode: Box<dyn Fn(ListMode) + Send + Sync>,
     inner: Option<Inner<K>>,
     announced: bool,
+    /// When the first list started, the objects it brought, and whether it is done (logged).
+    started: Option<std::time::Instant>,
+    listed: usize,
+    done: bool,
 }
 
 enum Inner<K> {
@@ -219,10 +223,38 @@ impl<K> Fallback<K> {
             on_mode: Box::new(on_mode),
             inner: None,
             announced: false,
+            started: None,
+            listed: 0,
+            done: false,
+        }
+    }
+
+    /// Logs how long the first list took (the figure a user waits for), once.
+    fn observe(&mut self, item: &Item<K>, mode: ListMode) {
+        if self.done {
+            return;
+        }
+        match item {
+            Ok(Event::Init) => self.listed = 0,
+            Ok(Event::InitApply(_)) => self.listed += 1,
+            Ok(Event::InitDone) => {
+                self.done = true;
+                let took = self.started.map(|t| t.elapsed()).unwrap_or_default();
+                tracing::info!(
+                    server = %self.key.server,
+                    resource = %self.key.resource,
+                    ?mode,
+                    objects = self.listed,
+                    ms = took.as_millis() as u64,
+                    "first list complete"
+                );
+            }
+            _ => {}
         }
     }
 
     fn begin(&mut self) -> Inner<K> {
+        self.started = Some(std::time::Instant::now());
         if self.modes.get(&self.key) == Some(ListMode::Paged) {
             tracing::info!(
                 server = %self.key.server,
@@ -275,6 +307,9 @@ impl<K> Stream for Fallback<K> {
                 Inner::Paged(mut stream) => {
                     let polled = stream.poll_next_unpin(cx);
                     this.inner = Some(Inner::Paged(stream));
+                    if let Poll::Ready(Some(item)) = &polled {
+                        this.observe(item, ListMode::Paged);
+                    }
                     return polled;
                 }
                 Inner::Streaming(stream, judge) => (stream, judge),
@@ -302,6 +337,7 @@ impl<K> Stream for Fallback<K> {
                     continue;
                 }
             }
+            this.observe(&item, ListMode::Streaming);
             return Poll::Ready(Some(item));
         }
     }
