@@ -48,6 +48,7 @@ pub fn serves(apis: &KruiseApis, kind: Kind) -> bool {
 
 /// Starts the on-call watches into `tasks` (the Rollout kinds' where `rollouts_served` says the
 /// cluster serves them).
+#[allow(clippy::too_many_arguments)]
 pub fn spawn(
     tasks: &mut JoinSet<()>,
     apis: &KruiseApis,

@@ -401,6 +401,7 @@ pub async fn watch_typed<K>(
 }
 
 /// Watches a kind served only at another version, mapping each object into the Rust type.
+#[allow(clippy::too_many_arguments)]
 pub async fn watch_mapped<K>(
     kind: Kind,
     client: Client,
