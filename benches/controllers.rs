@@ -103,6 +103,7 @@ fn main() -> anyhow::Result<()> {
             remove_kubeconfig: true,
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
             kruise_rollout: true,
+            streaming_lists: true,
         })
         .await?;
         let serving = started.elapsed();

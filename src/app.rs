@@ -160,6 +160,9 @@ pub struct App {
     /// none the user may list); undone when that changes while the root is still that view.
     pub(crate) pods_for_missing_kruise: bool,
     pub(crate) ready: BTreeSet<Kind>,
+    /// How each kind's initial list loads (streamed or paged), once its watch knows: shown while
+    /// the kind is not ready.
+    pub(crate) list_modes: BTreeMap<Kind, msg::ListMode>,
     /// Watches failing now, with their last error.
     pub(crate) failed: BTreeMap<Kind, String>,
     /// Kinds the user may not list here (403), with what the server said.
@@ -205,6 +208,7 @@ impl App {
             kruise_release: None,
             pods_for_missing_kruise: false,
             ready: BTreeSet::new(),
+            list_modes: BTreeMap::new(),
             failed: BTreeMap::new(),
             forbidden: BTreeMap::new(),
             workloads: Vec::new(),

@@ -269,6 +269,10 @@ pub struct DemoServerArgs {
     /// without Kruise Rollout installed.
     #[arg(long)]
     pub no_kruise_rollout: bool,
+    /// Refuse streaming lists (watches with `sendInitialEvents`) with 422, as a v1.33 server
+    /// (WatchList gate off) or an aggregated API does: clients then list in pages.
+    #[arg(long)]
+    pub no_streaming_lists: bool,
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,

@@ -121,6 +121,7 @@ fn main() -> ExitCode {
             remove_kubeconfig: true,
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_8,
             kruise_rollout: false,
+            streaming_lists: true,
         })
         .await
         .expect("the embedded cluster starts");

@@ -13,6 +13,7 @@ use crate::{
     journal::Entry,
     kruise::plan::Plan,
 };
+pub use kruise_client::watchlist::ListMode;
 
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -29,6 +30,9 @@ pub enum Msg {
     PodsChanged(Vec<PodKey>),
     /// A kind's initial list has been loaded into its store.
     StoreReady(Kind),
+    /// How a kind's initial list is loading: streamed, or in pages because the server refused
+    /// streaming lists (sent when known, again if a streaming list falls back).
+    ListMode { kind: Kind, mode: ListMode },
     /// What discovery found (sent after connecting and after every `:ctx`/`:ns` switch).
     Discovered(Discovery),
     /// Which Kruise release the cluster runs, as far as it can be told (sent after discovery,

@@ -67,6 +67,12 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             app.mark_dirty();
         }
+        Msg::ListMode { kind, mode } => {
+            app.list_modes.insert(kind, mode);
+            if !app.ready.contains(&kind) {
+                app.mark_dirty();
+            }
+        }
         Msg::Discovered(d) => {
             app.context = d.context.or(app.context.take());
             app.contexts = d.contexts;
@@ -126,6 +132,7 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             // New watches (after `:ns`/`:ctx`): nothing is known until their first lists land.
             app.stores = stores;
             app.ready.clear();
+            app.list_modes.clear();
             app.failed.clear();
             app.forbidden.clear();
             app.rebuild_workloads();

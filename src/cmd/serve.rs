@@ -45,6 +45,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
             remove_kubeconfig: false,
             kruise_version: args.kruise_version.into(),
             kruise_rollout: !args.no_kruise_rollout,
+            streaming_lists: !args.no_streaming_lists,
         })
         .await?;
         demo.start_churn(args.churn);

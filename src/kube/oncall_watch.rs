@@ -6,6 +6,7 @@
 use std::fmt::Debug;
 
 use k8s_openapi::api::apps::v1::ControllerRevision;
+use kruise_client::watchlist::Lister;
 use kube::{
     Api, Client, Resource,
     runtime::{WatchStreamExt, reflector::store::Writer, watcher},
@@ -16,7 +17,7 @@ use tokio::{sync::mpsc::UnboundedSender, task::JoinSet};
 use super::{
     discovery::KruiseApis,
     watch::{StoreFeed, drive},
-    watchset::{answers, watcher_config},
+    watchset::{answers, tell_mode, watcher_config},
 };
 use crate::{
     api::kinds::{self, KindInfo},
@@ -47,10 +48,12 @@ pub fn serves(apis: &KruiseApis, kind: Kind) -> bool {
 
 /// Starts the on-call watches into `tasks` (the Rollout kinds' where `rollouts_served` says the
 /// cluster serves them).
+#[allow(clippy::too_many_arguments)]
 pub fn spawn(
     tasks: &mut JoinSet<()>,
     apis: &KruiseApis,
     client: &Client,
+    lister: &Lister,
     namespace: &Option<String>,
     writers: OncallWriters,
     rollouts_served: (bool, bool),
@@ -70,6 +73,7 @@ pub fn spawn(
         tasks,
         rollouts_served,
         client,
+        lister,
         namespace,
         (rollouts, batch_releases),
         tx,
@@ -77,6 +81,7 @@ pub fn spawn(
     start(
         tasks,
         apis,
+        lister,
         Kind::PodUnavailableBudget,
         tx,
         in_scope(client, namespace),
@@ -86,6 +91,7 @@ pub fn spawn(
     start(
         tasks,
         apis,
+        lister,
         Kind::PodProbeMarker,
         tx,
         in_scope(client, namespace),
@@ -95,6 +101,7 @@ pub fn spawn(
     start(
         tasks,
         apis,
+        lister,
         Kind::ContainerRecreateRequest,
         tx,
         in_scope(client, namespace),
@@ -105,6 +112,7 @@ pub fn spawn(
     start(
         tasks,
         apis,
+        lister,
         Kind::SidecarSet,
         tx,
         Api::all(client.clone()),
@@ -115,6 +123,7 @@ pub fn spawn(
     start(
         tasks,
         apis,
+        lister,
         Kind::NodePodProbe,
         tx,
         Api::all(client.clone()),
@@ -128,6 +137,7 @@ pub fn spawn(
         let config = watcher_config().labels(SIDECARSET_NAME_LABEL);
         tasks.spawn(watch_api(
             Kind::SidecarSetRevision,
+            lister.clone(),
             revisions,
             config,
             |r: &mut ControllerRevision| r.data = None,
@@ -152,9 +162,11 @@ where
 
 fn keep<K>(_: &mut K) {}
 
+#[allow(clippy::too_many_arguments)]
 fn start<K>(
     tasks: &mut JoinSet<()>,
     apis: &KruiseApis,
+    lister: &Lister,
     kind: Kind,
     tx: &UnboundedSender<Msg>,
     api: Api<K>,
@@ -166,6 +178,7 @@ fn start<K>(
     if serves(apis, kind) {
         tasks.spawn(watch_api(
             kind,
+            lister.clone(),
             api,
             watcher_config(),
             trim,
@@ -182,6 +195,7 @@ fn start<K>(
 /// Watches `api` into `writer`, trimming each object with `trim` (and dropping managedFields).
 pub(super) async fn watch_api<K>(
     kind: Kind,
+    lister: Lister,
     api: Api<K>,
     config: watcher::Config,
     trim: fn(&mut K),
@@ -190,10 +204,12 @@ pub(super) async fn watch_api<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let stream = watcher(api.clone(), config).modify(move |obj: &mut K| {
-        obj.meta_mut().managed_fields = None;
-        trim(obj);
-    });
+    let stream = lister
+        .watcher(api.clone(), config, tell_mode(kind, &tx))
+        .modify(move |obj: &mut K| {
+            obj.meta_mut().managed_fields = None;
+            trim(obj);
+        });
     let probe = move || answers(api.clone());
     drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
 }

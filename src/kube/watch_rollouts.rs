@@ -4,6 +4,7 @@
 //! without Kruise Rollout gets empty, ready stores and no error, so no view says anything about
 //! a Rollout there.
 
+use kruise_client::watchlist::Lister;
 use kube::{Api, Client, runtime::reflector::store::Writer};
 use tokio::{sync::mpsc::UnboundedSender, task::JoinSet};
 
@@ -28,6 +29,7 @@ pub fn spawn(
     tasks: &mut JoinSet<()>,
     served: (bool, bool),
     client: &Client,
+    lister: &Lister,
     namespace: &Option<String>,
     writers: (Writer<Rollout>, Writer<BatchRelease>),
     tx: &UnboundedSender<Msg>,
@@ -40,6 +42,7 @@ pub fn spawn(
         };
         tasks.spawn(watch_api(
             Kind::Rollout,
+            lister.clone(),
             api,
             watcher_config(),
             |_| {},
@@ -56,6 +59,7 @@ pub fn spawn(
         };
         tasks.spawn(watch_api(
             Kind::BatchRelease,
+            lister.clone(),
             api,
             watcher_config(),
             |_| {},

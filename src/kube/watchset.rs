@@ -10,6 +10,7 @@ use std::{
     sync::{Arc, OnceLock},
 };
 
+use kruise_client::watchlist::{ListMode, Lister};
 use kube::{
     Api, Client, Resource,
     api::{DynamicObject, ListParams},
@@ -84,10 +85,14 @@ impl WatchSet {
         }
         let apis = Arc::new(OnceLock::new());
         let client = conn.client.clone();
+        // Every watch tries a streaming list first; what this server refused is remembered for
+        // the process (a `:ns` switch does not ask again).
+        let lister = Lister::new(&conn.cluster_url);
         // Pods deserialize straight into the slim projection.
         let pod_task = tokio::spawn(watch_typed::<SlimPod>(
             Kind::Pod,
             client.clone(),
+            lister.clone(),
             namespace.clone(),
             pod_writer,
             tx.clone(),
@@ -101,6 +106,7 @@ impl WatchSet {
         };
         let kruise_task = tokio::spawn(discover_then_watch(
             client,
+            lister,
             discovery,
             apis.clone(),
             KruiseWriters {
@@ -147,6 +153,7 @@ struct KruiseWriters {
 
 async fn discover_then_watch(
     client: Client,
+    lister: Lister,
     mut discovery: Discovery,
     cell: Arc<OnceLock<KruiseApis>>,
     writers: KruiseWriters,
@@ -195,6 +202,7 @@ async fn discover_then_watch(
         &apis,
         Kind::CloneSet,
         &client,
+        &lister,
         &ns,
         writers.clonesets,
         &tx,
@@ -205,6 +213,7 @@ async fn discover_then_watch(
         &apis,
         Kind::StatefulSet,
         &client,
+        &lister,
         &ns,
         writers.statefulsets,
         &tx,
@@ -215,6 +224,7 @@ async fn discover_then_watch(
         &apis,
         Kind::DaemonSet,
         &client,
+        &lister,
         &ns,
         writers.daemonsets,
         &tx,
@@ -226,6 +236,7 @@ async fn discover_then_watch(
         &mut tasks,
         &apis,
         &client,
+        &lister,
         &ns,
         writers.oncall,
         rollouts,
@@ -276,6 +287,7 @@ fn spawn_workload<K>(
     apis: &KruiseApis,
     kind: Kind,
     client: &Client,
+    lister: &Lister,
     namespace: &Option<String>,
     writer: Writer<K>,
     tx: &UnboundedSender<Msg>,
@@ -294,6 +306,7 @@ fn spawn_workload<K>(
             tasks.spawn(watch_typed(
                 kind,
                 client.clone(),
+                lister.clone(),
                 namespace.clone(),
                 writer,
                 tx.clone(),
@@ -303,6 +316,7 @@ fn spawn_workload<K>(
             tasks.spawn(watch_mapped(
                 kind,
                 client.clone(),
+                lister.clone(),
                 namespace.clone(),
                 ar,
                 writer,
@@ -318,8 +332,28 @@ fn spawn_workload<K>(
     }
 }
 
+/// The paged watcher's config: what a watch falls back to when the server refuses streaming
+/// lists (the [`Lister`] tries `streaming_lists()` of it first).
 pub(super) fn watcher_config() -> watcher::Config {
     watcher::Config::default().page_size(PAGE_SIZE)
+}
+
+/// Tells the console how `kind`'s initial list is loading (`Msg::ListMode`).
+pub(super) fn tell_mode(
+    kind: Kind,
+    tx: &UnboundedSender<Msg>,
+) -> impl Fn(ListMode) + Send + Sync + use<> {
+    let tx = tx.clone();
+    move |mode| {
+        match mode {
+            ListMode::Streaming => tracing::debug!(?kind, "streaming list"),
+            ListMode::Paged => {
+                tracing::info!(?kind, "paged list: the server refuses streaming lists")
+            }
+        }
+        // A closed channel means the console is leaving; the watch ends on its own.
+        let _ = tx.send(Msg::ListMode { kind, mode });
+    }
 }
 
 /// Whether a one-object list of the kind answers: the sign that a failing watch can resume.
@@ -335,10 +369,12 @@ where
     )
 }
 
-/// Watches a kind at the version of its Rust type (pods, and Kruise kinds at their own version).
+/// Watches a kind at the version of its Rust type (pods, and Kruise kinds at their own version),
+/// by streaming list where `lister`'s server allows it.
 pub async fn watch_typed<K>(
     kind: Kind,
     client: Client,
+    lister: Lister,
     namespace: Option<String>,
     writer: Writer<K>,
     tx: UnboundedSender<Msg>,
@@ -355,17 +391,21 @@ pub async fn watch_typed<K>(
         Some(ns) => Api::namespaced(client, ns),
         None => Api::all(client),
     };
-    let stream = watcher(api.clone(), watcher_config()).modify(|obj: &mut K| {
-        obj.meta_mut().managed_fields = None;
-    });
+    let stream = lister
+        .watcher(api.clone(), watcher_config(), tell_mode(kind, &tx))
+        .modify(|obj: &mut K| {
+            obj.meta_mut().managed_fields = None;
+        });
     let probe = move || answers(api.clone());
     drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
 }
 
 /// Watches a kind served only at another version, mapping each object into the Rust type.
+#[allow(clippy::too_many_arguments)]
 pub async fn watch_mapped<K>(
     kind: Kind,
     client: Client,
+    lister: Lister,
     namespace: Option<String>,
     ar: ApiResource,
     writer: Writer<K>,
@@ -380,7 +420,7 @@ pub async fn watch_mapped<K>(
     };
     let version = ar.version.clone();
     let stream = map_events(
-        watcher(api.clone(), watcher_config()),
+        lister.watcher(api.clone(), watcher_config(), tell_mode(kind, &tx)),
         move |mut obj: DynamicObject| {
             obj.metadata.managed_fields = None;
             let name = obj.metadata.name.clone().unwrap_or_default();

@@ -10,7 +10,7 @@ use ratatui::{
 };
 
 use crate::{
-    app::{App, Banner, Level, Mode, keys::selection, route::Route},
+    app::{App, Banner, Kind, Level, Mode, keys::selection, msg::ListMode, route::Route},
     config::{Action, Role},
 };
 
@@ -44,6 +44,13 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     if app.kruise_missing {
         spans.push(Span::styled("  no OpenKruise", t.style(Role::StatusWarn)));
     }
+    // How the big lists are loading, while they are.
+    for text in loading(app) {
+        spans.push(Span::styled(
+            format!("  {text}"),
+            t.style(Role::StatusProgress),
+        ));
+    }
     if app.readonly {
         spans.push(Span::styled("  READ-ONLY", t.style(Role::StatusWarn)));
     }
@@ -55,6 +62,39 @@ pub fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
         ));
     }
     Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// The kinds whose initial list can be long: their loading mode is shown until they are ready.
+const SLOW_KINDS: [Kind; 4] = [
+    Kind::Pod,
+    Kind::CloneSet,
+    Kind::StatefulSet,
+    Kind::DaemonSet,
+];
+
+/// `pods loading · streaming list`, one text per mode, for the slow kinds still loading.
+pub fn loading(app: &App) -> Vec<String> {
+    [ListMode::Streaming, ListMode::Paged]
+        .into_iter()
+        .filter_map(|mode| {
+            let kinds: Vec<&str> = SLOW_KINDS
+                .iter()
+                .filter(|k| {
+                    app.list_modes.get(k) == Some(&mode)
+                        && !app.ready.contains(k)
+                        && !app.failed.contains_key(k)
+                })
+                .map(|k| k.info().plural)
+                .collect();
+            (!kinds.is_empty()).then(|| {
+                let how = match mode {
+                    ListMode::Streaming => "streaming list",
+                    ListMode::Paged => "paged list (server refused streaming)",
+                };
+                format!("{} loading · {how}", kinds.join(", "))
+            })
+        })
+        .collect()
 }
 
 pub fn render_banners(app: &App, area: Rect, buf: &mut Buffer) {

@@ -26,6 +26,7 @@ async fn cluster() -> (DemoCluster, tempfile::TempDir) {
         remove_kubeconfig: true,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
+        streaming_lists: true,
     })
     .await
     .expect("demo cluster starts");

@@ -29,6 +29,7 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         remove_kubeconfig: true,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
+        streaming_lists: true,
     })
     .await
     .unwrap();

@@ -315,3 +315,51 @@ fn a_new_users_first_kubectl_commands_work() {
         assert!(row[node..].starts_with("sim-node-"), "{crr}");
     }
 }
+
+/// `--no-streaming-lists`: a watch-list (`sendInitialEvents`) is refused with v1.33's 422, a
+/// plain list still answers; without the flag the same watch-list ends its initial events with
+/// the annotated bookmark.
+#[test]
+fn no_streaming_lists_refuses_watch_lists_as_v1_33_does() {
+    const WATCH_LIST: &str = "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true\
+                              &resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true\
+                              &timeoutSeconds=1";
+    let quiet = ["--no-seed", "--no-controllers", "--no-nodes"];
+    let dir = tempfile::tempdir().unwrap();
+    let refusing = dir.path().join("refusing");
+    let _server = start(&refusing, &[&quiet[..], &["--no-streaming-lists"]].concat());
+    let out = kubectl(&refusing, &["get", "--raw", WATCH_LIST]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(
+            "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the \
+             WatchList feature gate is enabled"
+        ),
+        "{stderr}"
+    );
+    let out = kubectl(
+        &refusing,
+        &["get", "configmaps", "-n", "default", "-o", "name"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let serving = dir.path().join("serving");
+    let _server = start(&serving, &quiet);
+    let out = kubectl(&serving, &["get", "--raw", WATCH_LIST]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(r#""type":"BOOKMARK""#)
+            && stdout.contains(r#""k8s.io/initial-events-end":"true""#),
+        "{stdout}"
+    );
+}

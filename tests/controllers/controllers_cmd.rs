@@ -106,6 +106,7 @@ async fn bare_cluster() -> (DemoCluster, tempfile::TempDir, PathBuf) {
         remove_kubeconfig: false,
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
+        streaming_lists: true,
     })
     .await
     .expect("starts");

@@ -363,6 +363,17 @@ fn collection(
     query: &BTreeMap<String, String>,
 ) -> Response<Body> {
     if query.get("watch").is_some_and(|w| w == "true" || w == "1") {
+        if query.contains_key("sendInitialEvents") {
+            // No streaming lists here: refused as a v1.33 server (WatchList gate off) does.
+            let message = "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: \
+                           sendInitialEvents is forbidden for watch unless the WatchList feature \
+                           gate is enabled";
+            return full(
+                422,
+                json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                       "message": message, "reason": "Invalid", "code": 422}),
+            );
+        }
         let from: u64 = query
             .get("resourceVersion")
             .and_then(|v| v.parse().ok())

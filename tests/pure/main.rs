@@ -31,6 +31,7 @@ mod session_keys;
 mod session_kruise_rollout;
 mod view_acting;
 mod view_kruise_rollout;
+mod view_list_mode;
 mod view_logs;
 mod view_oncall;
 mod view_progress;

@@ -175,6 +175,7 @@ impl Testbed {
                     remove_kubeconfig: true,
                     kruise_version: version,
                     kruise_rollout: true,
+                    streaming_lists: true,
                 })
                 .await
                 .expect("the embedded cluster starts");

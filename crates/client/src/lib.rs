@@ -1,6 +1,7 @@
 //! The kube-rs plumbing every online part of kruise-tui shares: building a client from a
 //! kubeconfig ([`connect`]), discovering the Kruise kinds a cluster serves ([`discovery`]),
 //! reading API errors as a user would ([`errors`]), mapping watch streams ([`events`]),
+//! streaming lists with their paged fallback ([`watchlist`]),
 //! conflict-safe writes ([`write`]), the controllers' leader Lease ([`lease`]), finding a
 //! kruise-manager or its webhooks ([`detect`]) and the headless commands' signal handling and
 //! logging ([`process`]).
@@ -18,4 +19,5 @@ pub mod events;
 pub mod lease;
 pub mod process;
 pub mod release;
+pub mod watchlist;
 pub mod write;

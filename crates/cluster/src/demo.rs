@@ -34,6 +34,7 @@ pub async fn start_in_process(
         remove_kubeconfig: true,
         kruise_version,
         kruise_rollout: true,
+        streaming_lists: true,
     })
     .await
 }

@@ -91,6 +91,9 @@ pub struct ServerOptions {
     pub kruise_version: KruiseVersion,
     /// Whether Kruise Rollout's CRDs (`rollouts.kruise.io`) are served.
     pub kruise_rollout: bool,
+    /// Whether watches may stream their initial list (`sendInitialEvents`, the `WatchList` gate:
+    /// on in v1.32 and from v1.34). Off, such a watch is refused with 422 as v1.33 refuses it.
+    pub streaming_lists: bool,
 }
 
 impl Default for ServerOptions {
@@ -100,6 +103,7 @@ impl Default for ServerOptions {
             token: None,
             kruise_version: KruiseVersion::V1_9,
             kruise_rollout: true,
+            streaming_lists: true,
         }
     }
 }
@@ -147,6 +151,7 @@ impl EmbeddedCluster {
             addr,
             requests: Default::default(),
             ca_pem,
+            watch_list: listopts::WatchListGate::new(opts.streaming_lists),
         });
         let aggregation = authz::aggregation::spawn(store.clone());
         let gc = gc::spawn(store);
@@ -173,6 +178,12 @@ impl EmbeddedCluster {
         if let Ok(mut s) = self.serving.lock() {
             *s = Some(Serving { stop, task });
         }
+    }
+
+    /// The `WatchList` gate: switch streaming lists on or off while serving, count the
+    /// watch-list requests received and refused.
+    pub fn watch_list(&self) -> &listopts::WatchListGate {
+        &self.shared.watch_list
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -12,6 +12,7 @@ use std::{
 };
 
 use futures::{Stream, StreamExt as _};
+use kruise_client::watchlist::{ListModes, Lister};
 use kube::{
     Api, Client, Resource,
     api::DynamicObject,
@@ -184,14 +185,16 @@ where
     }
 }
 
-/// Watches the whole cluster for `K` at its Rust type's version, managedFields dropped.
+/// Watches the whole cluster for `K` at its Rust type's version, managedFields dropped; by
+/// streaming list where `lister`'s server allows it.
 pub fn watch_typed<K>(
     client: &Client,
+    lister: &Lister,
 ) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + use<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    watcher(Api::<K>::all(client.clone())).modify(|obj: &mut K| {
+    watcher(lister, Api::<K>::all(client.clone())).modify(|obj: &mut K| {
         obj.meta_mut().managed_fields = None;
     })
 }
@@ -200,6 +203,7 @@ where
 /// into `K` with `convert`; an object that does not map is skipped with a warning.
 pub fn watch_mapped<K>(
     client: &Client,
+    lister: &Lister,
     ar: &ApiResource,
     convert: fn(&str, serde_json::Value) -> Result<K, serde_json::Error>,
 ) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + use<K>
@@ -209,7 +213,7 @@ where
     let version = ar.version.clone();
     let kind = ar.kind.clone();
     kruise_client::events::map_events(
-        watcher(Api::<DynamicObject>::all_with(client.clone(), ar)),
+        watcher(lister, Api::<DynamicObject>::all_with(client.clone(), ar)),
         move |mut obj: DynamicObject| {
             obj.metadata.managed_fields = None;
             let name = obj.metadata.name.clone().unwrap_or_default();
@@ -224,11 +228,17 @@ where
     )
 }
 
-fn watcher<K>(api: Api<K>) -> impl Stream<Item = Result<Event<K>, watcher::Error>>
+/// A streaming list first, paged lists of 500 where the server refuses them.
+fn watcher<K>(
+    lister: &Lister,
+    api: Api<K>,
+) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + use<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    watcher::watcher(api, watcher::Config::default().page_size(500)).default_backoff()
+    lister
+        .watcher(api, watcher::Config::default().page_size(500), |_| {})
+        .default_backoff()
 }
 
 /// The informers of every kind the controllers read.
@@ -334,25 +344,29 @@ impl Cache {
             return;
         };
         let t = &mut *tasks;
-        self.pods.run(t, "Pod", watch_typed(client));
-        self.nodes.run(t, "Node", watch_typed(client));
+        // One cache watches one server: what it refuses is remembered for this cache's watches.
+        let lister = &Lister::with_memory("controllers", ListModes::new());
+        self.pods.run(t, "Pod", watch_typed(client, lister));
+        self.nodes.run(t, "Node", watch_typed(client, lister));
         self.pvcs
-            .run(t, "PersistentVolumeClaim", watch_typed(client));
+            .run(t, "PersistentVolumeClaim", watch_typed(client, lister));
         self.revisions
-            .run(t, "ControllerRevision", watch_typed(client));
+            .run(t, "ControllerRevision", watch_typed(client, lister));
         match (&versions.cloneset, versions.serves("CloneSet")) {
             (_, false) => self.clonesets.run_empty(),
             (Some(ar), true) => self.clonesets.run(
                 t,
                 "CloneSet",
-                watch_mapped(client, ar, crate::api::cloneset::from_served_json),
+                watch_mapped(client, lister, ar, crate::api::cloneset::from_served_json),
             ),
-            (None, true) => self.clonesets.run(t, "CloneSet", watch_typed(client)),
+            (None, true) => self
+                .clonesets
+                .run(t, "CloneSet", watch_typed(client, lister)),
         }
         macro_rules! kruise {
             ($informer:ident, $kind:literal) => {
                 if versions.serves($kind) {
-                    self.$informer.run(t, $kind, watch_typed(client));
+                    self.$informer.run(t, $kind, watch_typed(client, lister));
                 } else {
                     self.$informer.run_empty();
                 }
@@ -364,31 +378,37 @@ impl Cache {
             (Some(ar), true) => self.daemonsets.run(
                 t,
                 "DaemonSet",
-                watch_mapped(client, ar, crate::api::daemonset::from_served_json),
+                watch_mapped(client, lister, ar, crate::api::daemonset::from_served_json),
             ),
-            (None, true) => self.daemonsets.run(t, "DaemonSet", watch_typed(client)),
+            (None, true) => self
+                .daemonsets
+                .run(t, "DaemonSet", watch_typed(client, lister)),
         }
         match (&versions.sidecarset, versions.serves("SidecarSet")) {
             (_, false) => self.sidecarsets.run_empty(),
             (Some(ar), true) => self.sidecarsets.run(
                 t,
                 "SidecarSet",
-                watch_mapped(client, ar, crate::api::sidecarset::from_served_json),
+                watch_mapped(client, lister, ar, crate::api::sidecarset::from_served_json),
             ),
-            (None, true) => self.sidecarsets.run(t, "SidecarSet", watch_typed(client)),
+            (None, true) => self
+                .sidecarsets
+                .run(t, "SidecarSet", watch_typed(client, lister)),
         }
         kruise!(crrs, "ContainerRecreateRequest");
         kruise!(probe_markers, "PodProbeMarker");
         kruise!(node_probes, "NodePodProbe");
         kruise!(pubs, "PodUnavailableBudget");
-        self.deployments.run(t, "Deployment", watch_typed(client));
-        self.replicasets.run(t, "ReplicaSet", watch_typed(client));
+        self.deployments
+            .run(t, "Deployment", watch_typed(client, lister));
+        self.replicasets
+            .run(t, "ReplicaSet", watch_typed(client, lister));
         self.k8s_statefulsets
-            .run(t, "apps/v1 StatefulSet", watch_typed(client));
+            .run(t, "apps/v1 StatefulSet", watch_typed(client, lister));
         if versions.rollouts {
-            self.rollouts.run(t, "Rollout", watch_typed(client));
+            self.rollouts.run(t, "Rollout", watch_typed(client, lister));
             self.batchreleases
-                .run(t, "BatchRelease", watch_typed(client));
+                .run(t, "BatchRelease", watch_typed(client, lister));
         } else {
             self.rollouts.run_empty();
             self.batchreleases.run_empty();

@@ -48,6 +48,8 @@ pub struct DemoOptions {
     pub kruise_version: KruiseVersion,
     /// Serve Kruise Rollout's CRDs (and, with the controllers and webhooks, run Kruise Rollout).
     pub kruise_rollout: bool,
+    /// Serve streaming lists (`sendInitialEvents`); false refuses them as v1.33 does.
+    pub streaming_lists: bool,
 }
 
 /// A running demo cluster.
@@ -73,6 +75,7 @@ impl DemoCluster {
             token: None,
             kruise_version: opts.kruise_version,
             kruise_rollout: opts.kruise_rollout,
+            streaming_lists: opts.streaming_lists,
         })
         .await?;
         write_private(

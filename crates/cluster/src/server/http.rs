@@ -37,6 +37,8 @@ pub struct Shared {
     pub requests: super::requests::RequestLog,
     /// The serving certificate (PEM), the CA every namespace's `kube-root-ca.crt` holds.
     pub ca_pem: String,
+    /// The `WatchList` gate: whether watches may ask for `sendInitialEvents` (streaming lists).
+    pub watch_list: super::listopts::WatchListGate,
 }
 
 /// A parsed request.

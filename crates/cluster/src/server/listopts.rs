@@ -3,6 +3,8 @@
 //! and validated (`ValidateListOptions`: a 422 `ListOptions.meta.k8s.io "" is invalid`), then the
 //! field selector's labels converted for the kind (a 400 naming the field it cannot select on).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use super::{
     http::Req,
     routes::Target,
@@ -53,8 +55,18 @@ fn unsupported(field: &str, value: &str, allowed: &[&str]) -> FieldError {
 
 impl ListOptions {
     /// Read, default and validate the options of a list (`watch` false), a watch or a
-    /// deletecollection of `t`'s resource.
+    /// deletecollection of `t`'s resource, on a server with the `WatchList` gate on.
     pub fn from_request(req: &Req, t: &Target, watch: bool) -> Result<Self, ApiError> {
+        Self::read(req, t, watch, true)
+    }
+
+    /// Read, default and validate the options of a watch of `t`'s resource; `watch_list`: the
+    /// server's `WatchList` gate (off, `sendInitialEvents` is refused as 1.33 refuses it).
+    pub fn from_watch_request(req: &Req, t: &Target, watch_list: bool) -> Result<Self, ApiError> {
+        Self::read(req, t, true, watch_list)
+    }
+
+    fn read(req: &Req, t: &Target, watch: bool, watch_list: bool) -> Result<Self, ApiError> {
         let q = |k: &str| req.query.get(k).map(String::as_str);
         let non_empty = |k: &str| q(k).filter(|v| !v.is_empty()).map(str::to_string);
         let label = LabelSelector::parse(q("labelSelector").unwrap_or(""))?;
@@ -71,7 +83,7 @@ impl ListOptions {
             continue_token: non_empty("continue"),
         };
         let errs = if watch {
-            opts.watch_errors()
+            opts.watch_errors(watch_list)
         } else {
             opts.list_errors()
         };
@@ -124,14 +136,27 @@ impl ListOptions {
         errs
     }
 
-    /// `ValidateListOptions` for a watch (the WatchList feature is on, as in v1.32).
-    fn watch_errors(&self) -> Vec<FieldError> {
+    /// `ValidateListOptions` for a watch (`watch_list`: the WatchList gate, on in v1.32 and
+    /// from v1.34, off in v1.33).
+    fn watch_errors(&self, watch_list: bool) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let m = self.rv_match.as_deref();
-        if self.send_initial_events.is_some() && m != Some(NOT_OLDER_THAN) {
-            errs.push(forbidden(
-                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-            ));
+        if self.send_initial_events.is_some() {
+            if m != Some(NOT_OLDER_THAN) {
+                errs.push(forbidden(
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                ));
+            }
+            if !watch_list {
+                errs.push(FieldError {
+                    field: "sendInitialEvents".into(),
+                    reason: "FieldValueForbidden",
+                    detail: "sendInitialEvents is forbidden for watch unless the WatchList \
+                             feature gate is enabled"
+                        .into(),
+                    value: None,
+                });
+            }
         }
         if let Some(m) = m {
             if self.send_initial_events.is_none() {
@@ -149,6 +174,54 @@ impl ListOptions {
             }
         }
         errs
+    }
+}
+
+/// The server's `WatchList` feature gate (switchable while it serves), and how many watch-list
+/// requests (`sendInitialEvents` given) it was sent and refused.
+#[derive(Debug)]
+pub struct WatchListGate {
+    enabled: AtomicBool,
+    asked: AtomicU64,
+    refused: AtomicU64,
+}
+
+impl WatchListGate {
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled: AtomicBool::new(enabled),
+            asked: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+    }
+
+    pub fn set(&self, enabled: bool) {
+        self.enabled.store(enabled, Ordering::Relaxed);
+    }
+
+    /// Watch-list requests received.
+    pub fn asked(&self) -> u64 {
+        self.asked.load(Ordering::Relaxed)
+    }
+
+    /// Watch-list requests refused because the gate is off.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Counts one watch request (`watch_list`: it had `sendInitialEvents`; `refused`: the gate
+    /// refused it).
+    pub fn count(&self, watch_list: bool, refused: bool) {
+        if watch_list {
+            self.asked.fetch_add(1, Ordering::Relaxed);
+            if refused {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 }
 

@@ -282,14 +282,38 @@ pub async fn watch(
     req: &Req,
     t: &Target,
 ) -> Result<Resp, ApiError> {
-    let opts = ListOptions::from_request(req, t, true)?;
+    let gate = &shared.watch_list;
+    let enabled = gate.enabled();
+    let opts = ListOptions::from_watch_request(req, t, enabled);
+    gate.count(
+        req.q("sendInitialEvents").is_some(),
+        !enabled && opts.is_err(),
+    );
+    let opts = opts?;
     let (label, field) = (opts.label, opts.field);
-    let send_initial = opts.send_initial_events == Some(true);
+    let bookmarks = req.flag("allowWatchBookmarks");
+    // A watch-list (the cacher's `isListWatchRequest`) ends its initial events with a bookmark.
+    let watch_list = opts.send_initial_events == Some(true) && bookmarks;
     let rv = opts
         .resource_version
         .as_deref()
         .map(listopts::parse_rv)
         .transpose()?;
+    let (tx, rx) = mpsc::channel::<Bytes>(512);
+    // sendInitialEvents=true waits for the cache to reach the version asked for ("not older
+    // than"); one it has not reached is the watch cache's 504, as an ERROR event.
+    if let Some(wanted) = rv.filter(|_| opts.send_initial_events == Some(true)) {
+        let current = shared.store.current_rv();
+        if wanted > current {
+            let e = listopts::too_large_rv(wanted, current);
+            let _ = tx.try_send(line(
+                "ERROR",
+                &serde_json::to_vec(&e.to_status()).unwrap_or_default(),
+            ));
+            drop(tx);
+            return Ok(stream_response(rx));
+        }
+    }
     let from = match (rv, opts.send_initial_events) {
         // sendInitialEvents=false: only what happens from now (or from that version).
         (None | Some(0), Some(false)) => WatchFrom::Version(shared.store.current_rv()),
@@ -297,10 +321,8 @@ pub async fn watch(
         (Some(_), Some(true)) => WatchFrom::InitialState,
         (Some(v), _) => WatchFrom::Version(v),
     };
-    let bookmarks = req.flag("allowWatchBookmarks");
     let timeout = req.q("timeoutSeconds").and_then(|s| s.parse::<u64>().ok());
     let ns = t.namespace.clone().filter(|_| t.res.namespaced);
-    let (tx, rx) = mpsc::channel::<Bytes>(512);
     let mut sub = match shared.store.watch(Some(t.res.key.clone()), ns, from) {
         Ok(s) => s,
         Err(e) => {
@@ -335,7 +357,7 @@ pub async fn watch(
                 return;
             }
         }
-        if send_initial && tx.send(bookmark(&res, sub.rv, true)).await.is_err() {
+        if watch_list && tx.send(bookmark(&res, sub.rv, true)).await.is_err() {
             return;
         }
         let mut last_rv = sub.rv;
