@@ -7,6 +7,7 @@
 //! meanwhile, so it is announced as [`Change::Resynced`] and every controller re-queues its keys.
 
 use std::{
+    collections::{BTreeMap, HashMap},
     fmt::Debug,
     sync::{Arc, Mutex},
 };
@@ -39,10 +40,67 @@ pub enum Change<'a, K> {
 
 type Handler<K> = Box<dyn Fn(&Change<'_, K>) + Send + Sync>;
 
+/// The store's objects by namespace, then by name: a controller reads one namespace's objects
+/// without a scan of the whole cluster (at 100,000 pods, a CloneSet reconcile walked them all).
+type NsIndex<K> = Arc<std::sync::RwLock<HashMap<String, BTreeMap<String, Arc<K>>>>>;
+
+/// The writer of a kind's store and of its namespace index, applied together.
+struct Feed<K: Resource<DynamicType = ()> + Clone + 'static> {
+    writer: Writer<K>,
+    store: Store<K>,
+    index: NsIndex<K>,
+}
+
+impl<K> Feed<K>
+where
+    K: Resource<DynamicType = ()> + Clone + 'static,
+{
+    fn apply(&mut self, event: &Event<K>) {
+        self.writer.apply_watcher_event(event);
+        let Ok(mut index) = self.index.write() else {
+            return;
+        };
+        let place = |obj: &K| {
+            let meta = obj.meta();
+            (
+                meta.namespace.clone().unwrap_or_default(),
+                meta.name.clone().unwrap_or_default(),
+            )
+        };
+        match event {
+            Event::Apply(obj) => {
+                if let Some(stored) = self.store.get(&reflector::ObjectRef::from_obj(obj)) {
+                    let (ns, name) = place(obj);
+                    index.entry(ns).or_default().insert(name, stored);
+                }
+            }
+            Event::Delete(obj) => {
+                let (ns, name) = place(obj);
+                if let Some(names) = index.get_mut(&ns) {
+                    names.remove(&name);
+                    if names.is_empty() {
+                        index.remove(&ns);
+                    }
+                }
+            }
+            // A (re)list swapped the whole store in: index it again, once.
+            Event::InitDone => {
+                index.clear();
+                for obj in self.store.state() {
+                    let (ns, name) = place(&obj);
+                    index.entry(ns).or_default().insert(name, obj);
+                }
+            }
+            Event::Init | Event::InitApply(_) => {}
+        }
+    }
+}
+
 /// A kind's store and the handlers that hear about its changes.
 pub struct Informer<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
-    writer: Mutex<Option<Writer<K>>>,
+    index: NsIndex<K>,
+    writer: Mutex<Option<Feed<K>>>,
     handlers: Arc<Mutex<Vec<Handler<K>>>>,
     /// True once the first list is in the store. Waiters wait on this, not on
     /// `Store::wait_until_ready`: kube-runtime's one-shot behind it keeps a single waker, so of
@@ -56,9 +114,15 @@ where
 {
     fn new() -> Self {
         let (store, writer) = reflector::store();
+        let index = NsIndex::default();
         Self {
+            writer: Mutex::new(Some(Feed {
+                writer,
+                store: store.clone(),
+                index: index.clone(),
+            })),
             store,
-            writer: Mutex::new(Some(writer)),
+            index,
             handlers: Arc::new(Mutex::new(Vec::new())),
             listed: tokio::sync::watch::channel(false).0,
         }
@@ -93,11 +157,12 @@ where
     /// restarts and age) fall by name, as it does for the plan API, which reads a LIST (in key
     /// order), so a prediction names the pods the controller then picks.
     pub fn filter(&self, namespace: &str, keep: impl Fn(&K) -> bool) -> Vec<Arc<K>> {
-        let mut out = self.store.state_filter(|obj| {
-            obj.meta().namespace.as_deref().unwrap_or_default() == namespace && keep(obj)
-        });
-        out.sort_by(|a, b| a.meta().name.cmp(&b.meta().name));
-        out
+        let Ok(index) = self.index.read() else {
+            return Vec::new();
+        };
+        index.get(namespace).map_or_else(Vec::new, |names| {
+            names.values().filter(|o| keep(o)).cloned().collect()
+        })
     }
 
     /// Registers a handler for every later change. Handlers must be cheap (map to keys, send).
@@ -116,8 +181,8 @@ where
     /// The kind is not served: its store is ready, empty, and never changes.
     fn run_empty(&self) {
         if let Some(mut writer) = self.writer.lock().ok().and_then(|mut w| w.take()) {
-            writer.apply_watcher_event(&Event::Init);
-            writer.apply_watcher_event(&Event::InitDone);
+            writer.apply(&Event::Init);
+            writer.apply(&Event::InitDone);
         }
         // Its (empty) list is complete: waiters must not wait for a watch that never starts.
         self.listed.send_replace(true);
@@ -150,7 +215,7 @@ where
                     Event::Apply(obj) => store.get(&reflector::ObjectRef::from_obj(obj)),
                     _ => None,
                 };
-                writer.apply_watcher_event(&event);
+                writer.apply(&event);
                 if matches!(event, Event::InitDone) {
                     listed.send_replace(true);
                 }
@@ -482,14 +547,14 @@ mod tests {
             .ok()
             .and_then(|mut w| w.take())
             .unwrap();
-        writer.apply_watcher_event(&Event::Init);
+        writer.apply(&Event::Init);
         for name in [
             "web-q", "web-b", "web-x", "web-a", "web-m", "web-f", "web-c",
         ] {
-            writer.apply_watcher_event(&Event::InitApply(pod("demo", name)));
+            writer.apply(&Event::InitApply(pod("demo", name)));
         }
-        writer.apply_watcher_event(&Event::InitApply(pod("a-ns", "zz")));
-        writer.apply_watcher_event(&Event::InitDone);
+        writer.apply(&Event::InitApply(pod("a-ns", "zz")));
+        writer.apply(&Event::InitDone);
         let names = |v: Vec<Arc<Pod>>| -> Vec<String> {
             v.iter()
                 .map(|p| p.metadata.name.clone().unwrap_or_default())
@@ -502,5 +567,26 @@ mod tests {
             ]
         );
         assert_eq!(names(informer.all())[0], "zz", "a-ns sorts first");
+        // Later changes reach the namespace index: a new pod, a deleted one, one modified.
+        writer.apply(&Event::Apply(pod("demo", "web-d")));
+        writer.apply(&Event::Delete(pod("demo", "web-q")));
+        let mut changed = pod("demo", "web-a");
+        changed.metadata.labels = Some([("v".to_owned(), "2".to_owned())].into());
+        writer.apply(&Event::Apply(changed));
+        assert_eq!(
+            names(informer.filter("demo", |_| true)),
+            [
+                "web-a", "web-b", "web-c", "web-d", "web-f", "web-m", "web-x"
+            ]
+        );
+        assert!(
+            informer.filter("demo", |p| p.metadata.labels.is_some())[0]
+                .metadata
+                .name
+                .as_deref()
+                == Some("web-a")
+        );
+        writer.apply(&Event::Delete(pod("a-ns", "zz")));
+        assert!(informer.filter("a-ns", |_| true).is_empty());
     }
 }
