@@ -28,8 +28,10 @@ use super::{
 };
 use crate::app::msg::{Denied, Kind, Msg, PodKey};
 
-/// At most one `StoreChanged` per kind per frame (~60 fps).
-pub const FRAME: Duration = Duration::from_millis(16);
+/// At most one change message per kind this often (the console redraws what watches changed
+/// at most every 100 ms too): under 200 pod changes a second the app patches its rows ten
+/// times a second, not sixty.
+pub const FRAME: Duration = Duration::from_millis(100);
 /// How often a failing watch checks whether the server is back.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// A failure this soon after a probe said "recovered" means the probe cannot be trusted.

@@ -1,7 +1,7 @@
 //! The one `tokio::select!` loop: terminal events, messages from the watchers and the executor,
 //! and a 1 s tick go through `update`; effects go to the executor; the screen is redrawn only
 //! when something changed: at once after a key or a resize (a key never waits for frame
-//! pacing), otherwise at most once per frame (~60 fps), so watch-event bursts stay paced.
+//! pacing), otherwise at most every 100 ms, so watch-event bursts stay paced.
 //! Terminal events are polled first: a key waits for at most one batch of messages.
 
 use std::{io, time::Duration};
@@ -21,8 +21,10 @@ use crate::app::{
     shell::{ShellOutcome, ShellRequest},
 };
 
-/// Shortest time between two frames.
-pub const FRAME: Duration = Duration::from_millis(16);
+/// Shortest time between two frames that only show what the watches changed: a table that
+/// changes 200 times a second cannot be read faster than this, and drawing it at 60 fps was
+/// most of the console's CPU under churn. Keys and resizes are drawn at once.
+pub const BACKGROUND_FRAME: Duration = Duration::from_millis(100);
 /// How often `Msg::Tick` moves the clock (ages, spinners).
 pub const TICK: Duration = Duration::from_secs(1);
 /// Messages applied in one go before the loop lets a frame through.
@@ -158,7 +160,7 @@ where
                 }
                 None => msgs_open = false,
             },
-            () = tokio::time::sleep_until(last_draw + FRAME), if dirty => {}
+            () = tokio::time::sleep_until(last_draw + BACKGROUND_FRAME), if dirty => {}
         }
         if let Some(stop) = stop {
             return Ok(stop);
@@ -167,7 +169,7 @@ where
             return Ok(Stop::Quit);
         }
         dirty |= console.take_redraw();
-        if dirty && (input || last_draw.elapsed() >= FRAME) {
+        if dirty && (input || last_draw.elapsed() >= BACKGROUND_FRAME) {
             draw(terminal, console, timings)?;
             last_draw = Instant::now();
             dirty = false;

@@ -66,7 +66,10 @@ async fn discovers_lists_and_stores_clonesets_and_slim_pods() {
         Msg::StoreChanged(Kind::CloneSet)
     )));
     // Pods arrive by key (the app patches just those rows).
-    assert!(has(&seen, |m| matches!(m, Msg::PodsChanged(keys) if !keys.is_empty())));
+    assert!(has(
+        &seen,
+        |m| matches!(m, Msg::PodsChanged(keys) if !keys.is_empty())
+    ));
 
     let stores = watches.stores();
     assert_eq!(cloneset_names(stores), ["api", "web", "worker"]);
