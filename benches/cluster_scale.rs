@@ -11,49 +11,19 @@
 //! Run: `cargo bench --bench cluster_scale` (or `cargo test --bench cluster_scale` for a quick
 //! unoptimised run). Figures only; nothing is asserted.
 
-use std::{
-    alloc::{GlobalAlloc, Layout, System},
-    hint::black_box,
-    sync::atomic::{AtomicIsize, Ordering},
-    time::Instant,
-};
+use std::{hint::black_box, time::Instant};
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{cluster::server::Store, kruise::KruiseVersion};
 use serde_json::{Value, json};
 
-struct Counting;
+#[path = "support/counting.rs"]
+mod counting;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: delegates every call to the system allocator unchanged; only counts sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: same layout as requested by the caller.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: ptr was allocated by System with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use counting::{Counting, live};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-fn live() -> isize {
-    LIVE.load(Ordering::Relaxed)
-}
 
 fn mib(bytes: isize) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)

@@ -7,52 +7,22 @@
 //! the same pods as full k8s-openapi `Pod`s in a plain reflector store are the comparison.
 //! Run: `cargo bench --bench store` (or `cargo test --bench store` for an unoptimised run).
 
-use std::{
-    alloc::{GlobalAlloc, Layout, System},
-    hint::black_box,
-    sync::atomic::{AtomicIsize, Ordering},
-    time::Instant,
-};
+use std::{hint::black_box, time::Instant};
 
 use k8s_openapi::api::core::v1::Pod;
 use kruise_tui::{api::SlimPod, kube::watch::StoreFeed};
 use kube::runtime::{reflector, watcher::Event};
 use serde_json::json;
 
-struct Counting;
+#[path = "support/counting.rs"]
+mod counting;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: delegates every call to the system allocator unchanged; only counts sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: same layout as requested by the caller.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: ptr was allocated by System with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use counting::{Counting, live};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
 const PODS: usize = 10_000;
-
-fn live() -> isize {
-    LIVE.load(Ordering::Relaxed)
-}
 
 /// A pod as `kubectl get pod -o json` shows one from a CloneSet with a sidecar.
 fn pod_json(i: usize, generation: usize) -> String {

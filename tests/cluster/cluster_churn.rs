@@ -36,16 +36,6 @@ fn running_pod(ns: &str, i: usize) -> serde_json::Value {
     })
 }
 
-fn ready(pod: &Pod) -> Option<String> {
-    pod.status
-        .as_ref()?
-        .conditions
-        .as_ref()?
-        .iter()
-        .find(|c| c.type_ == "Ready")
-        .map(|c| c.status.clone())
-}
-
 fn restarts(pod: &Pod) -> Option<i32> {
     Some(pod.status.as_ref()?.container_statuses.as_ref()?[0].restart_count)
 }
@@ -88,7 +78,7 @@ async fn churn_makes_status_only_changes_at_about_the_rate() {
                 let ns = pod.metadata.namespace.clone().unwrap_or_default();
                 let name = pod.metadata.name.clone().unwrap_or_default();
                 assert_eq!(ns, "demo-scale-0", "only the chosen namespaces churn");
-                assert_eq!(ready(&pod).as_deref(), Some("True"), "{name} readiness");
+                assert!(kruise_tui::api::pod::is_ready(&pod), "{name} readiness");
                 assert_eq!(restarts(&pod), Some(2), "{name} restarts");
                 let spec = serde_json::to_value(pod.spec.as_ref().unwrap()).unwrap();
                 assert_eq!(spec["containers"][0]["image"], "nginx:1.25.4");

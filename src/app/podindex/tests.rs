@@ -76,7 +76,10 @@ fn pod(ns: &str, owner: &str, i: u64, ready: bool, restarts: i32, crash: bool) -
                 ("app".into(), owner.into()),
                 (
                     "controller-revision-hash".into(),
-                    format!("{owner}-{}", if i % 2 == 0 { "new" } else { "old" }),
+                    format!(
+                        "{owner}-{}",
+                        if i.is_multiple_of(2) { "new" } else { "old" }
+                    ),
                 ),
             ])),
             owner_references: Some(vec![OwnerReference {
@@ -157,16 +160,17 @@ fn app(stores: &Stores, namespace: Option<&str>, now: Timestamp) -> App {
     app
 }
 
-/// What must agree between the incremental and the rebuilt state.
-fn summary(
-    app: &App,
-) -> (
+/// Rows, pods needing attention, pods per workload, triage, the list's visible rows.
+type Summary = (
     Vec<String>,
     Vec<String>,
     Vec<(String, usize)>,
     Vec<String>,
     Vec<u32>,
-) {
+);
+
+/// What must agree between the incremental and the rebuilt state.
+fn summary(app: &App) -> Summary {
     let rows = app
         .pods
         .iter()

@@ -3,6 +3,7 @@
 //! and the triage row of a Rollout stuck on a step whose new pods crash or never become ready
 //! (rollouts#174).
 
+use crate::app::podindex::crash_looping;
 use std::{collections::BTreeMap, sync::Arc};
 
 use jiff::Timestamp;
@@ -155,17 +156,6 @@ pub fn health(pods: &[&Arc<PodRow>], events: &[ObjectEvent]) -> Vec<PodHealth> {
             }
         })
         .collect()
-}
-
-fn crash_looping(pod: &PodRow) -> bool {
-    pod.status == "CrashLoopBackOff"
-        || pod.pod.status.container_statuses.iter().any(|c| {
-            c.state
-                .as_ref()
-                .and_then(|s| s.waiting.as_ref())
-                .and_then(|w| w.reason.as_deref())
-                == Some("CrashLoopBackOff")
-        })
 }
 
 fn duration(secs: i64) -> String {
