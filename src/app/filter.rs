@@ -32,9 +32,9 @@ pub fn refresh(list: &mut ListView, workloads: &[WorkloadRow], pods: &[Arc<PodRo
         Scope::Pods => indices(pods, |r| matches(&r.search, &filter)),
         Scope::PodsOf(owner) => {
             // Only the owner's namespace can hold its pods (rows are sorted by namespace).
-            let start = pods.partition_point(|r| r.namespace < owner.namespace);
-            let in_ns = super::podindex::in_namespace(&pods[start..], &owner.namespace);
-            indices(in_ns, |r| {
+            let range = super::podindex::namespace_range(pods, &owner.namespace);
+            let start = range.start;
+            indices(&pods[range], |r| {
                 r.belongs_to(owner) && matches(&r.search, &filter)
             })
             .into_iter()

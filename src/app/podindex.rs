@@ -187,9 +187,14 @@ pub fn position(pods: &[Arc<PodRow>], namespace: &str, name: &str) -> Result<usi
 
 /// The pods of one namespace in sorted `pods`.
 pub fn in_namespace<'a>(pods: &'a [Arc<PodRow>], namespace: &str) -> &'a [Arc<PodRow>] {
+    &pods[namespace_range(pods, namespace)]
+}
+
+/// Where the pods of one namespace are in sorted `pods` (for callers that keep row indexes).
+pub fn namespace_range(pods: &[Arc<PodRow>], namespace: &str) -> std::ops::Range<usize> {
     let start = pods.partition_point(|p| p.namespace.as_str() < namespace);
     let end = start + pods[start..].partition_point(|p| p.namespace == namespace);
-    &pods[start..end]
+    start..end
 }
 
 /// What applying a batch of pod changes did to the rows.

@@ -114,9 +114,9 @@ impl RolloutView {
     /// Re-reads the summary and the pods; a change marks the plan and events stale.
     pub fn refresh(&mut self, summary: Option<Summary>, rows: &[Arc<PodRow>]) {
         // Only the owner's namespace can hold its pods (rows are sorted by namespace).
-        let start = rows.partition_point(|r| r.namespace < self.owner.namespace);
-        let in_ns = super::podindex::in_namespace(&rows[start..], &self.owner.namespace);
-        let mut pods: Vec<u32> = in_ns
+        let range = super::podindex::namespace_range(rows, &self.owner.namespace);
+        let start = range.start;
+        let mut pods: Vec<u32> = rows[range]
             .iter()
             .enumerate()
             .filter(|(_, r)| r.belongs_to(&self.owner))
