@@ -51,6 +51,13 @@ pub fn terminal_msg(event: TermEvent) -> Option<Msg> {
     }
 }
 
+/// Whether a background message is drawn at once rather than with the next paced frame: a
+/// kind that finished loading (the header stops saying "loading", and the pod list is complete
+/// now, not up to 100 ms later).
+fn draws_at_once(msg: &Msg) -> bool {
+    matches!(msg, Msg::StoreReady(_))
+}
+
 /// Why [`run_until`] returned.
 #[derive(Debug, PartialEq)]
 pub enum Stop {
@@ -146,11 +153,15 @@ where
             }
             msg = msgs.recv(), if msgs_open => match msg {
                 Some(msg) => {
+                    input |= draws_at_once(&msg);
                     stop = stop.or(apply(console, msg, effects));
                     // Coalesce what is already queued (a burst of watch events) into one frame.
                     for _ in 0..DRAIN_MAX {
                         match msgs.try_recv() {
-                            Ok(msg) => stop = stop.or(apply(console, msg, effects)),
+                            Ok(msg) => {
+                                input |= draws_at_once(&msg);
+                                stop = stop.or(apply(console, msg, effects));
+                            }
                             Err(_) => break,
                         }
                         if stop.is_some() || console.should_quit() {
@@ -223,4 +234,78 @@ pub fn apply<C: Console>(
         }
     }
     stop
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{cell::RefCell, rc::Rc};
+
+    use ratatui::{Frame, backend::TestBackend};
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::app::msg::Kind;
+
+    /// Records when each frame was drawn; stale after every message; quits on `Msg::Quit`-less
+    /// end (the terminal's events end).
+    struct Recorder {
+        drawn: Rc<RefCell<Vec<Instant>>>,
+        dirty: bool,
+    }
+
+    impl Console for Recorder {
+        fn update(&mut self, _msg: Msg) -> Vec<Effect> {
+            self.dirty = true;
+            Vec::new()
+        }
+        fn should_quit(&self) -> bool {
+            false
+        }
+        fn take_redraw(&mut self) -> bool {
+            std::mem::take(&mut self.dirty)
+        }
+        fn render(&self, _frame: &mut Frame) {
+            self.drawn.borrow_mut().push(Instant::now());
+        }
+    }
+
+    /// Frames drawn (after the first) for one message sent 1 ms after start, and when.
+    async fn frames_for(msg: Msg) -> Vec<Duration> {
+        let drawn = Rc::new(RefCell::new(Vec::new()));
+        let mut console = Recorder {
+            drawn: drawn.clone(),
+            dirty: false,
+        };
+        let mut terminal = Terminal::new(TestBackend::new(20, 5)).unwrap();
+        let (tx, msgs) = mpsc::unbounded_channel();
+        let (effects, _effects_rx) = mpsc::unbounded_channel();
+        let start = Instant::now();
+        // The terminal's events end 300 ms in, which ends the loop.
+        let terminal_events = futures::stream::once(async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Err(io::Error::other("end"))
+        });
+        let mut io = LoopIo {
+            terminal_events: Box::pin(terminal_events),
+            msgs,
+            effects,
+            timings: None,
+        };
+        let sender = async {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let _ = tx.send(msg);
+        };
+        let (ran, ()) = tokio::join!(run_until(&mut terminal, &mut console, &mut io), sender);
+        assert!(ran.is_err(), "the loop ends with the terminal's events");
+        let frames = drawn.borrow()[1..].iter().map(|t| *t - start).collect();
+        frames
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_kind_that_finished_loading_is_drawn_at_once_other_changes_with_the_paced_frame() {
+        let ready = frames_for(Msg::StoreReady(Kind::Pod)).await;
+        assert_eq!(ready, vec![Duration::from_millis(1)]);
+        let changed = frames_for(Msg::StoreChanged(Kind::Pod)).await;
+        assert_eq!(changed, vec![BACKGROUND_FRAME]);
+    }
 }
