@@ -297,8 +297,7 @@ mod tests {
         };
         let (ran, ()) = tokio::join!(run_until(&mut terminal, &mut console, &mut io), sender);
         assert!(ran.is_err(), "the loop ends with the terminal's events");
-        let frames = drawn.borrow()[1..].iter().map(|t| *t - start).collect();
-        frames
+        drawn.borrow()[1..].iter().map(|t| *t - start).collect()
     }
 
     #[tokio::test(start_paused = true)]
