@@ -7,6 +7,9 @@ use std::{net::SocketAddr, path::PathBuf};
 use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
 
 pub mod args;
+pub mod oncall;
+
+pub use oncall::{TriageArgs, TriageOutput};
 
 use args::{ImageArg, PartitionArg, WorkloadArg};
 
@@ -115,6 +118,10 @@ impl Cli {
                     "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
                 ))
             }
+            Command::Triage(t) if t.all_contexts && c.kube.context.is_some() => Some(
+                "--all-contexts and --context exclude each other (--context a,b names the contexts)"
+                    .to_owned(),
+            ),
             _ => None,
         }
     }
@@ -207,6 +214,10 @@ pub enum Command {
     Restart(RestartArgs),
     /// Set or remove deletion protection (policy.kruise.io/delete-protection) on an object.
     Protect(ProtectArgs),
+    /// What is unhealthy now, worst first: in the current context, in --context a,b, or in
+    /// every context of the kubeconfig (--all-contexts). All namespaces unless -n. Exit 0 when
+    /// nothing is, 1 when something is (or a context cannot be read).
+    Triage(TriageArgs),
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -233,6 +244,7 @@ impl Command {
             Command::Scale(_) => "scale",
             Command::Restart(_) => "restart",
             Command::Protect(_) => "protect",
+            Command::Triage(_) => "triage",
             Command::Config(ConfigCommand::Paths) => "config paths",
         }
     }

@@ -16,6 +16,7 @@ pub mod rollout;
 pub mod scale;
 pub mod serve;
 pub mod set_image;
+pub mod triage;
 
 use std::{future::Future, sync::Arc};
 

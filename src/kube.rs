@@ -13,6 +13,7 @@ pub mod health;
 pub mod oncall_watch;
 pub mod restart;
 pub mod shell;
+pub mod triage_all;
 pub mod watch;
 pub mod watch_rollouts;
 pub mod watchset;

@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Some(Command::Scale(args)) => cmd::scale::run(&kube, args),
         Some(Command::Restart(args)) => cmd::restart::run(&kube, args),
         Some(Command::Protect(args)) => cmd::protect::run(&kube, args),
+        Some(Command::Triage(args)) => cmd::triage::run(&kube, args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };
     match result {

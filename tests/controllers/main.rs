@@ -22,6 +22,7 @@ mod workloads;
 
 mod cmd_recovery;
 mod cmd_rollout;
+mod cmd_triage;
 mod cmd_workloads;
 mod controllers_cloneset;
 mod controllers_cloneset_progress;

@@ -360,14 +360,18 @@ pub fn triage(input: &Input<'_>, memory: &mut Memory) -> Vec<Problem> {
         now,
         input.stall_seconds,
     ));
-    out.sort_by(|a, b| {
-        a.kind
-            .cmp(&b.kind)
-            .then(b.reported.cmp(&a.reported))
-            .then(b.weight.cmp(&a.weight))
-            .then_with(|| a.subject.cmp(&b.subject))
-    });
+    out.sort_by(worst_first);
     out
+}
+
+/// Triage's order: by kind (stuck rollouts first), what the controller itself reports before
+/// the console's guesses, more pods affected first, then by object.
+pub fn worst_first(a: &Problem, b: &Problem) -> std::cmp::Ordering {
+    a.kind
+        .cmp(&b.kind)
+        .then(b.reported.cmp(&a.reported))
+        .then(b.weight.cmp(&a.weight))
+        .then_with(|| a.subject.cmp(&b.subject))
 }
 
 impl super::Search for Problem {
