@@ -6,6 +6,7 @@
 //! `:imagepulljobs` `:imagelistpulljobs` `:nodeimages` (image pre-download),
 //! `:pps` (PersistentPodStates), `:distributor` (ResourceDistributions),
 //! `:ns NAME` (`:ns all` for every namespace), `:ctx NAME`, `:q`; the on-call views `:triage`
+//! (`:triage all`: every kubeconfig context)
 //! `:crr` `:pub` `:sidecarset` `:ppm`.
 
 use super::{
@@ -25,6 +26,8 @@ pub enum Command {
     Journal,
     Protect,
     Oncall(Screen),
+    /// `:triage all`: triage of every kubeconfig context.
+    TriageAll,
     CronJobs,
     BroadcastJobs,
     WorkloadSpreads,
@@ -145,7 +148,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Some("pods") => no_arg(Command::Pods),
         Some("journal") => no_arg(Command::Journal),
         Some("protect") => no_arg(Command::Protect),
-        Some("triage") => no_arg(Command::Oncall(Screen::Triage)),
+        Some("triage") => match arg {
+            None => Ok(Command::Oncall(Screen::Triage)),
+            Some("all") => Ok(Command::TriageAll),
+            Some(_) => {
+                Err("usage: :triage (this context) or :triage all (every context)".to_owned())
+            }
+        },
         Some("crr") => no_arg(Command::Oncall(Screen::Restarts)),
         Some("pub") => no_arg(Command::Oncall(Screen::Budgets)),
         Some("sidecarset") => no_arg(Command::Oncall(Screen::SidecarSets)),
@@ -226,6 +235,7 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
         }
         Command::Protect => bounded(app, super::protect::open),
         Command::Oncall(screen) => bounded(app, |app| oncall::open_screen(app, screen)),
+        Command::TriageAll => bounded(app, oncall::across::open),
         Command::CronJobs => bounded(app, super::cronjobs::open),
         Command::BroadcastJobs => bounded(app, super::broadcastjobs::open),
         Command::WorkloadSpreads => bounded(app, super::workloadspreads::open),
@@ -285,7 +295,11 @@ fn open_list(app: &mut App, scope: Scope) {
 }
 
 /// Emits the switch and resets what belonged to the old watch set.
-fn switch(app: &mut App, context: Option<String>, namespace: Option<String>) -> Vec<Effect> {
+pub(crate) fn switch(
+    app: &mut App,
+    context: Option<String>,
+    namespace: Option<String>,
+) -> Vec<Effect> {
     app.context = context.clone();
     app.namespace = namespace.clone();
     app.ready.clear();
@@ -376,6 +390,8 @@ mod tests {
         assert_eq!(parse("ctx kind"), Ok(Command::Context("kind".into())));
         assert_eq!(parse("q!"), Ok(Command::Quit));
         assert_eq!(parse("triage"), Ok(Command::Oncall(Screen::Triage)));
+        assert_eq!(parse("triage all"), Ok(Command::TriageAll));
+        assert!(parse("triage prod").is_err());
         assert_eq!(parse("crr"), Ok(Command::Oncall(Screen::Restarts)));
         assert_eq!(parse("pub"), Ok(Command::Oncall(Screen::Budgets)));
         assert_eq!(

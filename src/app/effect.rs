@@ -41,6 +41,9 @@ pub enum Effect {
     FetchRevisions { id: u64, target: Target },
     /// Read the action journal for `:journal`.
     ReadJournal,
+    /// Triage every one of these kubeconfig contexts (`:triage all`); answered by
+    /// `EffectResult::TriagedAcross` once each has answered or timed out.
+    TriageAcross { contexts: Vec<String> },
     /// Run a confirmed restart (and the marked pods after it, one after another); answered by
     /// `EffectResult::Restart` updates until it ends.
     Restart(Box<super::restart::RestartRun>),

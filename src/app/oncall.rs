@@ -5,6 +5,7 @@
 //! triage on every tick, as stalls and deadlines move with the clock). The views are live:
 //! rows leave as problems clear.
 
+pub mod across;
 pub mod probes;
 pub mod rows;
 pub mod sidecar;
@@ -27,6 +28,8 @@ pub use triage::{Denial, Problem, ProblemKind};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Screen {
     Triage,
+    /// Triage of every kubeconfig context (`:triage all`).
+    TriageAll,
     Restarts,
     Budgets,
     SidecarSets,
@@ -47,6 +50,8 @@ impl Screen {
     pub fn kinds(&self) -> &'static [Kind] {
         match self {
             Screen::Triage => &[Kind::PodUnavailableBudget, Kind::ContainerRecreateRequest],
+            // Read headless per context, not from this context's stores.
+            Screen::TriageAll => &[],
             Screen::Restarts => &[Kind::ContainerRecreateRequest],
             Screen::Budgets | Screen::Budget { .. } => &[Kind::PodUnavailableBudget],
             Screen::SidecarSets => &[Kind::SidecarSet],
@@ -64,6 +69,7 @@ impl Screen {
         matches!(
             self,
             Screen::Triage
+                | Screen::TriageAll
                 | Screen::Restarts
                 | Screen::Budgets
                 | Screen::SidecarSets
@@ -142,6 +148,10 @@ fn nth<'a, T: Search>(rows: &'a [T], filter: &str, i: usize) -> Option<&'a T> {
 #[derive(Debug, Clone, Default)]
 pub struct Oncall {
     pub triage: Vec<Problem>,
+    /// `:triage all`: every context's triage, read once per asking.
+    pub across: Option<across::Across>,
+    /// A problem Enter chose in another context: opened once that context has loaded.
+    pub pending: Option<Problem>,
     pub restarts: Vec<rows::CrrRow>,
     pub budgets: Vec<rows::PubRow>,
     pub sidecarsets: Vec<sidecar::SidecarRow>,
@@ -224,7 +234,7 @@ impl App {
     }
 
     /// Keeps every on-call view's cursor on a row.
-    fn clamp_oncall(&mut self) {
+    pub(crate) fn clamp_oncall(&mut self) {
         let page = self.page();
         let lens: Vec<usize> = self
             .stack
@@ -246,6 +256,12 @@ impl App {
         let f = view.filter.as_str();
         match &view.screen {
             Screen::Triage => count(&self.oncall.triage, f),
+            Screen::TriageAll => self
+                .oncall
+                .across
+                .as_ref()
+                .and_then(|a| a.rows.as_deref())
+                .map_or(0, |rows| count(rows, f)),
             Screen::Restarts => count(&self.oncall.restarts, f),
             Screen::Budgets => count(&self.oncall.budgets, f),
             Screen::SidecarSets => count(&self.oncall.sidecarsets, f),
@@ -328,6 +344,9 @@ pub fn selection(app: &App, view: &OncallView) -> Option<ObjectRef> {
     };
     match &view.screen {
         Screen::Triage => nth(&app.oncall.triage, f, i).and_then(|p| p.object.clone()),
+        Screen::TriageAll => across::selected_problem(app, view)
+            .filter(|(context, _)| app.context.as_deref() == Some(context.as_str()))
+            .and_then(|(_, p)| p.object),
         Screen::Restarts => nth(&app.oncall.restarts, f, i)
             .map(|r| obj(Kind::ContainerRecreateRequest, &r.namespace, &r.name)),
         Screen::Budgets => nth(&app.oncall.budgets, f, i)
@@ -389,6 +408,33 @@ fn rollout_view(app: &App, owner: Owner) -> Route {
     Route::Rollout(Box::new(view))
 }
 
+/// Where Enter on a triage problem goes (a workload's rollout view, a pod, a budget), or what
+/// the status line says instead.
+pub(crate) fn problem_route(app: &App, p: &Problem) -> Result<Route, String> {
+    let Some(object) = &p.object else {
+        return Err(format!("{}: see :protect", p.subject));
+    };
+    let ns = object.namespace.clone().unwrap_or_default();
+    match (p.kind, object.kind) {
+        (ProblemKind::StuckRollout, _) => match p.owner.clone() {
+            Some(owner) => Ok(rollout_view(app, owner)),
+            None => Err(format!("{} is gone", p.subject)),
+        },
+        (_, Kind::Pod) => Ok(pod_view(&ns, &object.name)),
+        (_, Kind::PodUnavailableBudget) => Ok(Route::Oncall(OncallView::new(Screen::Budget {
+            namespace: ns,
+            name: object.name.clone(),
+        }))),
+        (_, Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet) => app
+            .workloads
+            .iter()
+            .find(|w| w.kind == object.kind && w.namespace == ns && w.name == object.name)
+            .map(|w| rollout_view(app, w.owner()))
+            .ok_or_else(|| format!("{} is gone", p.subject)),
+        _ => Err(format!("{}: see :protect", p.subject)),
+    }
+}
+
 /// Enter in an on-call view: the row's object (a workload's rollout, a pod, a budget's pods, a
 /// SidecarSet's pods, a CRR's YAML).
 pub fn open(app: &mut App) -> Vec<Effect> {
@@ -398,41 +444,18 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     let (i, f) = (view.selected, view.filter.as_str());
     let route = match &view.screen {
         Screen::Triage => {
-            let Some(p) = nth(&app.oncall.triage, f, i) else {
+            let Some(p) = nth(&app.oncall.triage, f, i).cloned() else {
                 return Vec::new();
             };
-            let Some(object) = &p.object else {
-                app.set_status(Level::Info, format!("{}: see :protect", p.subject));
-                return Vec::new();
-            };
-            let ns = object.namespace.clone().unwrap_or_default();
-            match (p.kind, object.kind) {
-                (ProblemKind::StuckRollout, _) => match p.owner.clone() {
-                    Some(owner) => rollout_view(app, owner),
-                    None => return Vec::new(),
-                },
-                (_, Kind::Pod) => pod_view(&ns, &object.name),
-                (_, Kind::PodUnavailableBudget) => Route::Oncall(OncallView::new(Screen::Budget {
-                    namespace: ns,
-                    name: object.name.clone(),
-                })),
-                (_, Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet) => {
-                    match app.workloads.iter().find(|w| {
-                        w.kind == object.kind && w.namespace == ns && w.name == object.name
-                    }) {
-                        Some(w) => rollout_view(app, w.owner()),
-                        None => {
-                            app.set_status(Level::Info, format!("{} is gone", p.subject));
-                            return Vec::new();
-                        }
-                    }
-                }
-                _ => {
-                    app.set_status(Level::Info, format!("{}: see :protect", p.subject));
+            match problem_route(app, &p) {
+                Ok(route) => route,
+                Err(status) => {
+                    app.set_status(Level::Info, status);
                     return Vec::new();
                 }
             }
         }
+        Screen::TriageAll => return across::open_row(app),
         Screen::Restarts => {
             let Some(r) = nth(&app.oncall.restarts, f, i) else {
                 return Vec::new();

@@ -65,6 +65,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             } else {
                 rebuild(app, kind);
             }
+            // A problem chosen in `:triage all` for this context opens once it has loaded.
+            super::oncall::across::open_pending(app);
             app.mark_dirty();
         }
         Msg::ListMode { kind, mode } => {
@@ -357,6 +359,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         }
         EffectResult::Distributions(result) => super::distributions::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
+        EffectResult::TriagedAcross(results) => super::oncall::across::answered(app, &results),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {
                 app.oncall.denials = super::oncall::denials(entries);

@@ -10,9 +10,10 @@ use serde_json::json;
 
 use super::block_on;
 use crate::{
+    app::oncall::across::{self, AcrossRow, ContextTriage, Verdict, What},
     cli::{KubeArgs, TriageArgs, TriageOutput},
     config::{self, Paths},
-    kube::triage_all::{self, ContextTriage, Row},
+    kube::triage_all,
 };
 
 /// `kruise-tui triage`.
@@ -23,9 +24,9 @@ pub fn run(kube: &KubeArgs, args: TriageArgs) -> Result<()> {
     let mut base = kube.clone();
     base.all_namespaces = kube.namespace.is_none();
     let results = block_on(async {
-        Ok(triage_all::triage_contexts(&base, &contexts, &config, args.timeout).await)
+        Ok(triage_all::triage_contexts(base, contexts, config, args.timeout).await)
     })?;
-    let rows = triage_all::merged(&results);
+    let rows = across::merged(&results);
     match args.output {
         TriageOutput::Text => print!("{}", table(&rows)),
         TriageOutput::Json => {
@@ -69,7 +70,7 @@ fn contexts(kube: &KubeArgs, all: bool) -> Result<Vec<String>> {
 fn verdict(results: &[ContextTriage], rows: usize) -> Result<()> {
     let unread = results
         .iter()
-        .filter(|r| !matches!(r.verdict, triage_all::Verdict::Problems(_)))
+        .filter(|r| !matches!(r.verdict, Verdict::Problems(_)))
         .count();
     let problems = rows - unread;
     match (problems, unread) {
@@ -88,28 +89,17 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// One row's cells: context, problem, object, why.
-fn cells<'a>(row: &'a Row<'a>) -> [&'a str; 4] {
-    match row {
-        Row::Problem { context, problem } => [
-            context,
-            problem.kind.label(),
-            &problem.subject,
-            &problem.why,
-        ],
-        Row::Unreachable { context, why } => [context, "unreachable", "-", why],
-        Row::Forbidden { context, why } => [context, "forbidden", "-", why],
-    }
-}
-
 /// The worst-first table (a line saying so when nothing is unhealthy).
-pub fn table(rows: &[Row<'_>]) -> String {
+pub fn table(rows: &[AcrossRow]) -> String {
     if rows.is_empty() {
         return "Nothing unhealthy right now.\n".to_owned();
     }
     let header = ["CONTEXT", "PROBLEM", "OBJECT", "WHY"];
     let all: Vec<[&str; 4]> = std::iter::once(header)
-        .chain(rows.iter().map(cells))
+        .chain(
+            rows.iter()
+                .map(|r| [r.context.as_str(), r.label(), r.subject(), r.why()]),
+        )
         .collect();
     let widths: Vec<usize> = (0..3)
         .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
@@ -126,10 +116,10 @@ pub fn table(rows: &[Row<'_>]) -> String {
 }
 
 /// One row as a JSON object (one per line with `-o json`).
-pub fn row_json(row: &Row<'_>) -> serde_json::Value {
-    match row {
-        Row::Problem { context, problem } => json!({
-            "context": context,
+pub fn row_json(row: &AcrossRow) -> serde_json::Value {
+    match &row.what {
+        What::Problem(problem) => json!({
+            "context": row.context,
             "problem": problem.kind.label(),
             "subject": problem.subject,
             "why": problem.why,
@@ -141,11 +131,8 @@ pub fn row_json(row: &Row<'_>) -> serde_json::Value {
                 "name": o.name,
             })),
         }),
-        Row::Unreachable { context, why } => {
-            json!({"context": context, "problem": "unreachable", "why": why})
-        }
-        Row::Forbidden { context, why } => {
-            json!({"context": context, "problem": "forbidden", "why": why})
+        What::Unreachable(why) | What::Forbidden(why) => {
+            json!({"context": row.context, "problem": row.label(), "why": why})
         }
     }
 }

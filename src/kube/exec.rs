@@ -225,6 +225,27 @@ impl Executor {
             }
             Effect::List(what) => self.answer(list(client, namespace, what)),
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
+            Effect::TriageAcross { contexts } => {
+                let mut base = self.args.clone();
+                base.context = None;
+                base.namespace = None;
+                base.all_namespaces = true;
+                self.answer(async move {
+                    let config = match crate::config::Paths::resolve() {
+                        Ok(paths) => crate::config::load(None, None, &paths),
+                        Err(_) => crate::config::LoadedConfig::default(),
+                    };
+                    EffectResult::TriagedAcross(
+                        super::triage_all::triage_contexts(
+                            base,
+                            contexts,
+                            config,
+                            super::triage_all::DEFAULT_TIMEOUT,
+                        )
+                        .await,
+                    )
+                });
+            }
             Effect::WhatIf(req) => self.answer(whatif::whatif(actor, client, gates, *req)),
             Effect::StreamLogs(req) => {
                 self.logs.retain(|_, task| !task.is_finished());

@@ -65,6 +65,7 @@ pub fn render(app: &App, scroll: u16, area: Rect, buf: &mut Buffer) {
         (":journal", "every action sent; u reverts one"),
         (":protect", "delete-protected objects, verdict now"),
         (":triage", "unhealthy first, with the remedy"),
+        (":triage all", "every kubeconfig context at once"),
         (":crr :pub", "in-place restarts / disruption budgets"),
         (":sidecarset", "sidecar versions per pod"),
         (":ppm", "probe markers and their results"),

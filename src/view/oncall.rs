@@ -2,6 +2,7 @@
 //! sidecar versions, probe markers (`:ppm`); and the triage strip over the Workloads view.
 //! Rendering only: rows come from `App`'s on-call cache.
 
+mod across;
 mod detail;
 pub mod rollouts;
 pub mod strip;
@@ -28,6 +29,7 @@ use crate::{
 pub fn render(app: &App, view: &OncallView, area: Rect, buf: &mut Buffer) {
     match &view.screen {
         Screen::Triage => triage(app, view, area, buf),
+        Screen::TriageAll => across::render(app, view, area, buf),
         Screen::Restarts => restarts(app, view, area, buf),
         Screen::Budgets => budgets(app, view, area, buf),
         Screen::SidecarSets => sidecarsets(app, view, area, buf),
