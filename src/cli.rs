@@ -9,7 +9,7 @@ use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
 pub mod args;
 pub mod oncall;
 
-pub use oncall::{TriageArgs, TriageOutput};
+pub use oncall::{JournalArgs, ReportArgs, TriageArgs, TriageOutput};
 
 use args::{ImageArg, PartitionArg, WorkloadArg};
 
@@ -218,6 +218,11 @@ pub enum Command {
     /// every context of the kubeconfig (--all-contexts). All namespaces unless -n. Exit 0 when
     /// nothing is, 1 when something is (or a context cannot be read).
     Triage(TriageArgs),
+    /// A Markdown timeline of an incident window: what this tool sent (the journal), the
+    /// Events of what it touched, and the problems triage saw; --context/-n narrow it.
+    Report(ReportArgs),
+    /// The action journal: every mutating request this tool sent, with its result.
+    Journal(JournalArgs),
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -245,6 +250,8 @@ impl Command {
             Command::Restart(_) => "restart",
             Command::Protect(_) => "protect",
             Command::Triage(_) => "triage",
+            Command::Report(_) => "report",
+            Command::Journal(_) => "journal",
             Command::Config(ConfigCommand::Paths) => "config paths",
         }
     }

@@ -11,6 +11,7 @@ mod mutate;
 pub mod plan;
 pub mod protect;
 pub mod render;
+pub mod report;
 pub mod restart;
 pub mod rollout;
 pub mod scale;
@@ -41,6 +42,19 @@ fn block_on<T>(future: impl Future<Output = Result<T>>) -> Result<T> {
         .build()
         .context("cannot start the async runtime")?
         .block_on(future)
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly instead
+/// of failing the command.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A connection and the namespace the command acts in.

@@ -2,6 +2,9 @@
 //! `journal.jsonl` in the state dir (`kruise-tui config paths` prints where), with its result
 //! and, where one exists, the action that reverts it. The console's `:journal` view reads it.
 
+pub mod report;
+pub mod triage_log;
+
 use std::{
     io::{BufRead as _, Write as _},
     path::{Path, PathBuf},

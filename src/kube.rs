@@ -11,6 +11,7 @@ pub mod gates;
 pub mod guard;
 pub mod health;
 pub mod oncall_watch;
+pub mod report;
 pub mod restart;
 pub mod shell;
 pub mod triage_all;

@@ -22,6 +22,8 @@ fn main() -> ExitCode {
         Some(Command::Restart(args)) => cmd::restart::run(&kube, args),
         Some(Command::Protect(args)) => cmd::protect::run(&kube, args),
         Some(Command::Triage(args)) => cmd::triage::run(&kube, args),
+        Some(Command::Report(args)) => cmd::report::run(&kube, args),
+        Some(Command::Journal(args)) => cmd::report::journal(&kube, args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };
     match result {

@@ -306,6 +306,8 @@ pub(crate) fn switch(
     app.failed.clear();
     app.forbidden.clear();
     app.stack.truncate(1);
+    // The old context's problems do not "clear" because its watches stop.
+    app.oncall.recorded = None;
     app.rebuild_workloads();
     app.rebuild_pods();
     vec![Effect::Switch { context, namespace }]

@@ -41,6 +41,14 @@ pub enum Effect {
     FetchRevisions { id: u64, target: Target },
     /// Read the action journal for `:journal`.
     ReadJournal,
+    /// Write the incident report of this window to a file in the state dir; answered by
+    /// `EffectResult::Exported`.
+    ExportReport {
+        since: jiff::Timestamp,
+        until: jiff::Timestamp,
+    },
+    /// Append these notes to the triage record (`triage.jsonl` beside the journal).
+    RecordTriage(Vec<crate::journal::triage_log::TriageNote>),
     /// Triage every one of these kubeconfig contexts (`:triage all`); answered by
     /// `EffectResult::TriagedAcross` once each has answered or timed out.
     TriageAcross { contexts: Vec<String> },

@@ -146,3 +146,29 @@ pub fn revert(app: &mut App) -> Vec<Effect> {
     };
     app.prepare(entry.target, inverse)
 }
+
+/// How far before the selected journal entry the report starts (what led up to it).
+pub const REPORT_LEAD_SECONDS: i64 = 600;
+/// The report's window outside `:journal`: the last hour.
+pub const REPORT_DEFAULT_SECONDS: i64 = 3600;
+
+/// `R`: write the incident report — in `:journal`, from ten minutes before the selected entry
+/// until now; elsewhere, of the last hour.
+pub fn export(app: &mut App) -> Vec<Effect> {
+    let from_entry = match app.stack.last() {
+        Some(super::route::Route::Journal(view)) => view.selected_entry().map(|e| e.time),
+        _ => None,
+    };
+    let lead = if from_entry.is_some() {
+        REPORT_LEAD_SECONDS
+    } else {
+        REPORT_DEFAULT_SECONDS
+    };
+    let start = from_entry.unwrap_or(app.now);
+    let since = jiff::Timestamp::from_second(start.as_second() - lead).unwrap_or(start);
+    app.set_status(Level::Info, "writing the incident report…");
+    vec![Effect::ExportReport {
+        since,
+        until: app.now,
+    }]
+}

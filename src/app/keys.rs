@@ -241,6 +241,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Logs => return super::logs::open::open_logs(app),
         Action::Shell => return super::logs::open::open_shell(app),
         Action::Container => return super::logs::open::next_container(app),
+        Action::Report => return super::journal::export(app),
     }
     Vec::new()
 }

@@ -121,6 +121,8 @@ pub enum EffectResult {
     },
     /// The action journal, oldest first, and how many lines did not parse.
     Journal(Result<(Vec<Entry>, usize), String>),
+    /// The incident report was written (its path), or why not.
+    Exported(Result<String, String>),
     /// `:triage all`: each context's triage, in the order asked.
     TriagedAcross(Vec<super::oncall::across::ContextTriage>),
     /// A running restart moved on.

@@ -7,6 +7,7 @@
 
 pub mod across;
 pub mod probes;
+pub mod record;
 pub mod rows;
 pub mod sidecar;
 pub mod triage;
@@ -152,6 +153,8 @@ pub struct Oncall {
     pub across: Option<across::Across>,
     /// A problem Enter chose in another context: opened once that context has loaded.
     pub pending: Option<Problem>,
+    /// The problems last written to the triage record (None until this context has loaded).
+    pub recorded: Option<record::Recorded>,
     pub restarts: Vec<rows::CrrRow>,
     pub budgets: Vec<rows::PubRow>,
     pub sidecarsets: Vec<sidecar::SidecarRow>,

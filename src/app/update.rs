@@ -50,6 +50,8 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.rebuild_triage();
             // Ages on screen move with the clock.
             app.mark_dirty();
+            // What appeared or cleared since the last tick goes to the triage record.
+            return super::oncall::record::changes(app).into_iter().collect();
         }
         Msg::StoreChanged(kind) => {
             rebuild(app, kind);
@@ -359,6 +361,10 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
         }
         EffectResult::Distributions(result) => super::distributions::loaded(app, result),
         EffectResult::WhatIf { id, result } => super::whatif::done(app, id, result),
+        EffectResult::Exported(result) => match result {
+            Ok(path) => app.set_status(Level::Info, format!("incident report written to {path}")),
+            Err(err) => app.set_status(Level::Error, format!("no report: {err}")),
+        },
         EffectResult::TriagedAcross(results) => super::oncall::across::answered(app, &results),
         EffectResult::Journal(result) => {
             if let Ok((entries, _)) = &result {

@@ -1,4 +1,4 @@
-//! The on-call subcommands' arguments: `triage`.
+//! The on-call subcommands' arguments: `triage`, `report`, `journal`.
 
 use clap::Args;
 
@@ -18,10 +18,32 @@ pub struct TriageArgs {
     pub timeout: std::time::Duration,
 }
 
-/// How `triage` prints.
+/// How `triage` and `journal` print.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum TriageOutput {
     #[default]
     Text,
     Json,
+}
+
+/// `kruise-tui report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// The incident window: this far back from now (10m, 2h, 90m).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = args::duration)]
+    pub since: std::time::Duration,
+    /// Write the Markdown to this file instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+/// `kruise-tui journal`.
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
+    /// text (one line per action, UTC and local time) or json (the journal's lines).
+    #[arg(short = 'o', long, value_name = "text|json", default_value = "text")]
+    pub output: TriageOutput,
+    /// Only what was sent this far back from now (10m, 2h).
+    #[arg(long, value_name = "DURATION", value_parser = args::duration)]
+    pub since: Option<std::time::Duration>,
 }

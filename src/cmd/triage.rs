@@ -8,7 +8,7 @@
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::block_on;
+use super::{block_on, emit};
 use crate::{
     app::oncall::across::{self, AcrossRow, ContextTriage, Verdict, What},
     cli::{KubeArgs, TriageArgs, TriageOutput},
@@ -27,14 +27,11 @@ pub fn run(kube: &KubeArgs, args: TriageArgs) -> Result<()> {
         Ok(triage_all::triage_contexts(base, contexts, config, args.timeout).await)
     })?;
     let rows = across::merged(&results);
-    match args.output {
-        TriageOutput::Text => print!("{}", table(&rows)),
-        TriageOutput::Json => {
-            for row in &rows {
-                println!("{}", row_json(row));
-            }
-        }
-    }
+    let text = match args.output {
+        TriageOutput::Text => table(&rows),
+        TriageOutput::Json => rows.iter().map(|r| format!("{}\n", row_json(r))).collect(),
+    };
+    emit(&text)?;
     verdict(&results, rows.len())
 }
 

@@ -44,11 +44,12 @@ pub enum Action {
     Logs,
     Shell,
     Container,
+    Report,
 }
 
 impl Action {
     /// In the order help lists them.
-    pub const ALL: [Action; 29] = [
+    pub const ALL: [Action; 30] = [
         Action::Command,
         Action::Filter,
         Action::Open,
@@ -70,6 +71,7 @@ impl Action {
         Action::Logs,
         Action::Shell,
         Action::Container,
+        Action::Report,
         Action::Help,
         Action::Quit,
         Action::Up,
@@ -112,6 +114,7 @@ impl Action {
             Action::Logs => "logs",
             Action::Shell => "shell",
             Action::Container => "container",
+            Action::Report => "report",
         }
     }
 
@@ -147,6 +150,7 @@ impl Action {
             Action::Logs => "log of the pod / container",
             Action::Shell => "shell in the pod (kubectl exec -it)",
             Action::Container => "next container (pod detail, log)",
+            Action::Report => "incident report (journal: from entry)",
         }
     }
 

@@ -225,6 +225,25 @@ impl Executor {
             }
             Effect::List(what) => self.answer(list(client, namespace, what)),
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
+            Effect::ExportReport { since, until } => {
+                let args = self.args.clone();
+                let journal = self.journal.clone();
+                self.answer(async move {
+                    EffectResult::Exported(
+                        super::report::export(args, journal, since, until)
+                            .await
+                            .map_err(|e| format!("{e:#}")),
+                    )
+                });
+            }
+            Effect::RecordTriage(notes) => {
+                if let Some(journal) = &self.journal {
+                    let log = crate::journal::triage_log::TriageLog::beside(journal.path());
+                    if let Err(err) = log.append(&notes) {
+                        tracing::warn!("cannot write the triage record: {err:#}");
+                    }
+                }
+            }
             Effect::TriageAcross { contexts } => {
                 let mut base = self.args.clone();
                 base.context = None;
@@ -393,7 +412,7 @@ pub async fn fetch_events(client: Client, ns: &str, target: &ObjectRef) -> Resul
     Ok(events.into_iter().map(event_row).collect())
 }
 
-pub(super) fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
+pub(crate) fn last_seen(ev: &CoreEvent) -> Option<jiff::Timestamp> {
     ev.last_timestamp
         .as_ref()
         .map(|t| t.0)

@@ -112,13 +112,15 @@ async fn triage_one(kube: KubeArgs, config: LoadedConfig) -> Verdict {
             _ => {}
         }
         for effect in app::update(&mut app, msg) {
-            let _ = effect_tx.send(effect);
+            // A one-shot look records nothing (the console watching the context does).
+            if !matches!(effect, crate::app::Effect::RecordTriage(_)) {
+                let _ = effect_tx.send(effect);
+            }
         }
         if TRIAGE_KINDS.iter().all(|k| app.ready.contains(k)) {
             // A tick rebuilds triage with the clock now.
-            for effect in app::update(&mut app, Msg::Tick(Timestamp::now())) {
-                let _ = effect_tx.send(effect);
-            }
+            // A tick rebuilds triage with the clock now (what it would record is dropped).
+            let _ = app::update(&mut app, Msg::Tick(Timestamp::now()));
             break Verdict::Problems(app.oncall.triage.clone());
         }
     };

@@ -21,6 +21,7 @@ mod testbed;
 mod workloads;
 
 mod cmd_recovery;
+mod cmd_report;
 mod cmd_rollout;
 mod cmd_triage;
 mod cmd_workloads;

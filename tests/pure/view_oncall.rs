@@ -326,3 +326,60 @@ fn slash_filters_an_oncall_list_and_acts_on_the_row_shown() {
     h.press(&["/"]);
     assert!(h.screen().contains("nothing to filter in this view"));
 }
+
+/// The triage record: each tick, what appeared or cleared since the last one, once the kinds
+/// triage reads have loaded; nothing when nothing changed.
+#[test]
+fn ticks_record_problems_as_they_appear_and_clear() {
+    use kruise_tui::{app::Effect, journal::triage_log::Change};
+    // Before the budgets and restarts have loaded nothing is recorded.
+    let mut early = Harness::loaded(Some("demo"), (120, 20));
+    apply(&mut early.writers.pods, pods());
+    early.feed(Msg::StoreChanged(Kind::Pod));
+    assert_eq!(early.feed(Msg::Tick(harness::now())), Vec::new());
+
+    let mut h = oncall((120, 20));
+    let effects = h.feed(Msg::Tick(harness::now()));
+    let [Effect::RecordTriage(notes)] = effects.as_slice() else {
+        panic!("one record of what appeared: {effects:?}");
+    };
+    let seen: Vec<(Change, &str, &str)> = notes
+        .iter()
+        .map(|n| (n.change, n.problem.as_str(), n.subject.as_str()))
+        .collect();
+    assert!(
+        seen.contains(&(Change::Appeared, "stuck rollout", "CloneSet demo/api")),
+        "{seen:?}"
+    );
+    assert_eq!(notes.len(), h.app.oncall().triage.len(), "{seen:?}");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n.context.as_deref() == Some("kind-demo"))
+    );
+    // Nothing changed: nothing recorded.
+    assert_eq!(h.feed(Msg::Tick(harness::now())), Vec::new());
+    // The budgets go away: their problem cleared.
+    let budgets: Vec<kruise_tui::api::PodUnavailableBudget> = oncall_fixture("budgets.yaml");
+    for b in budgets {
+        h.writers
+            .oncall
+            .budgets
+            .apply_watcher_event(&kube::runtime::watcher::Event::Delete(b));
+    }
+    h.feed(Msg::StoreChanged(Kind::PodUnavailableBudget));
+    let effects = h.feed(Msg::Tick(harness::now()));
+    let [Effect::RecordTriage(notes)] = effects.as_slice() else {
+        panic!("one record of what cleared: {effects:?}");
+    };
+    assert!(
+        notes
+            .iter()
+            .all(|n| n.change == Change::Cleared && n.problem == "no budget"),
+        "{notes:?}"
+    );
+    assert!(!notes.is_empty());
+    // A switch starts over: the old context's problems do not "clear".
+    h.command("ctx prod-eu");
+    assert_eq!(h.feed(Msg::Tick(harness::now())), Vec::new());
+}
