@@ -209,8 +209,8 @@ pub enum Command {
     Set(SetCommand),
     /// Set a workload's replica count; with --pods, scale down by deleting exactly those pods.
     Scale(ScaleArgs),
-    /// Restart containers of a pod in place (a ContainerRecreateRequest), its
-    /// PodUnavailableBudget permitting.
+    /// Restart containers in place (ContainerRecreateRequests): one pod, several, or every pod
+    /// of a workload one after another, the PodUnavailableBudget permitting.
     Restart(RestartArgs),
     /// Set or remove deletion protection (policy.kruise.io/delete-protection) on an object.
     Protect(ProtectArgs),
@@ -521,9 +521,11 @@ pub struct ScaleArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct RestartArgs {
-    /// The pod.
-    #[arg(value_name = "POD", value_parser = args::object_name)]
-    pub pod: String,
+    /// A pod, several pods, or one workload as KIND/NAME (cs/web, asts/db, ads/agent): many
+    /// pods restart one after another, each waiting for its PodUnavailableBudget and Ready
+    /// again before the next (Ctrl-C stops after the pod in flight).
+    #[arg(value_name = "POD|KIND/NAME", required = true, num_args = 1.., value_parser = args::RestartTarget::parse)]
+    pub targets: Vec<args::RestartTarget>,
     /// A container to restart (repeat for more; default: every container of the pod).
     #[arg(short = 'c', long = "container", value_name = "CONTAINER", value_parser = args::container_name)]
     pub containers: Vec<String>,

@@ -55,6 +55,9 @@ pub enum Effect {
     /// Run a confirmed restart (and the marked pods after it, one after another); answered by
     /// `EffectResult::Restart` updates until it ends.
     Restart(Box<super::restart::RestartRun>),
+    /// Stop the restart with this id once the pod in flight is Ready again (`Esc` on its
+    /// panel); answered by its `Update::Done`.
+    StopRestart(u64),
     /// List what a polled view shows (the views of kinds without a watch of their own); each
     /// [`Listing`] is answered by its own `EffectResult`.
     List(Listing),

@@ -69,6 +69,23 @@ pub struct WorkloadArg {
     pub name: String,
 }
 
+/// What `restart` takes: a pod by name, or a workload as KIND/NAME.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartTarget {
+    Pod(String),
+    Workload(WorkloadArg),
+}
+
+impl RestartTarget {
+    pub fn parse(text: &str) -> Result<RestartTarget, String> {
+        if text.contains('/') {
+            WorkloadArg::rollout(text).map(RestartTarget::Workload)
+        } else {
+            object_name(text).map(RestartTarget::Pod)
+        }
+    }
+}
+
 /// The kinds with a rollout: CloneSet, Advanced StatefulSet, Advanced DaemonSet.
 const ROLLOUT_KINDS: &[(&KindInfo, &str)] = &[
     (&kinds::CLONESET, "cloneset|clone|cs"),

@@ -61,6 +61,8 @@ pub struct Executor {
     gates: Arc<rollout::Gates>,
     /// Running log streams by id (`StopLogs` aborts one).
     logs: HashMap<u64, tokio::task::AbortHandle>,
+    /// Running restarts by id (`StopRestart` stops one after the pod in flight).
+    restarts: HashMap<u64, tokio_util::sync::CancellationToken>,
 }
 
 fn actor_for(args: &KubeArgs, conn: &Connection, journal: Option<Journal>) -> Arc<Actor> {
@@ -116,6 +118,7 @@ impl Executor {
             journal,
             gates: Arc::default(),
             logs: HashMap::new(),
+            restarts: HashMap::new(),
         }
     }
 
@@ -221,7 +224,21 @@ impl Executor {
             }
             Effect::FetchRevisions { id, target } => self.answer(act::revisions(actor, id, target)),
             Effect::Restart(run) => {
-                tokio::spawn(recovery::restart(actor, client, self.tx.clone(), *run));
+                let stop = tokio_util::sync::CancellationToken::new();
+                self.restarts.retain(|_, s| !s.is_cancelled());
+                self.restarts.insert(run.id, stop.clone());
+                tokio::spawn(recovery::restart(
+                    actor,
+                    client,
+                    self.tx.clone(),
+                    *run,
+                    stop,
+                ));
+            }
+            Effect::StopRestart(id) => {
+                if let Some(stop) = self.restarts.remove(&id) {
+                    stop.cancel();
+                }
             }
             Effect::List(what) => self.answer(list(client, namespace, what)),
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),

@@ -17,12 +17,14 @@ use crate::{
     kruise::pub_budget::PubOperation,
 };
 
-/// How long each wait (budget, request, readiness) may take.
+/// How long each wait (budget, request, readiness) may take, and when to stop.
 pub struct Limits {
     pub timeout: Duration,
     /// False: refuse (rather than wait) while the budget allows no disruption, and stop once
     /// the request is created.
     pub wait: bool,
+    /// Cancelled: no further pod starts; the pod in flight finishes (Ctrl-C, `Esc`).
+    pub stop: tokio_util::sync::CancellationToken,
 }
 
 fn crr_step(pod: &str, crr: &ContainerRecreateRequest) -> Step {
@@ -62,7 +64,18 @@ pub async fn run(
     pods.extend(rest.into_iter().map(|t| (t, None)));
     let mut created = Vec::new();
     let total = pods.len();
-    for (target, prepared) in pods {
+    for (started, (target, prepared)) in pods.into_iter().enumerate() {
+        if limits.stop.is_cancelled() {
+            let why = format!(
+                "stopped after {started} of {total} pod(s) (asked to stop): {}",
+                if created.is_empty() {
+                    "none restarted".to_owned()
+                } else {
+                    created.join(", ")
+                }
+            );
+            return Err(why);
+        }
         let name = target.name.clone();
         let mut step = Step::queued(&name);
         let ns = target.namespace.clone().unwrap_or_default();

@@ -22,6 +22,7 @@ mod workloads;
 
 mod cmd_recovery;
 mod cmd_report;
+mod cmd_restart_many;
 mod cmd_rollout;
 mod cmd_triage;
 mod cmd_workloads;

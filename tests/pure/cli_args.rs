@@ -4,7 +4,7 @@
 
 use clap::error::ErrorKind;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kruise_tui::cli::{Cli, Command, RolloutCommand, SetCommand};
+use kruise_tui::cli::{Cli, Command, RolloutCommand, SetCommand, args::RestartTarget};
 
 fn parse(args: &str) -> Result<Cli, clap::Error> {
     Cli::try_parse_checked(std::iter::once("kruise-tui").chain(args.split_whitespace()))
@@ -342,18 +342,32 @@ fn malformed_values_are_usage_errors() {
     };
     assert_eq!(
         (
-            a.pod.as_str(),
+            a.targets,
             a.containers,
             a.failure_policy.as_str(),
             a.timeout
         ),
         (
-            "web-0",
+            vec![RestartTarget::Pod("web-0".to_owned())],
             vec!["app".to_owned()],
             "Ignore",
             std::time::Duration::from_secs(90)
         )
     );
+    // Several pods, or one workload (its pods one after another).
+    let Some(Command::Restart(a)) = ok("restart web-0 web-1").command else {
+        panic!("restart");
+    };
+    assert_eq!(a.targets.len(), 2);
+    let Some(Command::Restart(a)) = ok("restart cs/web").command else {
+        panic!("restart");
+    };
+    assert!(
+        matches!(&a.targets[..], [RestartTarget::Workload(w)] if w.name == "web"),
+        "{:?}",
+        a.targets
+    );
+    assert!(usage_error("restart deploy/web").contains("deploy"));
     let cli = ok("plan asts/db --partition 2");
     let Some(Command::Plan(a)) = cli.command else {
         panic!("plan");

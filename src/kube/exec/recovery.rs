@@ -30,7 +30,13 @@ use crate::{
 const RESTART_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// `Effect::Restart`.
-pub async fn restart(actor: Arc<Actor>, client: Client, tx: UnboundedSender<Msg>, run: RestartRun) {
+pub async fn restart(
+    actor: Arc<Actor>,
+    client: Client,
+    tx: UnboundedSender<Msg>,
+    run: RestartRun,
+    stop: tokio_util::sync::CancellationToken,
+) {
     let id = run.id;
     let action = run.prepared.action.clone();
     let send = {
@@ -48,6 +54,7 @@ pub async fn restart(actor: Arc<Actor>, client: Client, tx: UnboundedSender<Msg>
         &Limits {
             timeout: RESTART_TIMEOUT,
             wait: true,
+            stop,
         },
         &send,
     )
