@@ -163,9 +163,19 @@ pub fn key(app: &mut App, ev: KeyEvent) -> Vec<Effect> {
             app.overlay = Some(Overlay::Revisions(picker));
             Vec::new()
         }),
-        Overlay::Restart(panel) => {
+        Overlay::Restart(mut panel) => {
+            let running = panel.done.is_none();
+            // Esc on a running restart of many pods stops it after the pod in flight (the
+            // panel stays to show it); a second Esc, Enter or q hides the panel.
+            if ev.code == KeyCode::Esc && running && !panel.stopping && panel.steps.len() > 1 {
+                panel.stopping = true;
+                let id = panel.id;
+                app.overlay = Some(Overlay::Restart(panel));
+                app.set_status(Level::Info, "stopping after the pod in flight…");
+                return vec![Effect::StopRestart(id)];
+            }
             if matches!(ev.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q')) {
-                if panel.done.is_none() {
+                if running {
                     app.set_status(
                         Level::Info,
                         "the restart goes on; how it ends shows on the status line",

@@ -1,8 +1,10 @@
 //! `r`: restart containers in place. On the selected pod (any pod list, the rollout view, the
-//! pod view) or on the pods marked with Space in the rollout view: a form for the containers
+//! pod view), on the pods marked with Space in the rollout view, or on a workload (every pod
+//! of it, in name order): a form for the containers
 //! and the ContainerRecreateRequest strategy, the confirm dialog (with the pod's
 //! PodUnavailableBudget verdict), then a panel with each pod's request and per-container state,
-//! live, until every pod is Ready again or one fails. Marked pods go one after another.
+//! live, until every pod is Ready again or one fails. Many pods go one after another, each
+//! once the previous is Ready again and its budget allows; `Esc` stops after the pod in flight.
 
 use super::{
     App, Effect, Level,
@@ -64,6 +66,8 @@ pub struct RestartPanel {
     pub action: Action,
     pub steps: Vec<Step>,
     pub done: Option<Result<String, String>>,
+    /// `Esc` asked it to stop after the pod in flight.
+    pub stopping: bool,
 }
 
 impl RestartPanel {
@@ -73,6 +77,7 @@ impl RestartPanel {
             action,
             steps: pods.iter().map(|p| Step::queued(p)).collect(),
             done: None,
+            stopping: false,
         }
     }
 
@@ -109,6 +114,35 @@ pub fn key(app: &mut App) -> Vec<Effect> {
                 sel.namespace.clone().unwrap_or_default(),
                 vec![sel.name.clone()],
             ),
+            // On a workload: every pod of it, in name order, one after another.
+            Some(sel)
+                if matches!(
+                    sel.kind,
+                    Kind::CloneSet | Kind::StatefulSet | Kind::DaemonSet
+                ) =>
+            {
+                let namespace = sel.namespace.clone().unwrap_or_default();
+                let Some(w) = app
+                    .workloads
+                    .iter()
+                    .find(|w| w.kind == sel.kind && w.namespace == namespace && w.name == sel.name)
+                else {
+                    return Vec::new();
+                };
+                let mut pods: Vec<String> = app
+                    .pod_index
+                    .owned(&w.uid)
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .collect();
+                pods.sort();
+                if pods.is_empty() {
+                    let text = format!("{} {namespace}/{} has no pods", sel.kind.title(), sel.name);
+                    app.set_status(Level::Info, text);
+                    return Vec::new();
+                }
+                (namespace, pods)
+            }
             // On a restart (`:crr`): restart its pod again.
             Some(sel) if sel.kind == Kind::ContainerRecreateRequest => {
                 let namespace = sel.namespace.clone().unwrap_or_default();

@@ -90,6 +90,14 @@ pub fn restart_lines(app: &App, p: &RestartPanel) -> Vec<Line<'static>> {
         }
     }
     match &p.done {
+        None if p.stopping => lines.push(Line::styled(
+            "stopping after the pod in flight… esc hides this panel",
+            role(app, Role::StatusWarn),
+        )),
+        None if p.steps.len() > 1 => lines.push(Line::styled(
+            "running… esc stops after the pod in flight · enter hides this panel (it goes on)",
+            role(app, Role::Muted),
+        )),
         None => lines.push(Line::styled(
             "running… esc hides this panel (the restart goes on)",
             role(app, Role::Muted),

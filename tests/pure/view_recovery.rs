@@ -101,6 +101,68 @@ fn restart_form_and_panel() {
     insta::assert_snapshot!("restart_panel_done", h.screen());
 }
 
+/// `r` on a workload: every pod of it, in name order, one after another (the form says the
+/// order and the pace); `Esc` on the running panel stops after the pod in flight.
+#[test]
+fn restart_of_a_workload_goes_pod_by_pod_and_esc_stops_it() {
+    let mut h = Harness::loaded(None, (120, 36));
+    h.press(&["j", "j", "j", "r"]);
+    let screen = h.screen();
+    assert!(screen.contains("Restart containers of "), "{screen}");
+    assert!(screen.contains("then, one after another"), "{screen}");
+    let effects = h.press(&["enter"]);
+    let Some(Effect::Prepare(req)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    let prepared = Prepared {
+        target: req.target.clone(),
+        action: req.action.clone(),
+        request: ApiRequest {
+            verb: "POST".into(),
+            path: "/apis/apps.kruise.io/v1alpha1/namespaces/demo/containerrecreaterequests".into(),
+            content_type: "application/json".into(),
+            body: serde_json::json!({"kind": "ContainerRecreateRequest"}),
+        },
+        inverse: None,
+        changes: vec!["restart in place: main".into()],
+        notes: Vec::new(),
+        then: Vec::new(),
+    };
+    h.feed(Msg::EffectDone(EffectResult::Prepared {
+        id: req.id,
+        result: Ok(Box::new(Preview {
+            prepared,
+            state: ObjectState {
+                version: "v1".into(),
+                plural: "pods".into(),
+                object: serde_json::json!({}),
+                revisions: Vec::new(),
+            },
+            prediction: None,
+        })),
+    }));
+    let effects = h.press(&["y"]);
+    let Some(Effect::Restart(run)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    let mut names = vec![run.prepared.target.name.clone()];
+    names.extend(run.rest.iter().map(|t| t.name.clone()));
+    assert!(names.len() > 1, "every pod of the workload: {names:?}");
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "in name order");
+    let id = run.id;
+    assert_eq!(h.press(&["esc"]), vec![Effect::StopRestart(id)]);
+    let screen = h.screen();
+    assert!(
+        screen.contains("stopping after the pod in flight"),
+        "{screen}"
+    );
+    // A second Esc hides the panel (nothing more to stop).
+    assert_eq!(h.press(&["esc"]), Vec::new());
+    assert!(!h.screen().contains("Restart in place"));
+}
+
 fn target(kind: &str, ns: Option<&str>, name: &str) -> Target {
     Target::new(parse_kind(kind).expect("kind"), ns, name)
 }
