@@ -2,15 +2,13 @@
 //! `journal.jsonl` in the state dir (`kruise-tui config paths` prints where), with its result
 //! and, where one exists, the action that reverts it. The console's `:journal` view reads it.
 
+mod jsonl;
 pub mod report;
 pub mod triage_log;
 
-use std::{
-    io::{BufRead as _, Write as _},
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -63,51 +61,13 @@ impl Journal {
 
     /// Appends one entry (creating the file and its directory, readable by the user only).
     pub fn append(&self, entry: &Entry) -> Result<()> {
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options
-            .open(&self.path)
-            .with_context(|| format!("cannot open the journal {}", self.path.display()))?;
-        let mut line = serde_json::to_string(entry).context("cannot encode a journal entry")?;
-        line.push('\n');
-        file.write_all(line.as_bytes())
-            .with_context(|| format!("cannot write the journal {}", self.path.display()))
+        jsonl::append(&self.path, std::slice::from_ref(entry), "journal")
     }
 
     /// Every entry, oldest first. A line that does not parse (a newer or hand-edited file) is
     /// skipped and counted.
     pub fn read(&self) -> Result<(Vec<Entry>, usize)> {
-        let file = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot read the journal {}", self.path.display()));
-            }
-        };
-        let mut entries = Vec::new();
-        let mut bad = 0;
-        for line in std::io::BufReader::new(file).lines() {
-            let line =
-                line.with_context(|| format!("cannot read the journal {}", self.path.display()))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(&line) {
-                Ok(entry) => entries.push(entry),
-                Err(_) => bad += 1,
-            }
-        }
-        Ok((entries, bad))
+        jsonl::read(&self.path, "journal")
     }
 }
 
@@ -153,7 +113,7 @@ mod tests {
         std::fs::OpenOptions::new()
             .append(true)
             .open(journal.path())
-            .and_then(|mut f| f.write_all(b"{not json\n"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"{not json\n"))
             .expect("garbage");
         journal.append(&entry).expect("append");
         let (entries, bad) = journal.read().expect("read");

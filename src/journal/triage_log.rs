@@ -2,12 +2,9 @@
 //! appended as JSON lines to `triage.jsonl` beside the journal. `kruise-tui report` reads it to
 //! say what was broken during an incident window.
 
-use std::{
-    io::{BufRead as _, Write as _},
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -62,54 +59,12 @@ impl TriageLog {
 
     /// Appends notes (creating the file, readable by the user only).
     pub fn append(&self, notes: &[TriageNote]) -> Result<()> {
-        if notes.is_empty() {
-            return Ok(());
-        }
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options
-            .open(&self.path)
-            .with_context(|| format!("cannot open {}", self.path.display()))?;
-        let mut text = String::new();
-        for note in notes {
-            text.push_str(&serde_json::to_string(note).context("cannot encode a triage note")?);
-            text.push('\n');
-        }
-        file.write_all(text.as_bytes())
-            .with_context(|| format!("cannot write {}", self.path.display()))
+        super::jsonl::append(&self.path, notes, "triage record")
     }
 
     /// Every note, oldest first; lines that do not parse are skipped and counted.
     pub fn read(&self) -> Result<(Vec<TriageNote>, usize)> {
-        let file = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot read {}", self.path.display()));
-            }
-        };
-        let mut notes = Vec::new();
-        let mut bad = 0;
-        for line in std::io::BufReader::new(file).lines() {
-            let line = line.with_context(|| format!("cannot read {}", self.path.display()))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(&line) {
-                Ok(note) => notes.push(note),
-                Err(_) => bad += 1,
-            }
-        }
-        Ok((notes, bad))
+        super::jsonl::read(&self.path, "triage record")
     }
 }
 
@@ -142,7 +97,7 @@ mod tests {
         std::fs::OpenOptions::new()
             .append(true)
             .open(log.path())
-            .and_then(|mut f| f.write_all(b"{not json\n"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"{not json\n"))
             .expect("garbage");
         log.append(std::slice::from_ref(&cleared)).expect("append");
         let (notes, bad) = log.read().expect("read");

@@ -16,7 +16,10 @@ use super::exec::Executor;
 use crate::{
     app::{
         self, App, AppInit, Kind, Msg,
-        oncall::across::{ContextTriage, Verdict},
+        oncall::{
+            across::{ContextTriage, Verdict},
+            triage::READS,
+        },
     },
     cli::KubeArgs,
     config::LoadedConfig,
@@ -26,18 +29,6 @@ use crate::{
 pub const CONCURRENCY: usize = 8;
 /// How long one context may take (connecting, discovering, listing) by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// The kinds triage reads: when each has loaded (or is not served), the rows are whole.
-const TRIAGE_KINDS: [Kind; 8] = [
-    Kind::Pod,
-    Kind::CloneSet,
-    Kind::StatefulSet,
-    Kind::DaemonSet,
-    Kind::PodUnavailableBudget,
-    Kind::ContainerRecreateRequest,
-    Kind::Rollout,
-    Kind::BatchRelease,
-];
 
 /// Triage of each of `contexts` (kubeconfig from `base`), in the order given.
 ///
@@ -103,7 +94,7 @@ async fn triage_one(kube: KubeArgs, config: LoadedConfig) -> Verdict {
         };
         match &msg {
             // The first failure of a watch triage needs: the context cannot be read.
-            Msg::WatchFailed { kind, error } if TRIAGE_KINDS.contains(kind) => {
+            Msg::WatchFailed { kind, error } if READS.contains(kind) => {
                 break Verdict::Unreachable(error.clone());
             }
             Msg::WatchForbidden { kind, denied: d } if *kind == Kind::Pod => {
@@ -117,7 +108,7 @@ async fn triage_one(kube: KubeArgs, config: LoadedConfig) -> Verdict {
                 let _ = effect_tx.send(effect);
             }
         }
-        if TRIAGE_KINDS.iter().all(|k| app.ready.contains(k)) {
+        if READS.iter().all(|k| app.ready.contains(k)) {
             // A tick rebuilds triage with the clock now.
             // A tick rebuilds triage with the clock now (what it would record is dropped).
             let _ = app::update(&mut app, Msg::Tick(Timestamp::now()));

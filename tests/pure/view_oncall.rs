@@ -339,6 +339,13 @@ fn ticks_record_problems_as_they_appear_and_clear() {
     assert_eq!(early.feed(Msg::Tick(harness::now())), Vec::new());
 
     let mut h = oncall((120, 20));
+    assert_eq!(
+        h.feed(Msg::Tick(harness::now())),
+        Vec::new(),
+        "Rollouts not loaded yet"
+    );
+    h.feed(Msg::StoreReady(Kind::Rollout));
+    h.feed(Msg::StoreReady(Kind::BatchRelease));
     let effects = h.feed(Msg::Tick(harness::now()));
     let [Effect::RecordTriage(notes)] = effects.as_slice() else {
         panic!("one record of what appeared: {effects:?}");

@@ -26,18 +26,15 @@ fn web_rollout() -> Harness {
     h
 }
 
-#[test]
-fn restart_form_and_panel() {
-    let mut h = web_rollout();
-    h.press(&["r"]);
-    insta::assert_snapshot!("restart_form", h.screen());
-    let effects = h.press(&["enter"]);
-    let Some(Effect::Prepare(req)) = effects.first() else {
-        panic!("{effects:?}");
-    };
-    let pod = req.target.clone();
+/// The kube layer's answer to the restart form: the request prepared, as the confirm shows it.
+fn prepared_restart(
+    h: &mut Harness,
+    req: &kruise_tui::app::effect::PrepareRequest,
+    change: &str,
+    notes: Vec<String>,
+) {
     let prepared = Prepared {
-        target: pod.clone(),
+        target: req.target.clone(),
         action: req.action.clone(),
         request: ApiRequest {
             verb: "POST".into(),
@@ -46,10 +43,8 @@ fn restart_form_and_panel() {
             body: serde_json::json!({"kind": "ContainerRecreateRequest"}),
         },
         inverse: None,
-        changes: vec!["restart in place: main (restarts 0)".into()],
-        notes: vec![
-            "budget: allowed: PodUnavailableBudget web-pub has 1 unavailable allowed".into(),
-        ],
+        changes: vec![change.into()],
+        notes,
         then: Vec::new(),
     };
     h.feed(Msg::EffectDone(EffectResult::Prepared {
@@ -65,6 +60,24 @@ fn restart_form_and_panel() {
             prediction: None,
         })),
     }));
+}
+
+#[test]
+fn restart_form_and_panel() {
+    let mut h = web_rollout();
+    h.press(&["r"]);
+    insta::assert_snapshot!("restart_form", h.screen());
+    let effects = h.press(&["enter"]);
+    let Some(Effect::Prepare(req)) = effects.first() else {
+        panic!("{effects:?}");
+    };
+    let pod = req.target.clone();
+    prepared_restart(
+        &mut h,
+        req,
+        "restart in place: main (restarts 0)",
+        vec!["budget: allowed: PodUnavailableBudget web-pub has 1 unavailable allowed".into()],
+    );
     let effects = h.press(&["y"]);
     let Some(Effect::Restart(run)) = effects.first() else {
         panic!("{effects:?}");
@@ -114,33 +127,7 @@ fn restart_of_a_workload_goes_pod_by_pod_and_esc_stops_it() {
     let Some(Effect::Prepare(req)) = effects.first() else {
         panic!("{effects:?}");
     };
-    let prepared = Prepared {
-        target: req.target.clone(),
-        action: req.action.clone(),
-        request: ApiRequest {
-            verb: "POST".into(),
-            path: "/apis/apps.kruise.io/v1alpha1/namespaces/demo/containerrecreaterequests".into(),
-            content_type: "application/json".into(),
-            body: serde_json::json!({"kind": "ContainerRecreateRequest"}),
-        },
-        inverse: None,
-        changes: vec!["restart in place: main".into()],
-        notes: Vec::new(),
-        then: Vec::new(),
-    };
-    h.feed(Msg::EffectDone(EffectResult::Prepared {
-        id: req.id,
-        result: Ok(Box::new(Preview {
-            prepared,
-            state: ObjectState {
-                version: "v1".into(),
-                plural: "pods".into(),
-                object: serde_json::json!({}),
-                revisions: Vec::new(),
-            },
-            prediction: None,
-        })),
-    }));
+    prepared_restart(&mut h, req, "restart in place: main", Vec::new());
     let effects = h.press(&["y"]);
     let Some(Effect::Restart(run)) = effects.first() else {
         panic!("{effects:?}");

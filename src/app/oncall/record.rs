@@ -7,26 +7,16 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    app::{App, Effect, Kind},
+    app::{App, Effect},
     journal::triage_log::{Change, TriageNote},
 };
 
 /// Problems last recorded: (problem, subject) → (namespace, why).
 pub type Recorded = BTreeMap<(String, String), (Option<String>, String)>;
 
-/// The kinds triage reads: recorded only once each has loaded.
-const LOADED: [Kind; 6] = [
-    Kind::Pod,
-    Kind::CloneSet,
-    Kind::StatefulSet,
-    Kind::DaemonSet,
-    Kind::PodUnavailableBudget,
-    Kind::ContainerRecreateRequest,
-];
-
 /// What appeared or cleared since the last call, as one effect (None: nothing changed).
 pub fn changes(app: &mut App) -> Option<Effect> {
-    if !LOADED.iter().all(|k| app.ready.contains(k)) {
+    if !super::triage::READS.iter().all(|k| app.ready.contains(k)) {
         return None;
     }
     let now: Recorded = app

@@ -21,6 +21,18 @@ use super::{
     rows::{CrrRow, PubRow},
 };
 
+/// The kinds triage reads: once each has loaded (or is not served), its rows are whole.
+pub const READS: [Kind; 8] = [
+    Kind::Pod,
+    Kind::CloneSet,
+    Kind::StatefulSet,
+    Kind::DaemonSet,
+    Kind::PodUnavailableBudget,
+    Kind::ContainerRecreateRequest,
+    Kind::Rollout,
+    Kind::BatchRelease,
+];
+
 /// How long a restart counts as "climbing" for a pod that is not ready.
 pub const RESTART_WINDOW_SECONDS: i64 = 600;
 /// How long a pod of the update revision may be not ready before it holds the rollout.
