@@ -34,7 +34,7 @@ use std::{
 use futures::{Stream, StreamExt as _, stream::BoxStream};
 use kube::{
     Api, Resource,
-    runtime::watcher::{self, Event},
+    runtime::watcher::{self, Event, InitialListStrategy},
 };
 use serde::de::DeserializeOwned;
 
@@ -170,7 +170,13 @@ impl Lister {
     {
         let key = Key::new(&self.server, api.resource_url());
         Fallback::new(
-            move |config| watcher::watcher(api.clone(), config).boxed(),
+            move |config: watcher::Config| {
+                if config.initial_list_strategy == InitialListStrategy::StreamingList {
+                    watcher::watcher(api.clone(), config).boxed()
+                } else {
+                    paged::watcher(api.clone(), config).boxed()
+                }
+            },
             config,
             key,
             self.modes.clone(),
@@ -422,6 +428,8 @@ impl Judge {
 fn refuses(code: u16, message: &str) -> bool {
     matches!(code, 400 | 403 | 422) || message.contains("sendInitialEvents")
 }
+
+pub mod paged;
 
 #[cfg(test)]
 mod tests;
