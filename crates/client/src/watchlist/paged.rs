@@ -38,8 +38,6 @@ use serde::de::DeserializeOwned;
 
 use self::page::Page;
 
-pub use self::head::{Scan, scan as scan_head};
-
 type Item<K> = Result<Event<K>, watcher::Error>;
 
 /// As kube's watcher: a watch silent this long past its timeout is taken as dead.
