@@ -3,12 +3,18 @@
 //! refuses them (`ServerOptions::streaming_lists: false`, as v1.33 does) without a reported
 //! failure, and a second watch against a server that refused goes straight to pages.
 //!
+//! The paged fallback's pipelined watcher (`kruise_client::watchlist::paged`) against the
+//! embedded server, which pages pods with `limit`/`continue` and checks every parameter as a
+//! real server does: every pod once in list order, then the watch from the list's version;
+//! selectors on every page and on the watch.
+//!
 //! Against `KRUISE_TUI_TEST_KUBECONFIG` the first test watches `kube-system`'s pods in whichever
 //! mode that server allows; the refusal tests need the embedded server's switch and are skipped.
 
 use crate::msgs;
 
-use kruise_client::watchlist::{ListModes, Lister};
+use futures::{Stream, StreamExt as _};
+use kruise_client::watchlist::{ListModes, Lister, paged};
 use kruise_tui::{
     api::SlimPod,
     app::msg::{Kind, ListMode, Msg},
@@ -21,7 +27,10 @@ use kruise_tui::{
 use kube::{
     Api, Client,
     api::{ListParams, WatchEvent, WatchParams},
-    runtime::reflector::{self, Store},
+    runtime::{
+        reflector::{self, Store},
+        watcher::{self, Event},
+    },
 };
 use msgs::{PATIENCE, failures, has, ready, until};
 use serde_json::json;
@@ -322,4 +331,120 @@ async fn a_watch_list_newer_than_the_server_is_a_too_large_resource_version() {
         }
         other => panic!("expected the watch cache's 504, got {other:?}"),
     }
+}
+
+fn pod(name: &str, namespace: &str, app: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": app}},
+        "spec": {"containers": [{"name": "main", "image": "nginx"}]}
+    })
+}
+
+/// The next event of `w` as words (a hang guard, not a speed check).
+async fn next_event(
+    w: &mut (impl Stream<Item = Result<Event<SlimPod>, watcher::Error>> + Unpin),
+) -> String {
+    let item = tokio::time::timeout(PATIENCE, w.next())
+        .await
+        .expect("an event in time")
+        .expect("the watch goes on");
+    let name = |p: SlimPod| p.metadata.name.unwrap_or_default();
+    match item {
+        Ok(Event::Init) => "Init".into(),
+        Ok(Event::InitApply(p)) => format!("InitApply {}", name(p)),
+        Ok(Event::InitDone) => "InitDone".into(),
+        Ok(Event::Apply(p)) => format!("Apply {}", name(p)),
+        Ok(Event::Delete(p)) => format!("Delete {}", name(p)),
+        Err(e) => format!("Err {e}"),
+    }
+}
+
+/// `Init`, the objects, `InitDone`: the names listed.
+async fn initial_list(
+    w: &mut (impl Stream<Item = Result<Event<SlimPod>, watcher::Error>> + Unpin),
+) -> Vec<String> {
+    assert_eq!(next_event(w).await, "Init");
+    let mut names = Vec::new();
+    loop {
+        let e = next_event(w).await;
+        match e.strip_prefix("InitApply ") {
+            Some(name) => names.push(name.to_owned()),
+            None => {
+                assert_eq!(e, "InitDone", "after {} objects", names.len());
+                return names;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_pipelined_pages_list_every_pod_once_in_order_then_watch_from_the_list() {
+    if skip_on_existing("counts the embedded server's pods") {
+        return;
+    }
+    let (c, client) = embedded(false).await;
+    let pods: Api<SlimPod> = Api::namespaced(client, "default");
+    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let mut w = paged::watcher(pods, config).boxed();
+    let want: Vec<String> = (0..PODS).map(|i| format!("web-{i:04}")).collect();
+    assert_eq!(
+        initial_list(&mut w).await,
+        want,
+        "three pages, in order, once"
+    );
+    // The watch starts at the list's version: a pod made now is seen, and nothing listed is
+    // seen again.
+    c.store()
+        .create(pod("late", "default", "web"))
+        .expect("pod stored");
+    assert_eq!(next_event(&mut w).await, "Apply late");
+    c.store()
+        .delete_value("v1", "Pod", "default", "web-0000")
+        .expect("pod deleted");
+    // A listed pod's change (graceful deletion stamps it first).
+    assert_eq!(next_event(&mut w).await, "Apply web-0000");
+}
+
+#[tokio::test]
+async fn selectors_apply_to_every_page_and_to_the_watch() {
+    if skip_on_existing("writes pods") {
+        return;
+    }
+    let (c, client) = embedded(false).await;
+    let store = c.store();
+    for (name, ns) in [
+        ("db-0", "default"),
+        ("db-1", "default"),
+        ("db-2", "default"),
+    ] {
+        store.create(pod(name, ns, "db")).expect("pod stored");
+    }
+    store
+        .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}}))
+        .expect("namespace stored");
+    store
+        .create(pod("db-elsewhere", "other", "db"))
+        .expect("pod stored");
+    let pods: Api<SlimPod> = Api::all(client);
+    let config = watcher::Config::default()
+        .page_size(2)
+        .labels("app=db")
+        .fields("metadata.namespace=default");
+    let mut w = paged::watcher(pods, config).boxed();
+    assert_eq!(initial_list(&mut w).await, ["db-0", "db-1", "db-2"]);
+    store
+        .create(pod("web-late", "default", "web"))
+        .expect("pod stored");
+    store
+        .create(pod("db-late-elsewhere", "other", "db"))
+        .expect("pod stored");
+    store
+        .create(pod("db-late", "default", "db"))
+        .expect("pod stored");
+    assert_eq!(
+        next_event(&mut w).await,
+        "Apply db-late",
+        "the pods the selectors exclude are not watched"
+    );
 }

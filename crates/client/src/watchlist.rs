@@ -10,7 +10,8 @@
 //!
 //! [`Fallback`] wraps kube-runtime's watcher: it starts the streaming one and, when the server
 //! refuses it before the initial list is complete, drops it and starts the paged one (LIST in
-//! pages, then WATCH), as client-go does ("better to make progress than deadlocking"). The
+//! pages, then WATCH: [`paged::watcher`], whose pages are pipelined), as client-go does
+//! ("better to make progress than deadlocking"). The
 //! refusal is swallowed (no error reaches the caller) and remembered in [`ListModes`] for that
 //! server and resource, so a later watch there (a re-watch after a namespace switch, another
 //! reflector) goes straight to the paged list.
@@ -34,7 +35,7 @@ use std::{
 use futures::{Stream, StreamExt as _, stream::BoxStream};
 use kube::{
     Api, Resource,
-    runtime::watcher::{self, Event},
+    runtime::watcher::{self, Event, InitialListStrategy},
 };
 use serde::de::DeserializeOwned;
 
@@ -156,8 +157,9 @@ impl Lister {
         self.modes.get(&Key::new(&self.server, api.resource_url()))
     }
 
-    /// kube-runtime's watcher of `api` with `config` (a paged config: its page size is the one
-    /// the fallback uses), trying a streaming list first. `on_mode` hears the mode of the
+    /// A watcher of `api` with `config` (a paged config: its page size is the one the fallback
+    /// uses), trying a streaming list first (kube-runtime's watcher) and listing in pipelined
+    /// pages ([`paged::watcher`]) where the server refuses it. `on_mode` hears the mode of the
     /// initial list once it is known (and again if a streaming list falls back).
     pub fn watcher<K>(
         &self,
@@ -170,7 +172,13 @@ impl Lister {
     {
         let key = Key::new(&self.server, api.resource_url());
         Fallback::new(
-            move |config| watcher::watcher(api.clone(), config).boxed(),
+            move |config: watcher::Config| {
+                if config.initial_list_strategy == InitialListStrategy::StreamingList {
+                    watcher::watcher(api.clone(), config).boxed()
+                } else {
+                    paged::watcher(api.clone(), config).boxed()
+                }
+            },
             config,
             key,
             self.modes.clone(),
@@ -422,6 +430,8 @@ impl Judge {
 fn refuses(code: u16, message: &str) -> bool {
     matches!(code, 400 | 403 | 422) || message.contains("sendInitialEvents")
 }
+
+pub mod paged;
 
 #[cfg(test)]
 mod tests;
