@@ -266,3 +266,74 @@ async fn metadata_only_lists_and_watches() {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// Shutdown while watchers are connected, one of which reads nothing (its socket fills, so the
+/// server's watch task is blocked sending): the demo cluster stops (the controllers' and the
+/// simulator's watches included), and the silent watcher's connection is closed rather than
+/// left open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_completes_while_watchers_are_connected() {
+    use kruise_tui::cluster::demo::{DemoCluster, DemoOptions};
+    use std::io::{Read as _, Write as _};
+
+    let dir = tempfile::tempdir().unwrap();
+    let demo = DemoCluster::start(DemoOptions {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        kubeconfig_out: dir.path().join("kc"),
+        pods: None,
+        seed: true,
+        nodes: true,
+        controllers: true,
+        kruise_webhooks: true,
+        remove_kubeconfig: true,
+        kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
+        kruise_rollout: true,
+        streaming_lists: true,
+    })
+    .await
+    .unwrap();
+    let client = demo.client().await.unwrap();
+    // A watcher that reads: a kube-rs watcher over every pod.
+    let pods: Api<Pod> = Api::all(client.clone());
+    let reader = tokio::spawn(async move {
+        let mut s = watcher(pods, watcher::Config::default())
+            .default_backoff()
+            .boxed();
+        while s.next().await.is_some() {}
+    });
+    // A watcher that reads nothing, over plain HTTP with the token; lots of changes follow.
+    let port = demo.url().rsplit(':').next().unwrap().to_owned();
+    let token = demo.cluster().token().to_owned();
+    let mut silent = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        silent,
+        "GET /api/v1/configmaps?watch=true HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    .unwrap();
+    let store = demo.cluster().store();
+    // 16 MB in all: more than the socket buffers hold, less than the watch window (so the
+    // watcher is not closed for lagging before the shutdown).
+    let big = "x".repeat(16 * 1024);
+    for n in 0..1_000 {
+        store
+            .create(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("load-{n}"), "namespace": "default"},
+                "data": {"big": big}}))
+            .unwrap();
+    }
+    tokio::time::timeout(Duration::from_secs(60), demo.shutdown())
+        .await
+        .expect("shutdown completes while watchers are connected");
+    // The silent watcher's connection ends: reading it to the end finishes.
+    silent
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut sink = Vec::new();
+    let read = silent.read_to_end(&mut sink);
+    assert!(
+        read.is_ok(),
+        "the silent watcher's connection is closed: {read:?}"
+    );
+    assert!(sink.starts_with(b"HTTP/1.1 200"));
+    reader.abort();
+}

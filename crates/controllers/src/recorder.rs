@@ -1,7 +1,10 @@
 //! Kubernetes Events, as upstream's controllers record them (client-go's EventRecorder): one
 //! core/v1 Event per new (object, type, reason, message), and a repeat bumps its `count` and
-//! `lastTimestamp` instead of writing another. Recording never blocks a reconcile: events go
-//! through a channel to one writer task.
+//! `lastTimestamp` instead of writing another. Before that, client-go's correlator
+//! ([`correlate`]) aggregates similar events and drops those beyond a per-object burst.
+//! Recording never blocks a reconcile: events go through a channel to one writer task.
+
+pub mod correlate;
 
 use std::collections::HashMap;
 
@@ -96,6 +99,7 @@ async fn write_loop(
 ) {
     // (object uid, type, reason, message) -> (event namespace, event name, count)
     let mut seen: HashMap<SeenKey, (String, String, i32)> = HashMap::new();
+    let mut correlator = correlate::Correlator::default();
     loop {
         let job = tokio::select! {
             () = shutdown.cancelled() => break,
@@ -107,11 +111,40 @@ async fn write_loop(
         if seen.len() > 4096 {
             seen.clear();
         }
-        write_one(&client, &mut seen, job).await;
+        let mut job = job;
+        let o = &job.object;
+        let object = [&o.kind, &o.namespace, &o.name, &o.uid, &o.api_version]
+            .map(|p| p.as_deref().unwrap_or_default())
+            .join("\u{0}");
+        let decision = correlator.decide(
+            job.component,
+            &object,
+            job.record.type_.as_str(),
+            &job.record.reason,
+            &job.record.message,
+            Timestamp::now(),
+        );
+        match decision {
+            correlate::Decision::Skip => continue,
+            correlate::Decision::Write {
+                message,
+                aggregated,
+            } => {
+                job.record.message = message;
+                write_one(&client, &mut seen, job, aggregated).await;
+            }
+        }
     }
 }
 
-async fn write_one(client: &Client, seen: &mut HashMap<SeenKey, (String, String, i32)>, job: Job) {
+/// Writes one event: a new one, or a repeat (the same message, or an aggregated event of the
+/// same reason) as a count bump.
+async fn write_one(
+    client: &Client,
+    seen: &mut HashMap<SeenKey, (String, String, i32)>,
+    job: Job,
+    aggregated: bool,
+) {
     let ns = job
         .object
         .namespace
@@ -123,12 +156,19 @@ async fn write_one(client: &Client, seen: &mut HashMap<SeenKey, (String, String,
         job.object.uid.clone().unwrap_or_default(),
         job.record.type_,
         job.record.reason.clone(),
-        job.record.message.clone(),
+        // Aggregated events of one reason are one event (client-go keys them by the aggregate
+        // key), its message the latest.
+        if aggregated {
+            correlate::combined("")
+        } else {
+            job.record.message.clone()
+        },
     );
     if let Some((ev_ns, ev_name, count)) = seen.get(&key).cloned() {
         let patch = serde_json::json!({
             "count": count + 1,
             "lastTimestamp": Time(now),
+            "message": job.record.message,
         });
         let api: Api<Event> = Api::namespaced(client.clone(), &ev_ns);
         if api

@@ -192,24 +192,36 @@ impl DemoCluster {
     }
 
     /// Stops the controllers, the simulated nodes and the server; removes a private kubeconfig.
+    ///
+    /// Everything is told to stop at once, and what has not stopped within [`SHUTDOWN_GRACE`]
+    /// is aborted: with 100,000 pods the controllers and the simulator may be mid-way through
+    /// a backlog of requests to a busy server, and Ctrl-C must not wait for it.
     pub async fn shutdown(self) {
         if let Some(epilogue) = self.epilogue {
             epilogue.abort();
         }
+        let mut tasks: Vec<(&str, JoinHandle<Result<()>>)> = Vec::new();
         if let Some((token, task)) = self.churn {
             token.cancel();
-            let _ = task.await;
+            task.abort();
         }
         if let Some((token, task)) = self.controllers {
             token.cancel();
-            if let Ok(Err(err)) = task.await {
-                tracing::warn!("demo: the controllers stopped with an error: {err:#}");
-            }
+            tasks.push(("the controllers", task));
         }
         if let Some((token, task)) = self.sim {
             token.cancel();
-            if let Ok(Err(err)) = task.await {
-                tracing::warn!("demo: the simulated nodes stopped with an error: {err:#}");
+            tasks.push(("the simulated nodes", task));
+        }
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
+        for (what, mut task) in tasks {
+            match tokio::time::timeout_at(deadline, &mut task).await {
+                Ok(Ok(Err(err))) => tracing::warn!("demo: {what} stopped with an error: {err:#}"),
+                Ok(_) => {}
+                Err(_) => {
+                    tracing::warn!("demo: {what} did not stop in time; stopped them");
+                    task.abort();
+                }
             }
         }
         self.cluster.shutdown().await;
@@ -218,6 +230,10 @@ impl DemoCluster {
         }
     }
 }
+
+/// How long [`DemoCluster::shutdown`] lets the controllers and the simulated nodes finish
+/// (release the leader lease, end their requests) before it aborts them.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The Kruise feature gates the demo runs with: deletion protection and PUB gates on (so the
 /// demo's protected objects are protected) and partition rollback on (so raising a partition

@@ -323,7 +323,7 @@ pub async fn watch(
     };
     let timeout = req.q("timeoutSeconds").and_then(|s| s.parse::<u64>().ok());
     let ns = t.namespace.clone().filter(|_| t.res.namespaced);
-    let mut sub = match shared.store.watch(Some(t.res.key.clone()), ns, from) {
+    let mut sub = match shared.store.watch_client(Some(t.res.key.clone()), ns, from) {
         Ok(s) => s,
         Err(e) => {
             // Like the real server: 200, then one ERROR event carrying the Status.
@@ -339,7 +339,21 @@ pub async fn watch(
     let stop = stop.clone();
     let as_table = table::wants_table(req);
     let metadata_only = wants_metadata(req);
+    let store = shared.store.clone();
     tokio::spawn(async move {
+        let lag = sub.lag.clone().unwrap_or_default();
+        // Every send also ends on shutdown and when the store closed this watcher for lagging
+        // (a client that does not read must not hold the server's shutdown or its memory).
+        let send = |b: Bytes| {
+            let (tx, stop, lag) = (&tx, &stop, &lag);
+            async move {
+                tokio::select! {
+                    r = tx.send(b) => r.is_ok(),
+                    () = stop.cancelled() => false,
+                    () = lag.closed() => false,
+                }
+            }
+        };
         let m = move |o: &Obj| matches_obj(&label, &field, o);
         // kubectl asks for Table rows; each event then carries a one-row Table.
         let render = |o: &Arc<Obj>| -> Bytes {
@@ -352,19 +366,19 @@ pub async fn watch(
                 output(&res, o)
             }
         };
-        for o in &sub.initial {
-            if m(o) && tx.send(line("ADDED", &render(o))).await.is_err() {
+        for o in std::mem::take(&mut sub.initial) {
+            if m(&o) && !send(line("ADDED", &render(&o))).await {
                 return;
             }
         }
-        if watch_list && tx.send(bookmark(&res, sub.rv, true)).await.is_err() {
+        if watch_list && !send(bookmark(&res, sub.rv, true)).await {
             return;
         }
         let mut last_rv = sub.rv;
         for ev in std::mem::take(&mut sub.replay) {
             last_rv = ev.rv;
             if let Some(et) = visible(&ev, &m)
-                && tx.send(line(et, &render(&ev.obj))).await.is_err()
+                && !send(line(et, &render(&ev.obj))).await
             {
                 return;
             }
@@ -378,16 +392,27 @@ pub async fn watch(
                 _ = stop.cancelled() => return,
                 _ = &mut deadline => return,
                 _ = tx.closed() => return,
+                () = lag.closed() => return,
                 _ = tick.tick(), if bookmarks => {
-                    if tx.send(bookmark(&res, last_rv, false)).await.is_err() {
+                    // Nothing queued for this watch: it has seen everything up to the store's
+                    // current version (events are queued under the store's lock as the version
+                    // moves), so the bookmark carries that, as the watch cache's progress does.
+                    // Otherwise a watch of a quiet kind would resume from a version the window
+                    // has long dropped, and relist.
+                    let current = store.current_rv();
+                    if sub.rx.is_empty() {
+                        last_rv = last_rv.max(current);
+                    }
+                    if !send(bookmark(&res, last_rv, false)).await {
                         return;
                     }
                 }
                 ev = sub.rx.recv() => {
                     let Some(ev) = ev else { return };
+                    lag.took(&ev);
                     last_rv = ev.rv;
                     if let Some(et) = visible(&ev, &m)
-                        && tx.send(line(et, &render(&ev.obj))).await.is_err()
+                        && !send(line(et, &render(&ev.obj))).await
                     {
                         return;
                     }

@@ -8,10 +8,12 @@
 //! seed objects fast (no admission, no schema validation).
 
 mod delete;
+mod lag;
 mod snapshot;
 mod write;
 
 pub use delete::{DeleteRequest, Deleted};
+pub use lag::Lag;
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet, VecDeque},
@@ -122,6 +124,8 @@ struct Subscriber {
     key: Option<Arc<str>>,
     namespace: Option<String>,
     tx: mpsc::UnboundedSender<Arc<StoreEvent>>,
+    /// A client's watch: closed when it lags by more than the window holds (see [`Lag`]).
+    lag: Option<Arc<Lag>>,
 }
 
 struct Inner {
@@ -170,6 +174,9 @@ pub struct Subscription {
     pub initial: Vec<Arc<Obj>>,
     pub rv: u64,
     pub rx: mpsc::UnboundedReceiver<Arc<StoreEvent>>,
+    /// For a client's watch ([`Store::watch_client`]): its backlog; the store closes it (and
+    /// stops queueing) once the watcher lags by more than the watch window holds.
+    pub lag: Option<Arc<Lag>>,
 }
 
 /// How a delete cascades to dependents.
@@ -513,11 +520,34 @@ impl Store {
     }
 
     /// Register a watch on one resource (or all when `key` is None), optionally one namespace.
+    /// For the server's own loops (GC, aggregation, logs, exec): their queue is not bounded.
     pub fn watch(
         &self,
         key: Option<Arc<str>>,
         namespace: Option<String>,
         from: WatchFrom,
+    ) -> Result<Subscription, ApiError> {
+        self.subscribe(key, namespace, from, None)
+    }
+
+    /// Register a client's watch, as [`watch`](Self::watch), with a bounded backlog: once it
+    /// lags by more than the watch window holds, the store stops queueing for it and
+    /// [`Lag::closed`] fires (the real server terminates a watcher that cannot keep up).
+    pub fn watch_client(
+        &self,
+        key: Option<Arc<str>>,
+        namespace: Option<String>,
+        from: WatchFrom,
+    ) -> Result<Subscription, ApiError> {
+        self.subscribe(key, namespace, from, Some(Lag::new()))
+    }
+
+    fn subscribe(
+        &self,
+        key: Option<Arc<str>>,
+        namespace: Option<String>,
+        from: WatchFrom,
+        lag: Option<Arc<Lag>>,
     ) -> Result<Subscription, ApiError> {
         let mut g = self.lock();
         let (tx, rx) = mpsc::unbounded_channel();
@@ -557,12 +587,18 @@ impl Store {
             }
         }
         let rv = g.rv;
-        g.subscribers.push(Subscriber { key, namespace, tx });
+        g.subscribers.push(Subscriber {
+            key,
+            namespace,
+            tx,
+            lag: lag.clone(),
+        });
         Ok(Subscription {
             replay,
             initial,
             rv,
             rx,
+            lag,
         })
     }
 }

@@ -430,7 +430,8 @@ fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         .to_string();
     let name = t.name.clone().unwrap_or_default();
     let old = shared.store.get(&t.res, t.ns(), &name)?;
-    let mut new = old.value();
+    let served = output_value(&t.res, &old);
+    let mut new = served.clone();
     if let Some(bound) = new["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
         return Err(ApiError::new(
             409,
@@ -449,22 +450,25 @@ fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
         name: t.name.clone(),
         sub: Some("binding".into()),
     };
-    commit_update(shared, req, &binding, &old, new)?;
+    commit_update(shared, req, &binding, &served, new)?;
     Ok(json_response(
         201,
         &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
     ))
 }
 
-/// A written object (None when dry-run) with its value and warnings.
+/// A written object (None when dry-run) with its value (Null when written and not a scale) and
+/// warnings.
 pub(super) type Committed = (Value, Option<Arc<Obj>>, Vec<String>);
 
-/// Admit, validate and store an update of `old` to `new`.
+/// Admit, validate and store an update of the object whose value (as served at the target's
+/// version) is `old_value` to `new` (the caller has parsed it already: parsing a stored pod again for
+/// each reader was a large part of every write).
 pub(super) fn commit_update(
     shared: &Shared,
     req: &Req,
     t: &Target,
-    old: &Arc<Obj>,
+    old_value: &Value,
     mut new: Value,
 ) -> Result<Committed, ApiError> {
     let res = &t.res;
@@ -478,7 +482,7 @@ pub(super) fn commit_update(
         for k in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
             let unset = new["spec"][k].is_null() || new["spec"][k] == "";
             if unset {
-                let live = output_value(res, old)["spec"][k].clone();
+                let live = old_value["spec"][k].clone();
                 if !live.is_null() && new["spec"].is_object() {
                     new["spec"][k] = live;
                 }
@@ -491,7 +495,7 @@ pub(super) fn commit_update(
         &name,
         dry,
         Some(new),
-        Some(output_value(res, old)),
+        Some(old_value.clone()),
     );
     shared.admission.mutate(&mut areq).map_err(denied)?;
     let mut new = areq.object.take().unwrap_or(Value::Null);
@@ -506,7 +510,7 @@ pub(super) fn commit_update(
     )?);
     go_zero_fields(res, &mut new);
     if res.group.is_empty() && res.kind == "Pod" && t.sub.is_none() {
-        let errors = super::podupdate::spec_errors(&output_value(res, old), &new);
+        let errors = super::podupdate::spec_errors(old_value, &new);
         if !errors.is_empty() {
             return Err(ApiError::invalid(&res.kind, &res.group, &name, &errors));
         }
@@ -522,7 +526,14 @@ pub(super) fn commit_update(
         &name,
         stored_form(shared, res, new),
     )?;
-    Ok((o.value(), Some(o), warnings))
+    // The written value is read back only to answer a scale write (the others send the
+    // stored JSON as it is).
+    let value = if t.sub.as_deref() == Some("scale") {
+        o.value()
+    } else {
+        Value::Null
+    };
+    Ok((value, Some(o), warnings))
 }
 
 pub(super) fn respond(t: &Target, code: u16, committed: Committed) -> Resp {
@@ -577,24 +588,25 @@ pub fn update(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     {
         return Err(ApiError::conflict(&t.res.plural, &t.res.group, &name));
     }
+    let served = output_value(&t.res, &old);
     let new = if t.sub.as_deref() == Some("scale") {
-        let mut n = output_value(&t.res, &old);
+        let mut n = served.clone();
         if let Some(m) = n["metadata"].as_object_mut() {
             m.remove("resourceVersion");
         }
         apply_scale(&t.res, &mut n, &body);
         n
     } else {
-        split_status(&t.res, t.sub.as_deref(), &output_value(&t.res, &old), body)
+        split_status(&t.res, t.sub.as_deref(), &served, body)
     };
     let mut new = new;
     managed::update(
         &t.res,
         t.sub.as_deref(),
-        Some(&output_value(&t.res, &old)),
+        Some(&served),
         &mut new,
         &managed::manager_of(req),
     );
-    let committed = commit_update(shared, req, t, &old, new)?;
+    let committed = commit_update(shared, req, t, &served, new)?;
     Ok(respond(t, 200, committed))
 }

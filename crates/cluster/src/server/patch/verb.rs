@@ -262,7 +262,7 @@ pub fn patch(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
             }
             n
         };
-        match commit_update(shared, req, t, &old, new) {
+        match commit_update(shared, req, t, &served, new) {
             Err(e) if e.reason == "Conflict" && !user_rv && attempt < 8 => continue,
             Err(e) => return Err(e),
             Ok(c) => return Ok(with_warnings(respond(t, 200, c), &warnings)),

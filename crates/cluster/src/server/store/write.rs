@@ -15,10 +15,20 @@ use crate::server::{
 impl Store {
     pub(super) fn publish(g: &mut Inner, ev: StoreEvent) {
         let ev = Arc::new(ev);
+        let (max_events, max_bytes) = (g.window_cap, g.window_max_bytes);
         g.subscribers.retain(|s| {
             let wanted = s.key.as_ref().is_none_or(|k| *k == ev.key)
                 && s.namespace.as_ref().is_none_or(|n| *n == ev.namespace);
-            !wanted || s.tx.send(ev.clone()).is_ok()
+            if !wanted {
+                return true;
+            }
+            // A client's watch that lags by more than the window holds is closed, not queued
+            // for without bound.
+            let keep = s
+                .lag
+                .as_ref()
+                .is_none_or(|l| l.queued(&ev, max_events, max_bytes));
+            keep && s.tx.send(ev.clone()).is_ok()
         });
         g.window_bytes += ev.obj.weight();
         g.window.push_back(ev);
