@@ -10,18 +10,20 @@ use crate::msgs;
 
 use kruise_client::watchlist::{ListModes, Lister};
 use kruise_tui::{
-    api::SlimPod,
-    app::msg::{Kind, ListMode, Msg},
+    api::pod::WatchedPod,
+    app::{
+        msg::{Kind, ListMode, Msg},
+        stores::{PodStore, pod_store},
+    },
     cluster::server::{EmbeddedCluster, ServerOptions},
     kube::{
         connect::{Source, connect},
-        watchset::{PAGE_SIZE, watch_typed},
+        watchset::{self as watch, PAGE_SIZE},
     },
 };
 use kube::{
     Api, Client,
     api::{ListParams, WatchEvent, WatchParams},
-    runtime::reflector::{self, Store},
 };
 use msgs::{PATIENCE, failures, has, ready, until};
 use serde_json::json;
@@ -73,7 +75,7 @@ async fn embedded(streaming_lists: bool) -> (EmbeddedCluster, Client) {
 }
 
 struct PodWatch {
-    store: Store<SlimPod>,
+    store: PodStore,
     rx: UnboundedReceiver<Msg>,
     seen: Vec<Msg>,
     task: JoinHandle<()>,
@@ -87,10 +89,9 @@ impl Drop for PodWatch {
 
 /// The console's pod watch of `namespace`, run until its store is ready.
 async fn watch_pods(client: &Client, lister: &Lister, namespace: &str) -> PodWatch {
-    let (store, writer) = reflector::store::<SlimPod>();
+    let (store, writer) = pod_store();
     let (tx, rx) = unbounded_channel();
-    let task = tokio::spawn(watch_typed::<SlimPod>(
-        Kind::Pod,
+    let task = tokio::spawn(watch::watch_pods(
         client.clone(),
         lister.clone(),
         Some(namespace.to_owned()),
@@ -161,14 +162,14 @@ async fn the_pod_watch_streams_its_list_where_the_server_serves_streaming_lists(
     let (announced, before_ready) = modes(&w.seen);
     assert!(before_ready, "the mode is told while loading: {:?}", w.seen);
     assert_eq!(failures(&w.seen, Kind::Pod), 0, "{:?}", w.seen);
-    let listed = Api::<SlimPod>::namespaced(client.clone(), &namespace)
+    let listed = Api::<WatchedPod>::namespaced(client.clone(), &namespace)
         .list_metadata(&ListParams::default())
         .await
         .expect("list")
         .items
         .len();
     assert_eq!(w.store.state().len(), listed, "the store holds every pod");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), &namespace);
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), &namespace);
     match cluster {
         Some(c) => {
             assert_eq!(listed, PODS);
@@ -200,7 +201,7 @@ async fn a_server_refusing_streaming_lists_is_listed_in_pages_without_a_failure(
     assert!(!has(&w.seen, |m| matches!(m, Msg::WatchForbidden { .. })));
     assert_eq!(w.store.state().len(), PODS);
     assert_eq!(c.watch_list().refused(), 1, "asked once, refused once");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), "default");
     assert_eq!(lister.mode_of(&pods), Some(ListMode::Paged));
     // The paged watch that follows sees changes.
     c.store()
@@ -229,10 +230,9 @@ async fn a_second_watch_of_a_refusing_server_goes_straight_to_pages() {
     let (asked, refused) = (c.watch_list().asked(), c.watch_list().refused());
     assert_eq!((asked, refused), (1, 1));
     // As after `:ns`: another watch of the same kind on the same server (all namespaces now).
-    let (store, writer) = reflector::store::<SlimPod>();
+    let (store, writer) = pod_store();
     let (tx, mut rx) = unbounded_channel();
-    let task = tokio::spawn(watch_typed::<SlimPod>(
-        Kind::Pod,
+    let task = tokio::spawn(watch::watch_pods(
         client.clone(),
         lister.clone(),
         None,
@@ -261,7 +261,7 @@ async fn the_embedded_server_refuses_streaming_lists_as_a_real_one_does() {
     .await
     .expect("embedded cluster starts");
     let client = c.client().await.expect("client");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), "default");
     let err = match pods.watch(&WatchParams::streaming_lists(), "0").await {
         Ok(_) => panic!("a watch-list is refused"),
         Err(kube::Error::Api(status)) => status,
@@ -308,7 +308,7 @@ async fn a_watch_list_newer_than_the_server_is_a_too_large_resource_version() {
         .await
         .expect("embedded cluster starts");
     let client = c.client().await.expect("client");
-    let pods: Api<SlimPod> = Api::namespaced(client, "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client, "default");
     let ahead = (c.store().current_rv() + 1000).to_string();
     let mut events = pods
         .watch(&WatchParams::streaming_lists(), &ahead)
