@@ -31,7 +31,7 @@ use kruise_tui::{
     config::LoadedConfig,
     view,
 };
-use kube::runtime::{reflector, reflector::store::Writer, watcher};
+use kube::runtime::{reflector, watcher};
 use ratatui::{Terminal, backend::TestBackend};
 
 const CLONESETS: usize = 100;
@@ -270,8 +270,8 @@ fn main() {
                     pod.status.container_statuses[0].restart_count += 1;
                     writer.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
                     app::msg::PodKey {
-                        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
-                        name: pod.metadata.name.clone().unwrap_or_default(),
+                        namespace: pod.key().0.to_owned(),
+                        name: pod.key().1.to_owned(),
                     }
                 })
                 .collect();

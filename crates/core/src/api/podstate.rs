@@ -85,7 +85,7 @@ impl InPlaceUpdateState {
             a.label(keys::INPLACE_UPDATE_STATE)
                 .or_else(|| a.label(keys::INPLACE_UPDATE_STATE_LEGACY))
         });
-        value.map(|v| serde_json::from_str(v)).transpose()
+        value.map(serde_json::from_str).transpose()
     }
 
     /// True while containers of a lower launch priority still wait for their turn.
@@ -185,7 +185,7 @@ impl InPlaceUpdateGraceSpec {
             a.label(keys::INPLACE_UPDATE_GRACE)
                 .or_else(|| a.label(keys::INPLACE_UPDATE_GRACE_LEGACY))
         });
-        value.map(|v| serde_json::from_str(v)).transpose()
+        value.map(serde_json::from_str).transpose()
     }
 }
 
