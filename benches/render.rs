@@ -24,11 +24,14 @@ use kruise_tui::{
         cloneset::{CloneSetSpec, CloneSetStatus},
         pod::{SlimContainer, SlimContainerStatus, SlimPodSpec, SlimPodStatus},
     },
-    app::{self, App, AppInit, Kind, Msg, Stores},
+    app::{
+        self, App, AppInit, Kind, Msg, Stores,
+        stores::{PodWriter, pod_store},
+    },
     config::LoadedConfig,
     view,
 };
-use kube::runtime::{reflector, reflector::store::Writer, watcher};
+use kube::runtime::{reflector, watcher};
 use ratatui::{Terminal, backend::TestBackend};
 
 const CLONESETS: usize = 100;
@@ -44,11 +47,11 @@ fn labels(pairs: &[(&str, String)]) -> Option<BTreeMap<String, String>> {
     )
 }
 
-fn world(now: Timestamp) -> (Stores, Writer<SlimPod>, Vec<SlimPod>) {
+fn world(now: Timestamp) -> (Stores, PodWriter, Vec<SlimPod>) {
     let (clonesets, mut cw) = reflector::store::<CloneSet>();
     let (statefulsets, _sw) = reflector::store();
     let (daemonsets, _dw) = reflector::store();
-    let (pods, mut pw) = reflector::store::<SlimPod>();
+    let (pods, mut pw) = pod_store();
     let created = Some(Time(
         Timestamp::from_second(now.as_second() - 86_400).unwrap_or(now),
     ));
@@ -106,13 +109,15 @@ fn world(now: Timestamp) -> (Stores, Writer<SlimPod>, Vec<SlimPod>) {
                         ..Default::default()
                     }]),
                     ..Default::default()
-                },
+                }
+                .into(),
                 spec: SlimPodSpec {
-                    node_name: Some(format!("node-{}", p % 20)),
+                    node_name: Some(format!("node-{}", p % 20).into()),
                     containers: vec![SlimContainer {
                         name: "main".into(),
                         image: "img".into(),
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 },
                 status: SlimPodStatus {
@@ -122,11 +127,12 @@ fn world(now: Timestamp) -> (Stores, Writer<SlimPod>, Vec<SlimPod>) {
                         ready: p % 33 != 0,
                         restart_count: (p % 7) as i32,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 },
             };
-            pw.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
+            pw.apply(pod.clone());
             all.push(pod);
         }
     }
@@ -264,8 +270,8 @@ fn main() {
                     pod.status.container_statuses[0].restart_count += 1;
                     writer.apply_watcher_event(&watcher::Event::Apply(pod.clone()));
                     app::msg::PodKey {
-                        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
-                        name: pod.metadata.name.clone().unwrap_or_default(),
+                        namespace: pod.key().0.to_owned(),
+                        name: pod.key().1.to_owned(),
                     }
                 })
                 .collect();

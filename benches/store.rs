@@ -2,15 +2,23 @@
 //! and how fast watch events are applied.
 //!
 //! A counting global allocator measures live heap bytes. 10,000 kubectl-like pods (~4 KB of
-//! JSON each, managedFields included) are deserialized straight into `SlimPod`, stripped of
-//! managedFields and fed through the kube layer's `StoreFeed` (the path the pod watch takes);
-//! the same pods as full k8s-openapi `Pod`s in a plain reflector store are the comparison.
+//! JSON each, managedFields included) are deserialized straight into the compact `SlimPod` (as
+//! the watch's `WatchedPod`) and fed through the kube layer's `PodFeed` into the console's pod
+//! store (the path the pod watch takes); then the app's pod rows are built from the store. The
+//! same pods as full k8s-openapi `Pod`s in a plain reflector store are the comparison.
 //! Run: `cargo bench --bench store` (or `cargo test --bench store` for an unoptimised run).
 
 use std::{hint::black_box, time::Instant};
 
 use k8s_openapi::api::core::v1::Pod;
-use kruise_tui::{api::SlimPod, kube::watch::StoreFeed};
+use kruise_tui::{
+    api::{SlimPod, pod::WatchedPod},
+    app::{
+        rows::build_pods,
+        stores::{OncallStores, Stores, pod_store},
+    },
+    kube::watch::{Feed, PodFeed},
+};
 use kube::runtime::{reflector, watcher::Event};
 use serde_json::json;
 
@@ -110,37 +118,71 @@ fn main() {
         json_bytes as f64 / PODS as f64
     );
 
-    // SlimPod through the kube layer's StoreFeed (first list: Init, InitApply..., InitDone).
+    // SlimPod through the kube layer's PodFeed (first list: Init, InitApply..., InitDone).
     let before = live();
     let started = Instant::now();
-    let (slim_store, writer) = reflector::store::<SlimPod>();
-    let mut feed = StoreFeed::new(writer);
+    let (pod_reader, writer) = pod_store();
+    let mut feed = PodFeed::new(writer);
     feed.apply(Event::Init);
     for json in &jsons {
-        let mut pod: SlimPod = serde_json::from_str(json).expect("bench pod JSON is valid");
-        pod.metadata.managed_fields = None;
+        let pod: WatchedPod = serde_json::from_str(json).expect("bench pod JSON is valid");
         feed.apply(Event::InitApply(pod));
     }
     feed.apply(Event::InitDone);
     let list_time = started.elapsed();
+    black_box(feed.take_changes());
     let slim_bytes = live() - before;
-    assert_eq!(slim_store.len(), PODS);
+    assert_eq!(pod_reader.len(), PODS);
     println!(
-        "SlimPod store:       {:>7.0} bytes/pod ({:.1} MiB for {PODS}); initial list applied in {:.1} ms",
+        "SlimPod store:       {:>7.0} bytes/pod ({:.1} MiB for {PODS}); initial list applied in {:.1} ms ({:.1} µs/pod, deserialize + store)",
         slim_bytes as f64 / PODS as f64,
         mib(slim_bytes),
-        list_time.as_secs_f64() * 1e3
+        list_time.as_secs_f64() * 1e3,
+        list_time.as_secs_f64() * 1e6 / PODS as f64
     );
 
-    // Where a SlimPod's bytes go: each part cloned on its own, for every pod.
-    let pods: Vec<std::sync::Arc<SlimPod>> = slim_store.state();
+    // The app's pod rows over that store (what the Pods view and the indexes read).
+    let (clonesets, _) = reflector::store();
+    let (statefulsets, _) = reflector::store();
+    let (daemonsets, _) = reflector::store();
+    let stores = Stores {
+        clonesets,
+        statefulsets,
+        daemonsets,
+        pods: pod_reader.clone(),
+        oncall: OncallStores::new().0,
+    };
+    let before = live();
+    let started = Instant::now();
+    let rows = build_pods(&stores, None, &[]);
+    let rows_time = started.elapsed();
+    let rows_bytes = live() - before;
+    println!(
+        "pod rows:            {:>7.0} bytes/pod ({:.1} MiB); built in {:.1} ms",
+        rows_bytes as f64 / PODS as f64,
+        mib(rows_bytes),
+        rows_time.as_secs_f64() * 1e3
+    );
+    println!(
+        "store + rows:        {:>7.0} bytes/pod",
+        (slim_bytes + rows_bytes) as f64 / PODS as f64
+    );
+
+    // Where a SlimPod's bytes go: each part cloned on its own, for every pod (shared strings
+    // cost a reference count, not a copy, so this counts each pod's own allocations).
+    let pods: Vec<std::sync::Arc<SlimPod>> = pod_reader.state();
     let part = |name: &str, f: &dyn Fn(&SlimPod) -> Box<dyn std::any::Any>| {
         let before = live();
         let parts: Vec<Box<dyn std::any::Any>> = pods.iter().map(|p| f(p)).collect();
-        let bytes = live() - before;
+        let bytes =
+            live() - before - (PODS * std::mem::size_of::<Box<dyn std::any::Any>>()) as isize;
         drop(parts);
         println!("  {name:<28} {:>6.0} bytes/pod", bytes as f64 / PODS as f64);
     };
+    println!(
+        "  SlimPod itself (inline)      {:>6} bytes/pod",
+        std::mem::size_of::<SlimPod>()
+    );
     part("metadata (whole)", &|p| Box::new(p.metadata.clone()));
     part("metadata.labels", &|p| Box::new(p.metadata.labels.clone()));
     part("metadata.annotations", &|p| {
@@ -158,6 +200,10 @@ fn main() {
         Box::new(p.status.container_statuses.clone())
     });
     drop(pods);
+    println!(
+        "interned strings: {}",
+        kruise_tui::api::pod::intern::interned()
+    );
 
     // Full k8s-openapi Pods (what a console storing whole pods holds), managedFields kept.
     let before = live();
@@ -186,8 +232,7 @@ fn main() {
     let updates: Vec<String> = (0..PODS).map(|i| pod_json(i, 1)).collect();
     let started = Instant::now();
     for json in &updates {
-        let mut pod: SlimPod = serde_json::from_str(json).expect("bench pod JSON is valid");
-        pod.metadata.managed_fields = None;
+        let pod: WatchedPod = serde_json::from_str(json).expect("bench pod JSON is valid");
         black_box(feed.apply(Event::Apply(pod)));
     }
     let elapsed = started.elapsed();
@@ -196,9 +241,10 @@ fn main() {
         elapsed.as_secs_f64() * 1e3,
         elapsed.as_secs_f64() * 1e6 / PODS as f64
     );
+    black_box(feed.take_changes());
 
     // Applying only (objects already decoded): the store's own cost.
-    let decoded: Vec<SlimPod> = updates
+    let decoded: Vec<WatchedPod> = updates
         .iter()
         .map(|json| serde_json::from_str(json).expect("bench pod JSON is valid"))
         .collect();
@@ -212,5 +258,6 @@ fn main() {
         elapsed.as_secs_f64() * 1e3,
         elapsed.as_secs_f64() * 1e6 / PODS as f64
     );
-    assert_eq!(slim_store.len(), PODS);
+    assert_eq!(pod_reader.len(), PODS);
+    drop(rows);
 }

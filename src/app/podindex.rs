@@ -14,7 +14,6 @@ use std::{
 };
 
 use jiff::Timestamp;
-use kube::runtime::reflector::ObjectRef;
 
 use super::{msg::PodKey, rows, rows::PodRow, stores::Stores};
 use crate::api::SlimPod;
@@ -224,9 +223,7 @@ pub fn apply(
         if namespace.is_some_and(|ns| ns != key.namespace) {
             continue;
         }
-        let obj: Option<Arc<SlimPod>> = stores
-            .pods
-            .get(&ObjectRef::new(&key.name).within(&key.namespace));
+        let obj: Option<Arc<SlimPod>> = stores.pods.get(&key.namespace, &key.name);
         match (position(pods, &key.namespace, &key.name), obj) {
             (Ok(i), Some(obj)) => {
                 if Arc::ptr_eq(&pods[i].pod, &obj) {

@@ -185,7 +185,7 @@ pub fn key(app: &mut App) -> Vec<Effect> {
         .spec
         .containers
         .iter()
-        .map(|c| c.name.clone())
+        .map(|c| c.name.to_string())
         .collect();
     let Some(target) = pod_target(&namespace, first) else {
         return Vec::new();

@@ -120,9 +120,8 @@ impl PodRow {
             Some(uid) => *uid == owner.uid,
             None => {
                 !selector::is_empty(&owner.selector)
-                    && self.pod.metadata.labels.as_ref().is_some_and(|labels| {
-                        selector::matches(&owner.selector, labels).unwrap_or(false)
-                    })
+                    && selector::matches(&owner.selector, &self.pod.metadata.labels)
+                        .unwrap_or(false)
             }
         }
     }
@@ -402,19 +401,14 @@ fn daemonset_row(ds: &DaemonSet) -> WorkloadRow {
 
 pub(crate) fn pod_row(pod: Arc<SlimPod>) -> PodRow {
     let meta = &pod.metadata;
-    let namespace = meta.namespace.clone().unwrap_or_default();
-    let name = meta.name.clone().unwrap_or_default();
+    let namespace = meta.namespace.as_deref().unwrap_or_default().to_owned();
+    let name = meta.name.as_deref().unwrap_or_default().to_owned();
     let statuses = &pod.status.container_statuses;
     let total = pod.spec.containers.len().max(statuses.len());
     let ready_count = statuses.iter().filter(|s| s.ready).count();
     let status = pod_status(&pod);
-    let node = pod.spec.node_name.clone().unwrap_or_default();
-    let owner_uid = meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|r| r.controller == Some(true))
-        .map(|r| r.uid.clone());
+    let node = pod.spec.node_name.as_deref().unwrap_or_default().to_owned();
+    let owner_uid = meta.controller().map(|r| r.uid.to_string());
     PodRow {
         search: format!("{namespace}/{name} {status} {node}").to_lowercase(),
         ready: format!("{ready_count}/{total}"),
@@ -422,10 +416,9 @@ pub(crate) fn pod_row(pod: Arc<SlimPod>) -> PodRow {
         restarts: statuses.iter().map(|s| s.restart_count).sum(),
         revision: meta
             .labels
-            .as_ref()
-            .and_then(|l| l.get(REVISION_LABEL))
-            .cloned()
-            .unwrap_or_default(),
+            .get(REVISION_LABEL)
+            .unwrap_or_default()
+            .to_owned(),
         created: meta.creation_timestamp.as_ref().map(|t| t.0),
         owner_uid,
         namespace,
@@ -445,19 +438,17 @@ pub fn pod_status(pod: &SlimPod) -> String {
     let statuses = &pod.status.container_statuses;
     let waiting = statuses
         .iter()
-        .filter_map(|s| s.state.as_ref()?.waiting.as_ref()?.reason.clone())
-        .next();
+        .find_map(|s| s.state.as_ref()?.waiting.as_ref()?.reason.clone());
     let terminated = || {
         statuses
             .iter()
-            .filter_map(|s| s.state.as_ref()?.terminated.as_ref()?.reason.clone())
-            .next()
+            .find_map(|s| s.state.as_ref()?.terminated.as_ref()?.reason.clone())
     };
     waiting
         .or_else(terminated)
         .or_else(|| pod.status.reason.clone())
         .or_else(|| pod.status.phase.clone())
-        .unwrap_or_else(|| "Unknown".to_owned())
+        .map_or_else(|| "Unknown".to_owned(), String::from)
 }
 
 #[cfg(test)]
@@ -477,15 +468,15 @@ mod tests {
 
     fn pod(ns: &str, name: &str) -> SlimPod {
         let mut p = SlimPod::default();
-        p.metadata.namespace = Some(ns.to_owned());
-        p.metadata.name = Some(name.to_owned());
+        p.metadata.namespace = Some(ns.into());
+        p.metadata.name = Some(name.into());
         p
     }
 
     #[test]
     fn incremental_pod_rebuild_stays_sorted_and_reuses_rows() {
         use kube::runtime::{reflector, watcher::Event};
-        let (pods, mut w) = reflector::store::<SlimPod>();
+        let (pods, mut w) = crate::app::stores::pod_store();
         let (clonesets, _) = reflector::store();
         let (statefulsets, _) = reflector::store();
         let (daemonsets, _) = reflector::store();

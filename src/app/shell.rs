@@ -48,20 +48,18 @@ pub fn default_container(pod: &SlimPod) -> Option<String> {
     let named = pod
         .metadata
         .annotations
-        .as_ref()
-        .and_then(|a| a.get(DEFAULT_CONTAINER_ANNOTATION))
-        .filter(|name| pod.spec.containers.iter().any(|c| &c.name == *name));
+        .get(DEFAULT_CONTAINER_ANNOTATION)
+        .filter(|name| pod.spec.containers.iter().any(|c| c.name == *name));
     named
-        .cloned()
-        .or_else(|| pod.spec.containers.first().map(|c| c.name.clone()))
+        .map(str::to_owned)
+        .or_else(|| pod.spec.containers.first().map(|c| c.name.to_string()))
 }
 
 /// The hot-upgrade sidecars of the pod: sidecar name → its working twin.
 pub fn working_twins(pod: &SlimPod) -> BTreeMap<String, String> {
     pod.metadata
         .annotations
-        .as_ref()
-        .and_then(|a| a.get(SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER))
+        .get(SIDECARSET_WORKING_HOT_UPGRADE_CONTAINER)
         .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_default()
 }
@@ -95,16 +93,11 @@ mod tests {
     fn pod(containers: &[&str], annotations: &[(&str, &str)]) -> SlimPod {
         let mut pod = SlimPod::default();
         pod.metadata.name = Some("web-0".into());
-        pod.metadata.annotations = Some(
-            annotations
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-        );
+        pod.metadata.annotations = annotations.iter().copied().collect();
         pod.spec.containers = containers
             .iter()
             .map(|name| crate::api::pod::SlimContainer {
-                name: (*name).to_owned(),
+                name: (*name).into(),
                 ..Default::default()
             })
             .collect();

@@ -1,12 +1,17 @@
 //! `Stores`: read handles of the reflector stores, one per kind. Cheap to clone; the kube layer
-//! holds the writers. Tests build them from fixtures with `kube::runtime::reflector::store()`.
+//! holds the writers. Tests build them from fixtures with `kube::runtime::reflector::store()`
+//! (pods: [`pods::pod_store`], the console's own compact pod store).
+
+pub mod pods;
+
+pub use pods::{PodStore, PodWriter, pod_store};
 
 use k8s_openapi::api::apps::v1::ControllerRevision;
 use kube::runtime::reflector::{self, Store, store::Writer};
 
 use crate::api::{
     CloneSet, ContainerRecreateRequest, DaemonSet, NodePodProbe, PodProbeMarker,
-    PodUnavailableBudget, SidecarSet, SlimPod, StatefulSet,
+    PodUnavailableBudget, SidecarSet, StatefulSet,
     rollout::{BatchRelease, Rollout},
 };
 
@@ -15,7 +20,7 @@ pub struct Stores {
     pub clonesets: Store<CloneSet>,
     pub statefulsets: Store<StatefulSet>,
     pub daemonsets: Store<DaemonSet>,
-    pub pods: Store<SlimPod>,
+    pub pods: PodStore,
     /// What the on-call views read (budgets, sidecars, probes).
     pub oncall: OncallStores,
 }

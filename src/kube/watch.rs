@@ -55,6 +55,14 @@ pub enum Changes {
     All,
 }
 
+/// What `drive` feeds a kind's events into: a store, plus the keys changed since the last message.
+pub trait Feed<K> {
+    /// Applies one watcher event (taking the object: a feed stores it without a copy if it can).
+    fn apply(&mut self, event: Event<K>) -> Applied;
+    /// What changed since the last call (and forgets it).
+    fn take_changes(&mut self) -> Changes;
+}
+
 /// A `Writer` plus the bookkeeping for applying the first initial list progressively, and
 /// the keys changed since the last message (so the app reads only those).
 pub struct StoreFeed<K>
@@ -87,6 +95,21 @@ where
 
     /// What changed since the last call (and forgets it).
     pub fn take_changes(&mut self) -> Changes {
+        Feed::take_changes(self)
+    }
+
+    /// Applies one watcher event.
+    pub fn apply(&mut self, event: Event<K>) -> Applied {
+        Feed::apply(self, event)
+    }
+}
+
+impl<K> Feed<K> for StoreFeed<K>
+where
+    K: Lookup + Clone + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    fn take_changes(&mut self) -> Changes {
         if std::mem::take(&mut self.rebuilt) {
             self.changed.clear();
             Changes::All
@@ -95,20 +118,7 @@ where
         }
     }
 
-    fn note(&mut self, obj: &K) {
-        if !self.rebuilt {
-            self.changed.push(PodKey {
-                namespace: obj
-                    .namespace()
-                    .map(|ns| ns.into_owned())
-                    .unwrap_or_default(),
-                name: obj.name().map(|n| n.into_owned()).unwrap_or_default(),
-            });
-        }
-    }
-
-    /// Applies one watcher event.
-    pub fn apply(&mut self, event: Event<K>) -> Applied {
+    fn apply(&mut self, event: Event<K>) -> Applied {
         match event {
             Event::Init if !self.listed_once => {
                 self.seen.clear();
@@ -153,6 +163,24 @@ where
             }
         }
     }
+}
+
+impl<K> StoreFeed<K>
+where
+    K: Lookup + Clone + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    fn note(&mut self, obj: &K) {
+        if !self.rebuilt {
+            self.changed.push(PodKey {
+                namespace: obj
+                    .namespace()
+                    .map(|ns| ns.into_owned())
+                    .unwrap_or_default(),
+                name: obj.name().map(|n| n.into_owned()).unwrap_or_default(),
+            });
+        }
+    }
 
     /// Ends the progressive first list: objects applied by an earlier, interrupted attempt
     /// of it and not listed again are deleted (and named as changed). The listed objects stay
@@ -180,15 +208,15 @@ where
 ///
 /// `probe` answers whether the server serves the kind again; it is called once a second while
 /// the watch is failing.
-pub async fn drive<K, S, P, F>(
+pub async fn drive<K, D, S, P, F>(
     kind: Kind,
     stream: S,
-    mut feed: StoreFeed<K>,
+    mut feed: D,
     probe: P,
     tx: UnboundedSender<Msg>,
 ) where
-    K: Lookup + Clone + Send + Sync + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default,
+    K: Send + 'static,
+    D: Feed<K>,
     S: Stream<Item = Result<Event<K>, watcher::Error>> + Send,
     P: Fn() -> F,
     F: Future<Output = bool>,
@@ -296,16 +324,16 @@ pub async fn drive<K, S, P, F>(
 
 /// The message saying what changed: pods by key (the one kind that reaches 100,000 objects),
 /// every other kind (and a rebuilt pod store) as a whole.
-fn changed_msg<K>(kind: Kind, feed: &mut StoreFeed<K>) -> Msg
-where
-    K: Lookup + Clone + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default,
-{
+fn changed_msg<K>(kind: Kind, feed: &mut impl Feed<K>) -> Msg {
     match feed.take_changes() {
         Changes::Keys(keys) if kind == Kind::Pod => Msg::PodsChanged(keys),
         _ => Msg::StoreChanged(kind),
     }
 }
+
+mod podfeed;
+
+pub use podfeed::PodFeed;
 
 #[cfg(test)]
 mod tests;

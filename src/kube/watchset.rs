@@ -31,14 +31,14 @@ use super::{
     connect::Connection,
     discovery::{KruiseApis, WatchedVersion, discover_kruise, list_namespaces},
     health::WatchBackoff,
-    watch::{StoreFeed, drive, map_events},
+    watch::{PodFeed, StoreFeed, drive, map_events},
 };
 use crate::{
-    api::{CloneSet, DaemonSet, SlimPod, StatefulSet, cloneset},
+    api::{CloneSet, DaemonSet, StatefulSet, cloneset, pod::WatchedPod},
     app::{
         Stores,
         msg::{Discovery, Kind, Msg},
-        stores::{OncallStores, OncallWriters},
+        stores::{OncallStores, OncallWriters, PodWriter, pod_store},
     },
 };
 
@@ -70,7 +70,7 @@ impl WatchSet {
         let (clonesets, cs_writer) = reflector::store::<CloneSet>();
         let (statefulsets, sts_writer) = reflector::store::<StatefulSet>();
         let (daemonsets, ds_writer) = reflector::store::<DaemonSet>();
-        let (pods, pod_writer) = reflector::store::<SlimPod>();
+        let (pods, pod_writer) = pod_store();
         let (oncall, oncall_writers) = OncallStores::new();
         let stores = Stores {
             clonesets,
@@ -88,9 +88,8 @@ impl WatchSet {
         // Every watch tries a streaming list first; what this server refused is remembered for
         // the process (a `:ns` switch does not ask again).
         let lister = Lister::new(&conn.cluster_url);
-        // Pods deserialize straight into the slim projection.
-        let pod_task = tokio::spawn(watch_typed::<SlimPod>(
-            Kind::Pod,
+        // Pods deserialize straight into the compact projection, kept in the console's own store.
+        let pod_task = tokio::spawn(watch_pods(
             client.clone(),
             lister.clone(),
             namespace.clone(),
@@ -398,6 +397,25 @@ pub async fn watch_typed<K>(
         });
     let probe = move || answers(api.clone());
     drive(kind, stream, StoreFeed::new(writer), probe, tx).await;
+}
+
+/// Watches pods into the console's own pod store: each pod is read from the JSON straight into
+/// its compact form (`managedFields` and everything else not kept is skipped by the parser) and
+/// stored as read.
+pub async fn watch_pods(
+    client: Client,
+    lister: Lister,
+    namespace: Option<String>,
+    writer: PodWriter,
+    tx: UnboundedSender<Msg>,
+) {
+    let api: Api<WatchedPod> = match &namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    };
+    let stream = lister.watcher(api.clone(), watcher_config(), tell_mode(Kind::Pod, &tx));
+    let probe = move || answers(api.clone());
+    drive(Kind::Pod, stream, PodFeed::new(writer), probe, tx).await;
 }
 
 /// Watches a kind served only at another version, mapping each object into the Rust type.

@@ -18,11 +18,10 @@ use crate::{
 };
 
 pub fn render(app: &App, view: &PodView, area: Rect, buf: &mut Buffer) {
-    let key = kube::runtime::reflector::ObjectRef::new(&view.name).within(&view.namespace);
     let block = super::rollout::block(app, format!(" Pod {}/{} ", view.namespace, view.name));
     let inner = block.inner(area);
     block.render(area, buf);
-    let lines = match app.stores.pods.get(&key) {
+    let lines = match app.stores.pods.get(&view.namespace, &view.name) {
         Some(pod) => lines(app, &pod, view.container),
         None => vec![Line::styled(
             "This pod is gone (deleted, or not listed yet).",
@@ -49,7 +48,7 @@ fn field(app: &App, k: &str, v: String) -> [Span<'static>; 2] {
 /// `chosen`: the container `c` picked (marked ▸ when the pod has several).
 fn lines(app: &App, pod: &SlimPod, chosen: usize) -> Vec<Line<'static>> {
     let meta = &pod.metadata;
-    let labels = meta.labels.clone().unwrap_or_default();
+    let labels = &meta.labels;
     let mut out = Vec::new();
     let status = rows::pod_status(pod);
     let mut first: Vec<Span> = Vec::new();
@@ -58,13 +57,13 @@ fn lines(app: &App, pod: &SlimPod, chosen: usize) -> Vec<Line<'static>> {
     first.extend(field(
         app,
         "node",
-        pod.spec.node_name.clone().unwrap_or_else(|| "-".to_owned()),
+        pod.spec.node_name.as_deref().unwrap_or("-").to_owned(),
     ));
     first.push(Span::raw("  "));
     first.extend(field(
         app,
         "ip",
-        pod.status.pod_ip.clone().unwrap_or_else(|| "-".to_owned()),
+        pod.status.pod_ip.as_deref().unwrap_or("-").to_owned(),
     ));
     first.push(Span::raw("  "));
     first.extend(field(
@@ -79,17 +78,14 @@ fn lines(app: &App, pod: &SlimPod, chosen: usize) -> Vec<Line<'static>> {
         "revision",
         labels
             .get(keys::CONTROLLER_REVISION_HASH)
-            .cloned()
-            .unwrap_or_else(|| "-".to_owned()),
+            .unwrap_or("-")
+            .to_owned(),
     ));
     second.push(Span::raw("  "));
     second.extend(field(
         app,
         "lifecycle state",
-        labels
-            .get(keys::LIFECYCLE_STATE)
-            .cloned()
-            .unwrap_or_else(|| "-".to_owned()),
+        labels.get(keys::LIFECYCLE_STATE).unwrap_or("-").to_owned(),
     ));
     if meta.deletion_timestamp.is_some() {
         second.push(Span::styled("  terminating", role(app, Role::StatusWarn)));
@@ -125,7 +121,7 @@ fn lines(app: &App, pod: &SlimPod, chosen: usize) -> Vec<Line<'static>> {
                 ),
             ),
             Span::styled(format!("{}  ", c.name), role(app, Role::Text)),
-            Span::styled(c.image.clone(), role(app, Role::HeaderValue)),
+            Span::styled(c.image.to_string(), role(app, Role::HeaderValue)),
             Span::styled(
                 format!("  restarts {restarts}"),
                 role(
@@ -260,7 +256,7 @@ fn describe_state(app: &App, s: &SlimContainerState) -> String {
 
 fn in_place(app: &App, pod: &SlimPod) -> Vec<Line<'static>> {
     let muted = role(app, Role::Muted);
-    match InPlaceUpdateState::from_annotations(pod.metadata.annotations.as_ref()) {
+    match InPlaceUpdateState::from_annotations(Some(&pod.metadata.annotations)) {
         Ok(None) => vec![Line::styled(
             "  none recorded (never updated in place)",
             muted,

@@ -16,21 +16,21 @@ use crate::msgs;
 use futures::{Stream, StreamExt as _};
 use kruise_client::watchlist::{ListModes, Lister, paged};
 use kruise_tui::{
-    api::SlimPod,
-    app::msg::{Kind, ListMode, Msg},
+    api::pod::WatchedPod,
+    app::{
+        msg::{Kind, ListMode, Msg},
+        stores::{PodStore, pod_store},
+    },
     cluster::server::{EmbeddedCluster, ServerOptions},
     kube::{
         connect::{Source, connect},
-        watchset::{PAGE_SIZE, watch_typed},
+        watchset::{self as watch, PAGE_SIZE},
     },
 };
 use kube::{
     Api, Client,
     api::{ListParams, WatchEvent, WatchParams},
-    runtime::{
-        reflector::{self, Store},
-        watcher::{self, Event},
-    },
+    runtime::watcher::{self, Event},
 };
 use msgs::{PATIENCE, failures, has, ready, until};
 use serde_json::json;
@@ -82,7 +82,7 @@ async fn embedded(streaming_lists: bool) -> (EmbeddedCluster, Client) {
 }
 
 struct PodWatch {
-    store: Store<SlimPod>,
+    store: PodStore,
     rx: UnboundedReceiver<Msg>,
     seen: Vec<Msg>,
     task: JoinHandle<()>,
@@ -96,10 +96,9 @@ impl Drop for PodWatch {
 
 /// The console's pod watch of `namespace`, run until its store is ready.
 async fn watch_pods(client: &Client, lister: &Lister, namespace: &str) -> PodWatch {
-    let (store, writer) = reflector::store::<SlimPod>();
+    let (store, writer) = pod_store();
     let (tx, rx) = unbounded_channel();
-    let task = tokio::spawn(watch_typed::<SlimPod>(
-        Kind::Pod,
+    let task = tokio::spawn(watch::watch_pods(
         client.clone(),
         lister.clone(),
         Some(namespace.to_owned()),
@@ -170,14 +169,14 @@ async fn the_pod_watch_streams_its_list_where_the_server_serves_streaming_lists(
     let (announced, before_ready) = modes(&w.seen);
     assert!(before_ready, "the mode is told while loading: {:?}", w.seen);
     assert_eq!(failures(&w.seen, Kind::Pod), 0, "{:?}", w.seen);
-    let listed = Api::<SlimPod>::namespaced(client.clone(), &namespace)
+    let listed = Api::<WatchedPod>::namespaced(client.clone(), &namespace)
         .list_metadata(&ListParams::default())
         .await
         .expect("list")
         .items
         .len();
     assert_eq!(w.store.state().len(), listed, "the store holds every pod");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), &namespace);
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), &namespace);
     match cluster {
         Some(c) => {
             assert_eq!(listed, PODS);
@@ -209,7 +208,7 @@ async fn a_server_refusing_streaming_lists_is_listed_in_pages_without_a_failure(
     assert!(!has(&w.seen, |m| matches!(m, Msg::WatchForbidden { .. })));
     assert_eq!(w.store.state().len(), PODS);
     assert_eq!(c.watch_list().refused(), 1, "asked once, refused once");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), "default");
     assert_eq!(lister.mode_of(&pods), Some(ListMode::Paged));
     // The paged watch that follows sees changes.
     c.store()
@@ -238,10 +237,9 @@ async fn a_second_watch_of_a_refusing_server_goes_straight_to_pages() {
     let (asked, refused) = (c.watch_list().asked(), c.watch_list().refused());
     assert_eq!((asked, refused), (1, 1));
     // As after `:ns`: another watch of the same kind on the same server (all namespaces now).
-    let (store, writer) = reflector::store::<SlimPod>();
+    let (store, writer) = pod_store();
     let (tx, mut rx) = unbounded_channel();
-    let task = tokio::spawn(watch_typed::<SlimPod>(
-        Kind::Pod,
+    let task = tokio::spawn(watch::watch_pods(
         client.clone(),
         lister.clone(),
         None,
@@ -270,7 +268,7 @@ async fn the_embedded_server_refuses_streaming_lists_as_a_real_one_does() {
     .await
     .expect("embedded cluster starts");
     let client = c.client().await.expect("client");
-    let pods: Api<SlimPod> = Api::namespaced(client.clone(), "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client.clone(), "default");
     let err = match pods.watch(&WatchParams::streaming_lists(), "0").await {
         Ok(_) => panic!("a watch-list is refused"),
         Err(kube::Error::Api(status)) => status,
@@ -317,7 +315,7 @@ async fn a_watch_list_newer_than_the_server_is_a_too_large_resource_version() {
         .await
         .expect("embedded cluster starts");
     let client = c.client().await.expect("client");
-    let pods: Api<SlimPod> = Api::namespaced(client, "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client, "default");
     let ahead = (c.store().current_rv() + 1000).to_string();
     let mut events = pods
         .watch(&WatchParams::streaming_lists(), &ahead)
@@ -343,13 +341,13 @@ fn pod(name: &str, namespace: &str, app: &str) -> serde_json::Value {
 
 /// The next event of `w` as words (a hang guard, not a speed check).
 async fn next_event(
-    w: &mut (impl Stream<Item = Result<Event<SlimPod>, watcher::Error>> + Unpin),
+    w: &mut (impl Stream<Item = Result<Event<WatchedPod>, watcher::Error>> + Unpin),
 ) -> String {
     let item = tokio::time::timeout(PATIENCE, w.next())
         .await
         .expect("an event in time")
         .expect("the watch goes on");
-    let name = |p: SlimPod| p.metadata.name.unwrap_or_default();
+    let name = |p: WatchedPod| p.metadata.name.unwrap_or_default();
     match item {
         Ok(Event::Init) => "Init".into(),
         Ok(Event::InitApply(p)) => format!("InitApply {}", name(p)),
@@ -362,7 +360,7 @@ async fn next_event(
 
 /// `Init`, the objects, `InitDone`: the names listed.
 async fn initial_list(
-    w: &mut (impl Stream<Item = Result<Event<SlimPod>, watcher::Error>> + Unpin),
+    w: &mut (impl Stream<Item = Result<Event<WatchedPod>, watcher::Error>> + Unpin),
 ) -> Vec<String> {
     assert_eq!(next_event(w).await, "Init");
     let mut names = Vec::new();
@@ -384,7 +382,7 @@ async fn the_pipelined_pages_list_every_pod_once_in_order_then_watch_from_the_li
         return;
     }
     let (c, client) = embedded(false).await;
-    let pods: Api<SlimPod> = Api::namespaced(client, "default");
+    let pods: Api<WatchedPod> = Api::namespaced(client, "default");
     let config = watcher::Config::default().page_size(PAGE_SIZE);
     let mut w = paged::watcher(pods, config).boxed();
     let want: Vec<String> = (0..PODS).map(|i| format!("web-{i:04}")).collect();
@@ -426,7 +424,7 @@ async fn selectors_apply_to_every_page_and_to_the_watch() {
     store
         .create(pod("db-elsewhere", "other", "db"))
         .expect("pod stored");
-    let pods: Api<SlimPod> = Api::all(client);
+    let pods: Api<WatchedPod> = Api::all(client);
     let config = watcher::Config::default()
         .page_size(2)
         .labels("app=db")

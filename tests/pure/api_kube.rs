@@ -56,7 +56,7 @@ fn every_type_is_a_kube_resource_matching_the_kinds_table() {
     check::<api::ImageListPullJob>();
     check::<api::NodeImage>();
     check::<api::ResourceDistribution>();
-    check::<api::SlimPod>();
+    check::<api::pod::WatchedPod>();
 }
 
 #[test]

@@ -31,18 +31,13 @@ fn pod(name: &str, containers: &[&str], annotations: &[(&str, &str)]) -> SlimPod
     let mut pod = SlimPod::default();
     pod.metadata.name = Some(name.into());
     pod.metadata.namespace = Some("shop".into());
-    pod.metadata.uid = Some(format!("uid-{name}"));
-    pod.metadata.annotations = Some(
-        annotations
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-    );
+    pod.metadata.uid = Some(format!("uid-{name}").into());
+    pod.metadata.annotations = annotations.iter().copied().collect();
     pod.spec.containers = containers
         .iter()
         .map(|c| SlimContainer {
-            name: (*c).to_owned(),
-            image: format!("demo/{c}:1"),
+            name: (*c).into(),
+            image: format!("demo/{c}:1").into(),
         })
         .collect();
     pod.status.phase = Some("Running".into());

@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use crossterm::event::KeyEvent;
-use kube::runtime::reflector::ObjectRef as StoreRef;
 
 use super::{Handled, LogView};
 use crate::{
@@ -32,7 +31,7 @@ fn target(app: &App) -> Option<(String, String, Option<String>)> {
                 p.spec
                     .containers
                     .get(view.container)
-                    .map(|c| c.name.clone())
+                    .map(|c| c.name.to_string())
             });
             Some((view.namespace.clone(), view.name.clone(), chosen))
         }
@@ -44,7 +43,7 @@ fn target(app: &App) -> Option<(String, String, Option<String>)> {
 }
 
 fn pod(app: &App, namespace: &str, name: &str) -> Option<std::sync::Arc<SlimPod>> {
-    app.stores.pods.get(&StoreRef::new(name).within(namespace))
+    app.stores.pods.get(namespace, name)
 }
 
 fn next_id(app: &mut App) -> u64 {
@@ -76,7 +75,7 @@ pub fn open_logs(app: &mut App) -> Vec<Effect> {
         .init_containers
         .iter()
         .chain(&p.spec.containers)
-        .map(|c| c.name.clone())
+        .map(|c| c.name.to_string())
         .collect();
     let Some(container) = chosen.or_else(|| default_container(&p)) else {
         app.set_status(Level::Error, format!("pod {name} has no containers"));

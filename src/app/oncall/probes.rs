@@ -61,11 +61,11 @@ fn marker_rows(
         return;
     };
     for pod in crate::app::podindex::in_namespace(pods, &ns) {
-        let labels = pod.pod.metadata.labels.clone().unwrap_or_default();
-        if !selector::matches(sel, &labels).unwrap_or(false) {
+        let labels = &pod.pod.metadata.labels;
+        if !selector::matches(sel, labels).unwrap_or(false) {
             continue;
         }
-        let annotations = pod.pod.metadata.annotations.clone().unwrap_or_default();
+        let annotations = &pod.pod.metadata.annotations;
         for probe in &m.spec.probes {
             let key = format!("{name}#{}", probe.name);
             let state = states.get(&(ns.as_str(), pod.name.as_str(), key.as_str()));
@@ -97,7 +97,7 @@ fn marker_rows(
             let message = state
                 .map(|s| s.message.clone())
                 .filter(|m| !m.is_empty())
-                .or_else(|| cond.and_then(|c| c.message.clone()))
+                .or_else(|| cond.and_then(|c| c.message.as_ref().map(|m| m.to_string())))
                 .unwrap_or_default();
             out.push(ProbeRow {
                 namespace: ns.clone(),
@@ -106,7 +106,7 @@ fn marker_rows(
                 pod: pod.name.clone(),
                 state: state_name,
                 condition,
-                condition_status: cond.map(|c| c.status.clone()).unwrap_or_default(),
+                condition_status: cond.map(|c| c.status.to_string()).unwrap_or_default(),
                 applied,
                 last_probe: state
                     .and_then(|s| s.last_probe_time.as_ref())

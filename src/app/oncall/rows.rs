@@ -218,8 +218,7 @@ pub fn pub_row(
     } else if let Some(sel) = &p.spec.selector {
         if !selector::is_empty(sel) {
             for pod in in_namespace(pods, &namespace) {
-                let labels = pod.pod.metadata.labels.clone().unwrap_or_default();
-                if selector::matches(sel, &labels).unwrap_or(false) {
+                if selector::matches(sel, &pod.pod.metadata.labels).unwrap_or(false) {
                     selected.push(pod);
                     if let Some(i) = pod.owner_uid.as_ref().and_then(|u| owners.get(u))
                         && let Some(w) = workloads.get(*i)

@@ -110,16 +110,16 @@ pub struct SidecarPodRow {
 /// selected as upstream's `PodMatchedSidecarSet` decides (namespace, namespaceSelector on the
 /// Namespace's labels, selector).
 fn matches(set: &SidecarSet, pod: &PodRow, name: &str, namespaces: &NamespaceLabels) -> bool {
-    static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
     let injected = pod
         .pod
         .metadata
         .annotations
-        .as_ref()
-        .and_then(|a| a.get(keys::SIDECARSET_HASH))
+        .get(keys::SIDECARSET_HASH)
         .is_some_and(|raw| sidecarset_upgrade_specs(Some(raw)).contains_key(name));
-    let labels = pod.pod.metadata.labels.as_ref().unwrap_or(&NO_LABELS);
-    injected || pod_matched_sidecar_set(set, &pod.namespace, labels, namespaces).unwrap_or(false)
+    injected || {
+        let labels = pod.pod.metadata.labels.to_btree();
+        pod_matched_sidecar_set(set, &pod.namespace, &labels, namespaces).unwrap_or(false)
+    }
 }
 
 /// Per matched pod, each sidecar container with its hash, revision and version.
@@ -172,21 +172,15 @@ pub fn sidecar_pods(
     }
     let mut out = Vec::new();
     for pod in pods.iter().filter(|p| matches(set, p, &name, namespaces)) {
-        let specs = sidecarset_upgrade_specs(
-            pod.pod
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(keys::SIDECARSET_HASH))
-                .map(String::as_str),
-        );
+        let specs =
+            sidecarset_upgrade_specs(pod.pod.metadata.annotations.get(keys::SIDECARSET_HASH));
         let spec = specs.get(&name).cloned().unwrap_or_default();
         let (revision, version) = match by_hash.get(&spec.hash) {
             Some((r, v)) => (r.clone(), v.clone()),
             None => (spec.controller_revision.clone(), String::new()),
         };
         let whole = Pod {
-            metadata: pod.pod.metadata.clone(),
+            metadata: pod.pod.metadata.to_object_meta(),
             ..Pod::default()
         };
         for c in &set.spec.containers {
@@ -204,7 +198,7 @@ pub fn sidecar_pods(
                     .containers
                     .iter()
                     .find(|x| x.name == container)
-                    .map(|x| x.image.clone())
+                    .map(|x| x.image.to_string())
                     .unwrap_or_default();
                 let ready = pod
                     .pod
@@ -267,7 +261,8 @@ mod tests {
                 labels: Some(labels(&[("app", app)])),
                 annotations,
                 ..ObjectMeta::default()
-            },
+            }
+            .into(),
             ..SlimPod::default()
         };
         Arc::new(PodRow {

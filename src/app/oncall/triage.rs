@@ -448,7 +448,8 @@ mod tests {
                         restart_count: restarts,
                         state,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 },
                 ..Default::default()

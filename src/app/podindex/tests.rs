@@ -18,7 +18,11 @@ use crate::{
             SlimStateDetail,
         },
     },
-    app::{App, AppInit, Kind, Msg, stores::OncallStores, update},
+    app::{
+        App, AppInit, Kind, Msg,
+        stores::{OncallStores, PodWriter},
+        update,
+    },
     config::LoadedConfig,
 };
 
@@ -91,13 +95,15 @@ fn pod(ns: &str, owner: &str, i: u64, ready: bool, restarts: i32, crash: bool) -
                 ..Default::default()
             }]),
             ..Default::default()
-        },
+        }
+        .into(),
         spec: SlimPodSpec {
-            node_name: Some(format!("node-{}", i % 3)),
+            node_name: Some(format!("node-{}", i % 3).into()),
             containers: vec![SlimContainer {
                 name: "app".into(),
                 image: "app:1".into(),
-            }],
+            }]
+            .into(),
             ..Default::default()
         },
         status: SlimPodStatus {
@@ -114,17 +120,18 @@ fn pod(ns: &str, owner: &str, i: u64, ready: bool, restarts: i32, crash: bool) -
                     ..Default::default()
                 }),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         },
     }
 }
 
-fn stores() -> (Stores, Writer<CloneSet>, Writer<SlimPod>) {
+fn stores() -> (Stores, Writer<CloneSet>, PodWriter) {
     let (clonesets, cw) = reflector::store::<CloneSet>();
     let (statefulsets, _) = reflector::store();
     let (daemonsets, _) = reflector::store();
-    let (pods, pw) = reflector::store::<SlimPod>();
+    let (pods, pw) = crate::app::stores::pod_store();
     let (oncall, _) = OncallStores::new();
     (
         Stores {
@@ -251,7 +258,7 @@ fn pod_changes_applied_by_key_equal_a_whole_rebuild() {
                     // A pod created again under the same name is another pod.
                     p.metadata.uid = Some(match live.get(&slot) {
                         Some(old) => old.metadata.uid.clone().unwrap_or_default(),
-                        None => format!("uid-{round}-{}", rng.next(1 << 30)),
+                        None => format!("uid-{round}-{}", rng.next(1 << 30)).into(),
                     });
                     pw.apply_watcher_event(&Event::Apply(p.clone()));
                     live.insert(slot, p);

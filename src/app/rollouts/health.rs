@@ -33,12 +33,7 @@ pub struct BatchGroup {
 }
 
 fn label<'a>(pod: &'a PodRow, key: &str) -> Option<&'a str> {
-    pod.pod
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(key))
-        .map(String::as_str)
+    pod.pod.metadata.labels.get(key)
 }
 
 /// The batch a pod was released in by this run (its batch-id label, when its rollout-id label

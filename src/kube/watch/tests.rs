@@ -12,30 +12,76 @@ use std::{
 use kube::runtime::reflector::store;
 
 use super::*;
-use crate::api::SlimPod;
+use crate::{
+    api::{CloneSet, SlimPod, pod::WatchedPod},
+    app::stores::{PodStore, PodWriter, pod_store},
+};
 use std::sync::Arc;
 
-fn pod(name: &str) -> SlimPod {
+fn pod(name: &str) -> WatchedPod {
     let mut pod = SlimPod::default();
-    pod.metadata.name = Some(name.to_owned());
-    pod.metadata.namespace = Some("demo".to_owned());
-    pod
+    pod.metadata.name = Some(name.into());
+    pod.metadata.namespace = Some("demo".into());
+    pod.into()
 }
 
-fn names(store: &kube::runtime::reflector::Store<SlimPod>) -> Vec<String> {
+fn names(store: &PodStore) -> Vec<String> {
     let mut names: Vec<_> = store
         .state()
         .iter()
-        .filter_map(|p| p.metadata.name.clone())
+        .filter_map(|p| p.metadata.name.as_deref().map(str::to_owned))
         .collect();
     names.sort();
     names
 }
 
+/// The pod store and its feed, as the pod watch makes them.
+fn pod_feed() -> (PodStore, PodFeed) {
+    let (reader, writer): (PodStore, PodWriter) = pod_store();
+    (reader, PodFeed::new(writer))
+}
+
+#[test]
+fn the_generic_feed_follows_the_same_rules_for_other_kinds() {
+    let cs = |name: &str| {
+        let mut cs = CloneSet::default();
+        cs.metadata.name = Some(name.to_owned());
+        cs.metadata.namespace = Some("demo".to_owned());
+        cs
+    };
+    let (reader, writer) = store::<CloneSet>();
+    let mut feed = StoreFeed::new(writer);
+    let names = || {
+        let mut n: Vec<_> = reader
+            .state()
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
+        n.sort();
+        n
+    };
+    feed.apply(Event::Init);
+    feed.apply(Event::InitApply(cs("gone")));
+    assert_eq!(names(), ["gone"], "first page visible before InitDone");
+    feed.apply(Event::Init);
+    feed.apply(Event::InitApply(cs("kept")));
+    assert!(feed.apply(Event::InitDone).ready);
+    assert_eq!(names(), ["kept"]);
+    let Changes::Keys(keys) = feed.take_changes() else {
+        panic!("keys expected");
+    };
+    assert!(keys.iter().any(|k| k.name == "gone"), "{keys:?}");
+    feed.apply(Event::Init);
+    feed.apply(Event::InitApply(cs("b")));
+    assert_eq!(names(), ["kept"], "old state kept until the relist is done");
+    feed.apply(Event::InitDone);
+    assert_eq!(names(), ["b"]);
+    assert_eq!(feed.take_changes(), Changes::All);
+}
+
 #[test]
 fn first_list_shows_pages_as_they_arrive() {
-    let (reader, writer) = store::<SlimPod>();
-    let mut feed = StoreFeed::new(writer);
+    let (reader, mut feed) = pod_feed();
     feed.apply(Event::Init);
     let applied = feed.apply(Event::InitApply(pod("a")));
     assert!(applied.changed && !applied.ready);
@@ -48,8 +94,7 @@ fn first_list_shows_pages_as_they_arrive() {
 
 #[test]
 fn a_restarted_first_list_drops_objects_not_listed_again() {
-    let (reader, writer) = store::<SlimPod>();
-    let mut feed = StoreFeed::new(writer);
+    let (reader, mut feed) = pod_feed();
     feed.apply(Event::Init);
     feed.apply(Event::InitApply(pod("gone")));
     // The list failed half-way and started over; "gone" was deleted meanwhile.
@@ -65,8 +110,7 @@ fn a_restarted_first_list_drops_objects_not_listed_again() {
 
 #[test]
 fn relists_after_the_first_swap_atomically() {
-    let (reader, writer) = store::<SlimPod>();
-    let mut feed = StoreFeed::new(writer);
+    let (reader, mut feed) = pod_feed();
     feed.apply(Event::Init);
     feed.apply(Event::InitApply(pod("a")));
     feed.apply(Event::InitDone);
@@ -86,8 +130,7 @@ fn relists_after_the_first_swap_atomically() {
 
 #[test]
 fn the_end_of_the_first_list_keeps_the_listed_objects_in_place() {
-    let (reader, writer) = store::<SlimPod>();
-    let mut feed = StoreFeed::new(writer);
+    let (reader, mut feed) = pod_feed();
     feed.apply(Event::Init);
     feed.apply(Event::InitApply(pod("a")));
     let before = reader.state();
@@ -98,7 +141,7 @@ fn the_end_of_the_first_list_keeps_the_listed_objects_in_place() {
     assert_eq!(feed.take_changes(), Changes::Keys(Vec::new()));
 }
 
-type Item = Result<Event<SlimPod>, watcher::Error>;
+type Item = Result<Event<WatchedPod>, watcher::Error>;
 
 /// Runs `drive` over a channel-fed stream; returns the event sender and the message receiver.
 fn driven(
@@ -106,13 +149,13 @@ fn driven(
 ) -> (
     futures::channel::mpsc::UnboundedSender<Item>,
     tokio::sync::mpsc::UnboundedReceiver<Msg>,
-    kube::runtime::reflector::Store<SlimPod>,
+    PodStore,
 ) {
     let (events, stream) = futures::channel::mpsc::unbounded::<Item>();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let (reader, writer) = store::<SlimPod>();
+    let (reader, feed) = pod_feed();
     let probe = move || async move { probe_answers };
-    tokio::spawn(drive(Kind::Pod, stream, StoreFeed::new(writer), probe, tx));
+    tokio::spawn(drive(Kind::Pod, stream, feed, probe, tx));
     (events, rx, reader)
 }
 
@@ -296,20 +339,14 @@ async fn a_403_is_said_once_and_asked_again_only_slowly() {
     ];
     let (stream, polls) = scripted(script);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (reader, writer) = store::<SlimPod>();
+    let (reader, feed) = pod_feed();
     let probes = Arc::new(AtomicUsize::new(0));
     let probed = probes.clone();
     let probe = move || {
         probed.fetch_add(1, Ordering::SeqCst);
         async { true }
     };
-    tokio::spawn(drive(
-        Kind::CloneSet,
-        stream,
-        StoreFeed::new(writer),
-        probe,
-        tx,
-    ));
+    tokio::spawn(drive(Kind::CloneSet, stream, feed, probe, tx));
     match next(&mut rx).await {
         Msg::WatchForbidden { kind, denied } => {
             assert_eq!(kind, Kind::CloneSet);
@@ -364,14 +401,8 @@ async fn a_failure_that_turns_into_a_refusal_says_so() {
     ];
     let (stream, _polls) = scripted(script);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (_reader, writer) = store::<SlimPod>();
-    tokio::spawn(drive(
-        Kind::CloneSet,
-        stream,
-        StoreFeed::new(writer),
-        || async { false },
-        tx,
-    ));
+    let (_reader, feed) = pod_feed();
+    tokio::spawn(drive(Kind::CloneSet, stream, feed, || async { false }, tx));
     assert!(matches!(next(&mut rx).await, Msg::WatchFailed { .. }));
     assert!(matches!(next(&mut rx).await, Msg::WatchForbidden { .. }));
 }

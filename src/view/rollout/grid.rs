@@ -40,9 +40,7 @@ impl PodState {
             .pod
             .metadata
             .labels
-            .as_ref()
-            .and_then(|l| l.get(crate::api::keys::LIFECYCLE_STATE))
-            .map(String::as_str);
+            .get(crate::api::keys::LIFECYCLE_STATE);
         match pod.status.as_str() {
             "Terminating" => PodState::Terminating,
             "CrashLoopBackOff"

@@ -1,100 +1,256 @@
-//! `SlimPod`: the projection of a Pod that the views and the Kruise logic need, and nothing more.
+//! `SlimPod`: the projection of a Pod that the views and the Kruise logic need, and nothing more,
+//! in a compact form: the console holds one per pod, up to 100,000 of them.
 //!
-//! It deserializes straight from a Pod's JSON (unknown fields are skipped), so the pod store never
-//! holds whole Pods. `managedFields` is skipped while reading (never built).
+//! It deserializes straight from a Pod's JSON (unknown fields, `managedFields` among them, are
+//! skipped without being built). Strings that repeat across pods (namespaces, label and
+//! annotation keys and short values, condition types and reasons, images, node names, owners)
+//! are interned ([`intern`]: one shared allocation each, bounded); strings unique to a pod
+//! (name, UID, resourceVersion, IP, container IDs) are read once, never copied again (rows and
+//! the store share them). Labels and annotations are sorted slices ([`StrMap`]), lists are boxed
+//! slices. Serializing writes the kept fields back as a Pod's JSON (`apiVersion`/`kind` first).
+//!
+//! The watch reads pods as [`WatchedPod`] (a kube resource: the `ObjectMeta` kube-runtime's
+//! watcher needs, beside the `SlimPod`), and the store keeps only the `SlimPod`.
 //!
 //! Also the readiness every layer asks of a whole Pod: [`is_ready`] (Kubernetes'
 //! `podutil.IsPodReady`), [`ready_condition`] (since when) and [`is_running_and_ready`] (Kruise's
 //! `util.IsRunningAndReady`).
 
+pub mod intern;
+pub mod strmap;
+mod watched;
+
 use k8s_openapi::api::core::v1::{Pod, PodCondition};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+pub use intern::{Str, intern};
+pub use strmap::StrMap;
+pub use watched::WatchedPod;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", remote = "Self")]
 pub struct SlimPod {
-    #[serde(default, deserialize_with = "meta_without_managed_fields")]
-    pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
+    pub metadata: SlimPodMeta,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub spec: SlimPodSpec,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub status: SlimPodStatus,
 }
-crate::impl_resource!(
-    SlimPod,
-    group = "",
-    version = "v1",
-    kind = "Pod",
-    plural = "pods",
-    scope = NamespaceResourceScope
-);
 
-/// A pod's metadata as read into the store: every field of `ObjectMeta` but `managedFields`
-/// (and the long-gone `selfLink`), which serde skips without building it — often 40 % of a
-/// pod's JSON, and nothing reads it.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct MetaIn {
-    annotations: Option<std::collections::BTreeMap<String, String>>,
-    creation_timestamp: Option<Time>,
-    deletion_grace_period_seconds: Option<i64>,
-    deletion_timestamp: Option<Time>,
-    finalizers: Option<Vec<String>>,
-    generate_name: Option<String>,
-    generation: Option<i64>,
-    labels: Option<std::collections::BTreeMap<String, String>>,
-    name: Option<String>,
-    namespace: Option<String>,
-    owner_references: Option<Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
-    resource_version: Option<String>,
-    uid: Option<String>,
+impl k8s_openapi::Resource for SlimPod {
+    const API_VERSION: &'static str = "v1";
+    const GROUP: &'static str = "";
+    const KIND: &'static str = "Pod";
+    const VERSION: &'static str = "v1";
+    const URL_PATH_SEGMENT: &'static str = "pods";
+    type Scope = k8s_openapi::NamespaceResourceScope;
 }
 
-fn meta_without_managed_fields<'de, D>(deserializer: D) -> Result<ObjectMeta, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    let m = Option::<MetaIn>::deserialize(deserializer)?.unwrap_or_default();
-    Ok(ObjectMeta {
-        annotations: m.annotations,
-        creation_timestamp: m.creation_timestamp,
-        deletion_grace_period_seconds: m.deletion_grace_period_seconds,
-        deletion_timestamp: m.deletion_timestamp,
-        finalizers: m.finalizers,
-        generate_name: m.generate_name,
-        generation: m.generation,
-        labels: m.labels,
-        managed_fields: None,
-        name: m.name,
-        namespace: m.namespace,
-        owner_references: m.owner_references,
-        resource_version: m.resource_version,
-        self_link: None,
-        uid: m.uid,
-    })
+impl Serialize for SlimPod {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SlimPod::serialize(
+            self,
+            crate::api::resource::WithTypeMeta::new(s, "v1", "Pod"),
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for SlimPod {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SlimPod::deserialize(d)
+    }
+}
+
+impl SlimPod {
+    /// The pod's key in the store: (namespace, name).
+    pub fn key(&self) -> (&str, &str) {
+        (
+            self.metadata.namespace.as_deref().unwrap_or_default(),
+            self.metadata.name.as_deref().unwrap_or_default(),
+        )
+    }
+}
+
+/// What the console keeps of a pod's metadata: every `ObjectMeta` field but `managedFields`,
+/// `selfLink` and `labels`/`annotations` as maps of their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimPodMeta {
+    #[serde(
+        default,
+        deserialize_with = "intern::opt_fresh",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub name: Option<Str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<Str>,
+    #[serde(
+        default,
+        deserialize_with = "intern::opt_fresh",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub uid: Option<Str>,
+    #[serde(
+        default,
+        deserialize_with = "intern::opt_fresh",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resource_version: Option<Str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<Str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "StrMap::is_empty")]
+    pub labels: StrMap,
+    #[serde(default, skip_serializing_if = "StrMap::is_empty")]
+    pub annotations: StrMap,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "<[_]>::is_empty"
+    )]
+    pub owner_references: Box<[SlimOwnerReference]>,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "<[_]>::is_empty"
+    )]
+    pub finalizers: Box<[Str]>,
+}
+
+impl SlimPodMeta {
+    /// The controller ownerReference, if any.
+    pub fn controller(&self) -> Option<&SlimOwnerReference> {
+        self.owner_references
+            .iter()
+            .find(|r| r.controller == Some(true))
+    }
+
+    /// As k8s-openapi's `ObjectMeta` (a copy), for code written against whole objects.
+    pub fn to_object_meta(&self) -> ObjectMeta {
+        let s = |v: &Option<Str>| v.as_ref().map(|v| v.to_string());
+        ObjectMeta {
+            name: s(&self.name),
+            namespace: s(&self.namespace),
+            uid: s(&self.uid),
+            resource_version: s(&self.resource_version),
+            generate_name: s(&self.generate_name),
+            generation: self.generation,
+            creation_timestamp: self.creation_timestamp.clone(),
+            deletion_timestamp: self.deletion_timestamp.clone(),
+            deletion_grace_period_seconds: self.deletion_grace_period_seconds,
+            labels: self.labels.to_btree_opt(),
+            annotations: self.annotations.to_btree_opt(),
+            owner_references: (!self.owner_references.is_empty()).then(|| {
+                self.owner_references
+                    .iter()
+                    .map(SlimOwnerReference::to_owner_reference)
+                    .collect()
+            }),
+            finalizers: (!self.finalizers.is_empty())
+                .then(|| self.finalizers.iter().map(|f| f.to_string()).collect()),
+            managed_fields: None,
+            self_link: None,
+        }
+    }
+}
+
+/// From k8s-openapi's `ObjectMeta` (fixtures and tests build pods this way); `managedFields`
+/// and `selfLink` are dropped.
+impl From<ObjectMeta> for SlimPodMeta {
+    fn from(m: ObjectMeta) -> Self {
+        let s = |v: Option<String>| v.map(Str::from);
+        let own = |v: Option<String>| v.map(|v| Str::new(&v));
+        SlimPodMeta {
+            name: own(m.name),
+            namespace: s(m.namespace),
+            uid: own(m.uid),
+            resource_version: own(m.resource_version),
+            generate_name: s(m.generate_name),
+            generation: m.generation,
+            creation_timestamp: m.creation_timestamp,
+            deletion_timestamp: m.deletion_timestamp,
+            deletion_grace_period_seconds: m.deletion_grace_period_seconds,
+            labels: m.labels.into(),
+            annotations: m.annotations.into(),
+            owner_references: m
+                .owner_references
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| SlimOwnerReference {
+                    api_version: r.api_version.into(),
+                    kind: r.kind.into(),
+                    name: r.name.into(),
+                    uid: r.uid.into(),
+                    controller: r.controller,
+                    block_owner_deletion: r.block_owner_deletion,
+                })
+                .collect(),
+            finalizers: m
+                .finalizers
+                .unwrap_or_default()
+                .into_iter()
+                .map(Str::from)
+                .collect(),
+        }
+    }
+}
+
+/// An ownerReference, its strings shared by every pod of the owner.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimOwnerReference {
+    pub api_version: Str,
+    pub kind: Str,
+    pub name: Str,
+    pub uid: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+impl SlimOwnerReference {
+    pub fn to_owner_reference(&self) -> OwnerReference {
+        OwnerReference {
+            api_version: self.api_version.to_string(),
+            kind: self.kind.to_string(),
+            name: self.name.to_string(),
+            uid: self.uid.to_string(),
+            controller: self.controller,
+            block_owner_deletion: self.block_owner_deletion,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<String>,
+    pub node_name: Option<Str>,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
-    pub containers: Vec<SlimContainer>,
+    pub containers: Box<[SlimContainer]>,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "<[_]>::is_empty"
     )]
-    pub init_containers: Vec<SlimContainer>,
+    pub init_containers: Box<[SlimContainer]>,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "<[_]>::is_empty"
     )]
-    pub readiness_gates: Vec<SlimReadinessGate>,
+    pub readiness_gates: Box<[SlimReadinessGate]>,
     /// Default grace period for stopping containers (CRR falls back to it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub termination_grace_period_seconds: Option<i64>,
@@ -103,56 +259,61 @@ pub struct SlimPodSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainer {
-    pub name: String,
+    pub name: Str,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
-    pub image: String,
+    pub image: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimReadinessGate {
-    pub condition_type: String,
+    pub condition_type: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
+    pub phase: Option<Str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// Serialized as `podIP` (camelCase would give `podIp`, which Kubernetes does not use).
-    #[serde(default, rename = "podIP", skip_serializing_if = "Option::is_none")]
-    pub pod_ip: Option<String>,
+    #[serde(
+        default,
+        rename = "podIP",
+        deserialize_with = "intern::opt_fresh",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pod_ip: Option<Str>,
     #[serde(default, rename = "hostIP", skip_serializing_if = "Option::is_none")]
-    pub host_ip: Option<String>,
+    pub host_ip: Option<Str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "<[_]>::is_empty"
     )]
-    pub conditions: Vec<SlimPodCondition>,
+    pub conditions: Box<[SlimPodCondition]>,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "<[_]>::is_empty"
     )]
-    pub container_statuses: Vec<SlimContainerStatus>,
+    pub container_statuses: Box<[SlimContainerStatus]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimPodCondition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
+    pub type_: Str,
+    pub status: Str,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// PodProbeMarker writes the probe output here; KruisePodReady holds its holders as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,26 +323,27 @@ pub struct SlimPodCondition {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimContainerStatus {
-    pub name: String,
+    pub name: Str,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub ready: bool,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub restart_count: i32,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
-    pub image: String,
+    pub image: Str,
     #[serde(
         default,
         deserialize_with = "crate::api::common::null_as_default",
         rename = "imageID"
     )]
-    pub image_id: String,
+    pub image_id: Str,
     /// `<runtime>://<id>`; CRR records it to tell a recreated container from the old one.
     #[serde(
         default,
         rename = "containerID",
+        deserialize_with = "intern::opt_fresh",
         skip_serializing_if = "Option::is_none"
     )]
-    pub container_id: Option<String>,
+    pub container_id: Option<Str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,7 +371,7 @@ pub struct SlimContainerState {
 #[serde(rename_all = "camelCase")]
 pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,7 +379,7 @@ pub struct SlimStateDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Str>,
 }
 
 /// The pod's `Ready` condition when its status is `True` (its lastTransitionTime says since when
@@ -252,125 +414,4 @@ pub fn is_running_and_ready(pod: &Pod) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn pod_json() -> serde_json::Value {
-        json!({
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-1",
-                         "labels": {"controller-revision-hash": "web-7d9"}},
-            "spec": {
-                "nodeName": "node-1",
-                "terminationGracePeriodSeconds": 30,
-                "readinessGates": [{"conditionType": "InPlaceUpdateReady"}],
-                "containers": [{"name": "main", "image": "nginx:1.25", "ports": [{"containerPort": 80}]}]
-            },
-            "status": {
-                "phase": "Running", "podIP": "10.0.0.5", "hostIP": "192.168.0.2",
-                "startTime": "2024-05-06T07:08:09Z",
-                "conditions": [{"type": "game.io/idle", "status": "True", "message": "idle",
-                                "lastProbeTime": "2024-05-06T07:09:00Z",
-                                "lastTransitionTime": "2024-05-06T07:09:00Z"}],
-                "containerStatuses": [{
-                    "name": "main", "ready": true, "restartCount": 3, "started": true,
-                    "image": "nginx:1.25", "imageID": "docker.io/nginx@sha256:1",
-                    "containerID": "containerd://abc",
-                    "state": {"running": {"startedAt": "2024-05-06T07:08:30Z"}},
-                    "lastState": {"terminated": {"reason": "Error", "exitCode": 1, "message": "boom",
-                                  "startedAt": "2024-05-06T07:08:10Z", "finishedAt": "2024-05-06T07:08:20Z"}}
-                }]
-            }
-        })
-    }
-
-    #[test]
-    fn metadata_is_read_whole_except_managed_fields() {
-        let meta = json!({
-            "name": "web-abc", "namespace": "default", "uid": "u-1", "generateName": "web-",
-            "resourceVersion": "42", "generation": 2, "creationTimestamp": "2024-05-06T07:08:09Z",
-            "deletionTimestamp": "2024-05-06T08:00:00Z", "deletionGracePeriodSeconds": 30,
-            "finalizers": ["a/b"], "labels": {"app": "web"}, "annotations": {"k": "v"},
-            "ownerReferences": [{"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
-                                 "name": "web", "uid": "u-0", "controller": true}],
-            "managedFields": [{"manager": "kubelet", "operation": "Update",
-                               "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}}]
-        });
-        let mut full: ObjectMeta = serde_json::from_value(meta.clone()).unwrap();
-        assert!(full.managed_fields.is_some());
-        full.managed_fields = None;
-        let pod: SlimPod = serde_json::from_value(json!({"metadata": meta})).unwrap();
-        assert_eq!(pod.metadata, full);
-        // null and absent metadata read as empty.
-        let pod: SlimPod = serde_json::from_value(json!({"metadata": null})).unwrap();
-        assert_eq!(pod.metadata, ObjectMeta::default());
-    }
-
-    #[test]
-    fn reads_what_the_views_and_logic_need_from_a_pod() {
-        let pod: SlimPod = serde_json::from_value(pod_json()).unwrap();
-        assert_eq!(pod.spec.node_name.as_deref(), Some("node-1"));
-        assert_eq!(pod.spec.termination_grace_period_seconds, Some(30));
-        assert_eq!(
-            pod.spec.readiness_gates[0].condition_type,
-            "InPlaceUpdateReady"
-        );
-        let cond = &pod.status.conditions[0];
-        assert_eq!(cond.message.as_deref(), Some("idle"));
-        assert!(cond.last_probe_time.is_some());
-        let cs = &pod.status.container_statuses[0];
-        assert_eq!(cs.container_id.as_deref(), Some("containerd://abc"));
-        assert_eq!(cs.restart_count, 3);
-        let last = cs
-            .last_state
-            .as_ref()
-            .and_then(|s| s.terminated.as_ref())
-            .unwrap();
-        assert_eq!(
-            (last.exit_code, last.message.as_deref()),
-            (Some(1), Some("boom"))
-        );
-        assert!(last.finished_at.is_some());
-        assert_eq!(pod.status.host_ip.as_deref(), Some("192.168.0.2"));
-        assert_eq!(pod.status.pod_ip.as_deref(), Some("10.0.0.5"));
-    }
-
-    #[test]
-    fn slim_pod_is_a_lossless_projection_of_a_full_pod() {
-        // Every field SlimPod keeps reads back identically through k8s-openapi's Pod.
-        let slim: SlimPod = serde_json::from_value(pod_json()).unwrap();
-        let full: Pod = serde_json::from_value(serde_json::to_value(&slim).unwrap()).unwrap();
-        let again: SlimPod = serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
-        assert_eq!(again, slim);
-    }
-
-    #[test]
-    fn ready_is_the_first_ready_condition_and_running_and_ready_adds_phase_and_deletion() {
-        let pod = |phase: &str, conditions: serde_json::Value| -> Pod {
-            serde_json::from_value(json!({"metadata": {"name": "p"},
-                "status": {"phase": phase, "conditions": conditions}}))
-            .unwrap()
-        };
-        let ready = pod(
-            "Running",
-            json!([{"type": "PodScheduled", "status": "True"},
-                   {"type": "Ready", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"}]),
-        );
-        assert!(is_ready(&ready) && is_running_and_ready(&ready));
-        let since = ready_condition(&ready).and_then(|c| c.last_transition_time.as_ref());
-        assert_eq!(since.map(|t| t.0.as_second()), Some(1_735_689_600));
-        assert!(!is_ready(&pod(
-            "Running",
-            json!([{"type": "Ready", "status": "False"}])
-        )));
-        assert!(!is_ready(&pod("Running", json!([]))));
-        assert!(!is_ready(&Pod::default()));
-        let pending = pod("Pending", json!([{"type": "Ready", "status": "True"}]));
-        assert!(is_ready(&pending) && !is_running_and_ready(&pending));
-        let mut deleting = ready.clone();
-        deleting.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
-        assert!(is_ready(&deleting) && !is_running_and_ready(&deleting));
-    }
-}
+mod tests;

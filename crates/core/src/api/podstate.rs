@@ -12,6 +12,7 @@ use k8s_openapi::{
 use serde::{Deserialize, Serialize};
 
 use super::keys;
+use crate::kruise::selector::Labels;
 
 /// `apps.kruise.io/inplace-update-state` (also each value of
 /// `kruise.io/sidecarset-inplace-update-state`).
@@ -78,13 +79,13 @@ impl InPlaceUpdateState {
     /// Reads the state from a pod's annotations (the current key, else the legacy one).
     /// `Ok(None)` when the pod has neither; an error when the value is not valid JSON.
     pub fn from_annotations(
-        annotations: Option<&BTreeMap<String, String>>,
+        annotations: Option<&(impl Labels + ?Sized)>,
     ) -> Result<Option<Self>, serde_json::Error> {
         let value = annotations.and_then(|a| {
-            a.get(keys::INPLACE_UPDATE_STATE)
-                .or_else(|| a.get(keys::INPLACE_UPDATE_STATE_LEGACY))
+            a.label(keys::INPLACE_UPDATE_STATE)
+                .or_else(|| a.label(keys::INPLACE_UPDATE_STATE_LEGACY))
         });
-        value.map(|v| serde_json::from_str(v)).transpose()
+        value.map(serde_json::from_str).transpose()
     }
 
     /// True while containers of a lower launch priority still wait for their turn.
@@ -178,13 +179,13 @@ fn is_zero(n: &i32) -> bool {
 impl InPlaceUpdateGraceSpec {
     /// Reads the pending spec from a pod's annotations (the current key, else the legacy one).
     pub fn from_annotations(
-        annotations: Option<&BTreeMap<String, String>>,
+        annotations: Option<&(impl Labels + ?Sized)>,
     ) -> Result<Option<Self>, serde_json::Error> {
         let value = annotations.and_then(|a| {
-            a.get(keys::INPLACE_UPDATE_GRACE)
-                .or_else(|| a.get(keys::INPLACE_UPDATE_GRACE_LEGACY))
+            a.label(keys::INPLACE_UPDATE_GRACE)
+                .or_else(|| a.label(keys::INPLACE_UPDATE_GRACE_LEGACY))
         });
-        value.map(|v| serde_json::from_str(v)).transpose()
+        value.map(serde_json::from_str).transpose()
     }
 }
 

@@ -15,15 +15,33 @@ pub enum SelectorError {
     UnexpectedValues(String),
 }
 
+/// What a selector reads labels from: a `BTreeMap` (k8s-openapi's objects) or a pod's
+/// compact [`StrMap`](crate::api::pod::StrMap).
+pub trait Labels {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl Labels for BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+impl Labels for crate::api::pod::StrMap {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key)
+    }
+}
+
 /// Whether `labels` match `selector`. An empty selector matches everything (as
 /// `LabelSelectorAsSelector` does); a malformed one is an error.
 pub fn matches(
     selector: &LabelSelector,
-    labels: &BTreeMap<String, String>,
+    labels: &(impl Labels + ?Sized),
 ) -> Result<bool, SelectorError> {
     if let Some(required) = &selector.match_labels {
         for (key, value) in required {
-            if labels.get(key) != Some(value) {
+            if labels.label(key) != Some(value.as_str()) {
                 // Still validate the expressions so a malformed selector is always reported.
                 validate(selector)?;
                 return Ok(false);
@@ -52,23 +70,23 @@ pub fn is_empty(selector: &LabelSelector) -> bool {
 
 fn validate(selector: &LabelSelector) -> Result<(), SelectorError> {
     for req in selector.match_expressions.iter().flatten() {
-        requirement_matches(req, &BTreeMap::new())?;
+        requirement_matches(req, &BTreeMap::<String, String>::new())?;
     }
     Ok(())
 }
 
 fn requirement_matches(
     req: &LabelSelectorRequirement,
-    labels: &BTreeMap<String, String>,
+    labels: &(impl Labels + ?Sized),
 ) -> Result<bool, SelectorError> {
     let values = req.values.as_deref().unwrap_or_default();
-    let value = labels.get(&req.key);
+    let value = labels.label(&req.key);
     match req.operator.as_str() {
         "In" | "NotIn" if values.is_empty() => {
             Err(SelectorError::MissingValues(req.operator.clone()))
         }
-        "In" => Ok(value.is_some_and(|v| values.contains(v))),
-        "NotIn" => Ok(value.is_none_or(|v| !values.contains(v))),
+        "In" => Ok(value.is_some_and(|v| values.iter().any(|x| x == v))),
+        "NotIn" => Ok(value.is_none_or(|v| !values.iter().any(|x| x == v))),
         "Exists" | "DoesNotExist" if !values.is_empty() => {
             Err(SelectorError::UnexpectedValues(req.operator.clone()))
         }
