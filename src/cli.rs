@@ -155,6 +155,18 @@ pub struct KubeArgs {
 }
 
 impl KubeArgs {
+    /// `--context a,b` read as a list of contexts (the on-call subcommands take several);
+    /// None without `--context`.
+    pub fn context_list(&self) -> Option<Vec<String>> {
+        self.context.as_ref().map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+    }
+
     /// The kubeconfig and context these flags choose, for [`kruise_client::connect`].
     pub fn source(&self) -> kruise_client::connect::Source {
         kruise_client::connect::Source {

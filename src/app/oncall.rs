@@ -298,6 +298,11 @@ impl App {
             .find(|b| b.namespace == namespace && b.name == name)
     }
 
+    /// Whether every kind triage reads has loaded (or is not served): its rows are whole.
+    pub(crate) fn triage_loaded(&self) -> bool {
+        triage::READS.iter().all(|k| self.ready.contains(k))
+    }
+
     /// Rows the triage strip takes over the Workloads view (0 when nothing is wrong).
     pub(crate) fn strip_rows(&self) -> usize {
         match self.top() {

@@ -24,13 +24,7 @@ struct Scope {
 impl Scope {
     fn of(kube: &KubeArgs) -> Scope {
         Scope {
-            contexts: kube.context.as_ref().map(|list| {
-                list.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            }),
+            contexts: kube.context_list(),
             namespace: kube.namespace.clone(),
         }
     }

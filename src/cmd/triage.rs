@@ -38,13 +38,7 @@ pub fn run(kube: &KubeArgs, args: TriageArgs) -> Result<()> {
 /// The contexts to triage: every one of the kubeconfig, the `--context` list (comma-separated),
 /// or the current one.
 fn contexts(kube: &KubeArgs, all: bool) -> Result<Vec<String>> {
-    if let Some(list) = &kube.context {
-        let names: Vec<String> = list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect();
+    if let Some(names) = kube.context_list() {
         if names.is_empty() {
             bail!("--context names no context");
         }

@@ -108,8 +108,7 @@ async fn triage_one(kube: KubeArgs, config: LoadedConfig) -> Verdict {
                 let _ = effect_tx.send(effect);
             }
         }
-        if READS.iter().all(|k| app.ready.contains(k)) {
-            // A tick rebuilds triage with the clock now.
+        if app.triage_loaded() {
             // A tick rebuilds triage with the clock now (what it would record is dropped).
             let _ = app::update(&mut app, Msg::Tick(Timestamp::now()));
             break Verdict::Problems(app.oncall.triage.clone());

@@ -16,7 +16,7 @@ pub type Recorded = BTreeMap<(String, String), (Option<String>, String)>;
 
 /// What appeared or cleared since the last call, as one effect (None: nothing changed).
 pub fn changes(app: &mut App) -> Option<Effect> {
-    if !super::triage::READS.iter().all(|k| app.ready.contains(k)) {
+    if !app.triage_loaded() {
         return None;
     }
     let now: Recorded = app
