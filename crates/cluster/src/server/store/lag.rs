@@ -90,16 +90,20 @@ mod tests {
             .unwrap();
     }
 
-    #[test]
-    fn a_client_watch_that_lags_beyond_the_window_is_closed_and_no_longer_queued_for() {
-        let store = Store::new(KruiseVersion::V1_9).unwrap();
-        store.set_event_window(5);
-        let key = store
+    fn config_map_key(store: &Store) -> std::sync::Arc<str> {
+        store
             .registry()
             .lookup("", "v1", "configmaps")
             .unwrap()
             .key
-            .clone();
+            .clone()
+    }
+
+    #[test]
+    fn a_client_watch_that_lags_beyond_the_window_is_closed_and_no_longer_queued_for() {
+        let store = Store::new(KruiseVersion::V1_9).unwrap();
+        store.set_event_window(5);
+        let key = config_map_key(&store);
         let from = WatchFrom::Version(store.current_rv());
         let mut client = store.watch_client(Some(key.clone()), None, from).unwrap();
         let mut internal = store.watch(Some(key), None, from).unwrap();
@@ -140,12 +144,7 @@ mod tests {
     fn a_client_watch_is_closed_when_its_backlog_outgrows_the_window_bytes() {
         let store = Store::new(KruiseVersion::V1_9).unwrap();
         store.set_event_window_bytes(1_000);
-        let key = store
-            .registry()
-            .lookup("", "v1", "configmaps")
-            .unwrap()
-            .key
-            .clone();
+        let key = config_map_key(&store);
         let from = WatchFrom::Version(store.current_rv());
         let client = store.watch_client(Some(key), None, from).unwrap();
         let lag = client.lag.clone().unwrap();
