@@ -131,6 +131,24 @@ async fn report_holds_the_incidents_actions_results_and_events_in_time_order() {
         "{other}"
     );
 
+    // A report that cannot be written fails (exit 1) with the reason.
+    let unwritable = cli
+        .run(&[
+            "report",
+            "--since",
+            "10m",
+            "-o",
+            "/nonexistent-dir/report.md",
+        ])
+        .await;
+    assert_eq!(unwritable.code, 1, "{unwritable:?}");
+    assert!(
+        unwritable
+            .stderr
+            .contains("cannot write /nonexistent-dir/report.md"),
+        "{unwritable:?}"
+    );
+
     cli.ok(&["protect", "cs/checkout", "off"]).await;
     tb.shutdown().await;
 }

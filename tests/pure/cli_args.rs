@@ -331,6 +331,11 @@ fn malformed_values_are_usage_errors() {
             "\"Prod\" is not a namespace name",
         ),
         ("rollout status cs/web -n demo_1", "is not a namespace name"),
+        ("report --since soon", "is not a duration"),
+        ("journal --since soon", "is not a duration"),
+        ("journal -o yaml", "invalid value 'yaml'"),
+        ("triage -o yaml", "invalid value 'yaml'"),
+        ("triage --timeout forever", "is not a duration"),
     ] {
         let err = usage_error(args);
         assert!(err.contains(why), "{args}: {err}");
