@@ -20,6 +20,9 @@ use crate::actions::{Action, ApiRequest, Target};
 pub struct Entry {
     pub time: Timestamp,
     pub context: Option<String>,
+    /// Who the server took the sender for (its SelfSubjectReview's username), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// The API server URL.
     pub cluster: String,
     pub target: Target,
@@ -85,6 +88,7 @@ mod tests {
         let entry = Entry {
             time: Timestamp::from_second(1_700_000_000).expect("time"),
             context: Some("demo".into()),
+            user: Some("kubernetes-admin".into()),
             cluster: "https://127.0.0.1:6443".into(),
             target: Target {
                 kind: &crate::api::kinds::CLONESET,

@@ -548,6 +548,7 @@ mod tests {
         Entry {
             time: "2026-01-10T12:00:00Z".parse().unwrap(),
             context: None,
+            user: None,
             cluster: "https://127.0.0.1:6443".into(),
             target: Target {
                 kind: &crate::api::kinds::CLONESET,

@@ -1,7 +1,7 @@
 //! The incident record (`kruise-tui report`, `x` in `:journal`): a Markdown timeline of one
-//! window — this tool's journal entries (what was sent, from which context, the result), the
-//! Events of the objects those entries touched, and the triage rows seen — every time in UTC
-//! and local time. Pure: the caller reads the files and the cluster.
+//! window — this tool's journal entries (what was sent, by whom — the user the server
+//! authenticated —, from which context, the result), the Events of the objects those entries
+//! touched, and the triage rows seen — every time in UTC and local time. Pure: the caller reads the files and the cluster.
 
 use std::collections::BTreeMap;
 
@@ -230,10 +230,11 @@ pub fn markdown(input: &ReportInput<'_>) -> String {
         out.push_str("\n## Actions\n\n");
         for e in &actions {
             out.push_str(&format!(
-                "### {} UTC — {} on {}\n\n- context: {} ({})\n- request: `{} {}` ({})\n- result: {}\n",
+                "### {} UTC — {} on {}\n\n- by: {}\n- context: {} ({})\n- request: `{} {}` ({})\n- result: {}\n",
                 utc(e.time),
                 e.action.describe(),
                 e.target.describe(),
+                e.user.as_deref().unwrap_or("(the server did not say)"),
                 context_of(&e.context),
                 e.cluster,
                 e.request.verb,

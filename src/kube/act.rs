@@ -12,6 +12,7 @@ use std::{
 use jiff::Timestamp;
 use k8s_openapi::api::{
     apps::v1::ControllerRevision,
+    authentication::v1::SelfSubjectReview,
     authorization::v1::{ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec},
 };
 use kube::{
@@ -78,6 +79,8 @@ pub struct Actor {
     context: Option<String>,
     cluster: String,
     journal: Option<Journal>,
+    /// Who the server says we are, asked once (for the journal's "by whom").
+    user: tokio::sync::OnceCell<Option<String>>,
     ssar: Mutex<HashMap<SsarKey, Result<(), String>>>,
     resources: Mutex<HashMap<&'static KindInfo, ApiResource>>,
 }
@@ -106,6 +109,7 @@ impl Actor {
             context,
             cluster,
             journal,
+            user: tokio::sync::OnceCell::new(),
             ssar: Mutex::new(HashMap::new()),
             resources: Mutex::new(HashMap::new()),
         })
@@ -407,7 +411,7 @@ impl Actor {
                     message: describe(err),
                 },
             };
-            self.journal(&prepared, outcome);
+            self.journal(&prepared, outcome).await;
             let err = match result {
                 Ok(_) => {
                     return Ok(Done {
@@ -522,7 +526,7 @@ impl Actor {
         let object: DynamicObject = serde_json::from_value(prepared.request.body.clone())
             .map_err(|e| ActError::Failed(format!("bad object: {e}")))?;
         let result = api.create(&PostParams::default(), &object).await;
-        self.journal(&prepared, Self::outcome(&result, 201));
+        self.journal(&prepared, Self::outcome(&result, 201)).await;
         match result {
             Ok(made) => Ok(Done {
                 prepared,
@@ -551,7 +555,7 @@ impl Actor {
             ..kube::api::DeleteParams::default()
         };
         let result = api.delete(&prepared.target.name, &params).await;
-        self.journal(&prepared, Self::outcome(&result, 200));
+        self.journal(&prepared, Self::outcome(&result, 200)).await;
         match result {
             Ok(_) => Ok(Done {
                 prepared,
@@ -569,13 +573,35 @@ impl Actor {
         }
     }
 
-    fn journal(&self, prepared: &Prepared, result: Outcome) {
+    /// The username the server authenticates this client as (`kubectl auth whoami`), asked once;
+    /// `None` when the server does not say (before 1.28, or forbidden).
+    async fn user(&self) -> Option<String> {
+        self.user
+            .get_or_init(|| async {
+                let api: Api<SelfSubjectReview> = Api::all(self.client.clone());
+                match api
+                    .create(&PostParams::default(), &SelfSubjectReview::default())
+                    .await
+                {
+                    Ok(review) => review.status.and_then(|s| s.user_info?.username),
+                    Err(err) => {
+                        tracing::info!("the server does not say who we are: {err}");
+                        None
+                    }
+                }
+            })
+            .await
+            .clone()
+    }
+
+    async fn journal(&self, prepared: &Prepared, result: Outcome) {
         let Some(journal) = &self.journal else {
             return;
         };
         let entry = Entry {
             time: Timestamp::now(),
             context: self.context.clone(),
+            user: self.user().await,
             cluster: self.cluster.clone(),
             target: prepared.target.clone(),
             action: prepared.action.clone(),

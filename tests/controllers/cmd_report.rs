@@ -111,17 +111,18 @@ async fn report_holds_the_incidents_actions_results_and_events_in_time_order() {
 
     // The journal as JSON lines: the same four actions, each parseable.
     let json = cli.ok(&["journal", "-o", "json"]).await;
-    let actions: Vec<String> = json
+    let lines: Vec<serde_json::Value> = json
         .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            v["action"]["action"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    assert_eq!(actions.len(), 4, "{json}");
+    assert_eq!(lines.len(), 4, "{json}");
+    // By whom: each action names the user the server authenticated (SelfSubjectReview), and
+    // the report says it.
+    for v in &lines {
+        let user = v["user"].as_str().unwrap_or_default();
+        assert!(!user.is_empty(), "no user in {v}");
+        assert!(report.contains(&format!("- by: {user}\n")), "{report}");
+    }
     // Narrowed to another namespace: nothing.
     let other = cli
         .ok(&["report", "--since", "10m", "-n", "elsewhere"])

@@ -15,6 +15,7 @@ fn entry(time: Timestamp, action: Action, name: &str, ok: bool) -> Entry {
     Entry {
         time,
         context: Some("prod".into()),
+        user: Some("alice@example.com".into()),
         cluster: "https://10.0.0.1:6443".into(),
         target: Target {
             kind: &crate::api::kinds::CLONESET,
@@ -156,6 +157,11 @@ fn the_report_is_one_timeline_in_time_order_with_utc_and_local_times() {
         ]
     );
     assert!(text.contains("- reverts with: resume"), "{text}");
+    // By whom: the user the server authenticated.
+    assert!(
+        text.contains("- by: alice@example.com\n- context: prod (https://10.0.0.1:6443)"),
+        "{text}"
+    );
     assert!(
         text.contains("## Not read\n\n- context edge: cannot read events: forbidden"),
         "{text}"

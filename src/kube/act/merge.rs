@@ -49,7 +49,7 @@ impl Actor {
             } else {
                 api.patch(&name, &params, &patch).await
             };
-            self.journal(&prepared, Self::outcome(&result, 200));
+            self.journal(&prepared, Self::outcome(&result, 200)).await;
             sent += 1;
             if let Err(err) = result {
                 if !matches!(&err, kube::Error::Api(s) if s.code == 409) {
