@@ -181,6 +181,12 @@ async fn triage_all_contexts_lists_both_clusters_and_the_dead_one_and_pages() {
     // The dead context first (nothing can be seen there), then problems worst first.
     assert_eq!(rows[0]["context"], "dead", "{rows:?}");
     assert_eq!(rows[0]["problem"], "unreachable", "{rows:?}");
+    // Why, in a few words (not every layer of the client's error).
+    let why = rows[0]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.ends_with("cannot reach the server: connection refused") && !why.contains("os error"),
+        "{why}"
+    );
     assert!(rows[1..].iter().all(|r| r["context"] != "dead"), "{rows:?}");
     let pod = rows
         .iter()

@@ -19,12 +19,42 @@ pub fn status_text(status: &Status) -> String {
     }
 }
 
-/// A kube-rs error as one line, with its causes ("connection refused") for transport errors.
+/// A kube-rs error as one line: the server's message; for a request that got no answer, what
+/// went wrong underneath ("cannot reach the server: connection refused"), not every layer's
+/// wrapper (`ServiceError: client error (Connect): tcp connect error: …`); else with its causes.
 pub fn text(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(status) => status_text(status),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => unreached_text(err),
         other => with_causes(other),
     }
+}
+
+/// Why a request got no answer: the socket's error as a phrase, else the deepest cause.
+fn unreached_text(err: &(dyn std::error::Error + 'static)) -> String {
+    use std::io::ErrorKind;
+    let chain: Vec<&(dyn std::error::Error + 'static)> =
+        std::iter::successors(Some(err), |e| e.source()).collect();
+    let io = chain
+        .iter()
+        .find_map(|e| e.downcast_ref::<std::io::Error>());
+    let phrase = match io.map(std::io::Error::kind) {
+        Some(ErrorKind::ConnectionRefused) => "connection refused".to_owned(),
+        Some(ErrorKind::TimedOut) => "timed out".to_owned(),
+        Some(ErrorKind::ConnectionReset) => "connection reset".to_owned(),
+        Some(ErrorKind::ConnectionAborted) => "connection aborted".to_owned(),
+        Some(ErrorKind::HostUnreachable) => "host unreachable".to_owned(),
+        Some(ErrorKind::NetworkUnreachable) => "network unreachable".to_owned(),
+        _ => {
+            let deepest = chain.last().map(|e| e.to_string()).unwrap_or_default();
+            // "Connection refused (os error 111)": the number says nothing more.
+            match deepest.rfind(" (os error ") {
+                Some(i) if deepest.ends_with(')') => deepest[..i].to_owned(),
+                _ => deepest,
+            }
+        }
+    };
+    format!("cannot reach the server: {phrase}")
 }
 
 fn with_causes(err: &dyn std::error::Error) -> String {
@@ -102,6 +132,40 @@ impl<T> Plain<T> for Result<T, kube::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error whose source is `source`, as hyper and tower wrap one.
+    #[derive(Debug)]
+    struct Wrap(&'static str, Box<dyn std::error::Error + Send + Sync>);
+    impl std::fmt::Display for Wrap {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Wrap {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(self.1.as_ref())
+        }
+    }
+
+    #[test]
+    fn a_request_without_an_answer_says_why_in_a_few_words() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let err = kube::Error::Service(Box::new(Wrap(
+            "client error (Connect)",
+            Box::new(Wrap("tcp connect error", Box::new(refused))),
+        )));
+        assert_eq!(text(&err), "cannot reach the server: connection refused");
+        // A cause that is not a socket error: the deepest one, without its errno.
+        let dns = std::io::Error::other("failed to lookup address information (os error -2)");
+        let dns = kube::Error::Service(Box::new(Wrap(
+            "client error (Connect)",
+            Box::new(Wrap("dns error", Box::new(Wrap("lookup", Box::new(dns))))),
+        )));
+        assert_eq!(
+            text(&dns),
+            "cannot reach the server: failed to lookup address information"
+        );
+    }
 
     fn status(code: u16, message: &str) -> Status {
         Status {
