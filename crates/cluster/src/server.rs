@@ -144,14 +144,15 @@ impl EmbeddedCluster {
         let addr = listener.local_addr()?;
         let store = Store::with_crds(opts.kruise_version, opts.kruise_rollout)?;
         authz::bootstrap::install(&store)?;
+        // Before aggregation: its ClusterRole aggregates into view, edit and admin.
+        if opts.metrics {
+            metrics::install(&store)?;
+        }
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));
         let tls = tls::Tls::generate()?;
         let ca_pem = tls.cert_pem().to_owned();
         nsinit::populate_all(&store, &ca_pem);
-        if opts.metrics {
-            metrics::install(&store)?;
-        }
         let shared = Arc::new(http::Shared {
             store: store.clone(),
             admission: Admission::default(),

@@ -297,18 +297,15 @@ fn get_pod(shared: &Shared, ns: &str, name: &str, s: &Scrape) -> Result<Value, A
         .ok_or_else(|| not_found("podmetrics", GROUP, &format!("{ns}/{name}")))
 }
 
-/// The node's usage at the scrape: its pods' and its system's; None while it has no figures
-/// (not Ready, or registered too recently for two scrapes).
+/// The node's usage at the scrape: its pods' and its system's; None while it is not Ready
+/// (metrics-server cannot scrape its kubelet).
 fn node_usage(shared: &Shared, node: &Value, pods: &[Arc<Obj>], s: &Scrape) -> Option<Usage> {
     let ready = node["status"]["conditions"]
         .as_array()
         .into_iter()
         .flatten()
         .any(|c| c["type"] == "Ready" && c["status"] == "True");
-    let created = node["metadata"]["creationTimestamp"]
-        .as_str()
-        .and_then(|t| t.parse::<jiff::Timestamp>().ok())?;
-    if !ready || created.as_second() + usage::FRESH_SECS > s.at.as_second() {
+    if !ready {
         return None;
     }
     let name = node["metadata"]["name"].as_str()?;
