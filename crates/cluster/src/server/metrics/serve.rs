@@ -2,7 +2,7 @@
 //! `nodeMetrics` storages answer (lists sorted, selectors applied, not-found errors worded as
 //! its listers word them), built from the store's pods and nodes at the last scrape.
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use http::Method;
 use k8s_openapi::api::core::v1::Pod;
@@ -299,7 +299,23 @@ fn get_pod(shared: &Shared, ns: &str, name: &str, s: &Scrape) -> Result<Value, A
 
 /// The node's usage at the scrape: its pods' and its system's; None while it is not Ready
 /// (metrics-server cannot scrape its kubelet).
-fn node_usage(shared: &Shared, node: &Value, pods: &[Arc<Obj>], s: &Scrape) -> Option<Usage> {
+/// Every node's pods' usage at the scrape, from one pass over the pods.
+fn by_node(shared: &Shared, pods: &[Arc<Obj>], s: &Scrape) -> HashMap<String, Usage> {
+    let mut out: HashMap<String, Usage> = HashMap::new();
+    for pod in pods.iter().filter_map(|o| shared.metrics.parsed(o)) {
+        let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) else {
+            continue;
+        };
+        let u: Usage = usage::pod_usage(&pod, s).into_iter().map(|(_, u)| u).sum();
+        let sum = out.entry(node.to_owned()).or_default();
+        *sum = *sum + u;
+    }
+    out
+}
+
+/// The node's usage at the scrape: its pods' and its system's; None while it is not Ready
+/// (metrics-server cannot scrape its kubelet).
+fn node_usage(node: &Value, pods: &HashMap<String, Usage>, s: &Scrape) -> Option<Usage> {
     let ready = node["status"]["conditions"]
         .as_array()
         .into_iter()
@@ -309,13 +325,7 @@ fn node_usage(shared: &Shared, node: &Value, pods: &[Arc<Obj>], s: &Scrape) -> O
         return None;
     }
     let name = node["metadata"]["name"].as_str()?;
-    let on_node: Usage = pods
-        .iter()
-        .filter_map(|o| shared.metrics.parsed(o))
-        .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name))
-        .flat_map(|p| usage::pod_usage(&p, s))
-        .map(|(_, u)| u)
-        .sum();
+    let on_node = pods.get(name).copied().unwrap_or_default();
     Some(on_node + usage::node_overhead(name, s))
 }
 
@@ -343,13 +353,14 @@ fn list_nodes(shared: &Shared, req: &Req, s: &Scrape) -> Result<Value, ApiError>
         .store
         .list(&*core(shared, "pods")?, None, &|_| true, None, None)
         .items;
+    let pods = by_node(shared, &pods, s);
     let now = meta::now();
     let items: Vec<Value> = nodes
         .iter()
         .filter(|o| label.matches(&o.head) && field.matches(&o.head))
         .filter_map(|o| {
             let node = o.value();
-            let u = node_usage(shared, &node, &pods, s)?;
+            let u = node_usage(&node, &pods, s)?;
             Some(node_metrics(&node, u, s, &now))
         })
         .collect();
@@ -365,9 +376,9 @@ fn get_node(shared: &Shared, name: &str, s: &Scrape) -> Result<Value, ApiError> 
         .store
         .list(&*core(shared, "pods")?, None, &|_| true, None, None)
         .items;
+    let pods = by_node(shared, &pods, s);
     let node = o.value();
-    let u =
-        node_usage(shared, &node, &pods, s).ok_or_else(|| not_found("nodemetrics", GROUP, name))?;
+    let u = node_usage(&node, &pods, s).ok_or_else(|| not_found("nodemetrics", GROUP, name))?;
     Ok(node_metrics(&node, u, s, &meta::now()))
 }
 
