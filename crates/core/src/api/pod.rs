@@ -262,6 +262,58 @@ pub struct SlimContainer {
     pub name: Str,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub image: Str,
+    /// The CPU and memory requests and limits, when any is set (the usage columns show them
+    /// beside the usage); boxed so a container without them costs one pointer.
+    #[serde(
+        default,
+        deserialize_with = "SlimResources::none_if_empty",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resources: Option<Box<SlimResources>>,
+}
+
+/// A container's `resources`, of which only CPU and memory are kept (quantity strings,
+/// interned: they repeat across the pods of a workload).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimResources {
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "CpuMemory::is_empty"
+    )]
+    pub requests: CpuMemory,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "CpuMemory::is_empty"
+    )]
+    pub limits: CpuMemory,
+}
+
+impl SlimResources {
+    fn none_if_empty<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Box<SlimResources>>, D::Error> {
+        let r: Option<SlimResources> = Option::deserialize(d)?;
+        Ok(r.filter(|r| !r.requests.is_empty() || !r.limits.is_empty())
+            .map(Box::new))
+    }
+}
+
+/// The `cpu` and `memory` entries of a resource list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CpuMemory {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Str>,
+}
+
+impl CpuMemory {
+    pub fn is_empty(&self) -> bool {
+        self.cpu.is_none() && self.memory.is_none()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
