@@ -464,6 +464,11 @@ impl App {
         &self.workloads
     }
 
+    /// The resource usage read from `metrics.k8s.io`.
+    pub fn usage(&self) -> &usage::Usage {
+        &self.usage
+    }
+
     /// The status line's message, if one is showing.
     pub fn status(&self) -> Option<&Status> {
         self.status.as_ref()

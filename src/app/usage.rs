@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use jiff::Timestamp;
 
-pub use figures::{Figures, format_cpu, format_memory, requests_limits};
+pub use figures::{Bounds, Figures, container_bounds, format_cpu, format_memory, requests_limits};
 
 use super::{App, Effect, route::Route};
 use kruise_client::metrics::PodUsage;

@@ -1,7 +1,7 @@
 //! One pod's or one workload's figures and how they read.
 
 use crate::{
-    api::SlimPod,
+    api::{SlimPod, pod::SlimContainer},
     kruise::sidecarset::quantity::{milli_value, value},
 };
 
@@ -30,6 +30,16 @@ fn add_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     }
 }
 
+impl Bounds {
+    /// Adds another's (a sum over containers or pods): set where either is.
+    pub fn add(&mut self, b: &Bounds) {
+        self.cpu_request = add_opt(self.cpu_request, b.cpu_request);
+        self.cpu_limit = add_opt(self.cpu_limit, b.cpu_limit);
+        self.memory_request = add_opt(self.memory_request, b.memory_request);
+        self.memory_limit = add_opt(self.memory_limit, b.memory_limit);
+    }
+}
+
 impl Figures {
     pub fn used(cpu: i64, memory: i64) -> Figures {
         Figures {
@@ -47,11 +57,7 @@ impl Figures {
     pub fn add(&mut self, other: &Figures) {
         self.cpu = self.cpu.saturating_add(other.cpu);
         self.memory = self.memory.saturating_add(other.memory);
-        let (a, b) = (&mut self.bounds, &other.bounds);
-        a.cpu_request = add_opt(a.cpu_request, b.cpu_request);
-        a.cpu_limit = add_opt(a.cpu_limit, b.cpu_limit);
-        a.memory_request = add_opt(a.memory_request, b.memory_request);
-        a.memory_limit = add_opt(a.memory_limit, b.memory_limit);
+        self.bounds.add(&other.bounds);
     }
 
     /// The share of the CPU limit used (else of the request), in percent.
@@ -77,20 +83,25 @@ fn percent(used: i64, of: Option<i64>) -> Option<i64> {
 /// left out, as `kubectl top` and k9s leave them).
 pub fn requests_limits(pod: &SlimPod) -> Bounds {
     let mut b = Bounds::default();
-    for resources in pod
-        .spec
-        .containers
-        .iter()
-        .filter_map(|c| c.resources.as_deref())
-    {
-        let cpu = |q: &Option<crate::api::pod::Str>| q.as_deref().and_then(milli_value);
-        let mem = |q: &Option<crate::api::pod::Str>| q.as_deref().and_then(value);
-        b.cpu_request = add_opt(b.cpu_request, cpu(&resources.requests.cpu));
-        b.cpu_limit = add_opt(b.cpu_limit, cpu(&resources.limits.cpu));
-        b.memory_request = add_opt(b.memory_request, mem(&resources.requests.memory));
-        b.memory_limit = add_opt(b.memory_limit, mem(&resources.limits.memory));
+    for c in pod.spec.containers.iter() {
+        b.add(&container_bounds(c));
     }
     b
+}
+
+/// One container's requests and limits.
+pub fn container_bounds(container: &SlimContainer) -> Bounds {
+    let Some(r) = container.resources.as_deref() else {
+        return Bounds::default();
+    };
+    let cpu = |q: &Option<crate::api::pod::Str>| q.as_deref().and_then(milli_value);
+    let mem = |q: &Option<crate::api::pod::Str>| q.as_deref().and_then(value);
+    Bounds {
+        cpu_request: cpu(&r.requests.cpu),
+        cpu_limit: cpu(&r.limits.cpu),
+        memory_request: mem(&r.requests.memory),
+        memory_limit: mem(&r.limits.memory),
+    }
 }
 
 /// CPU as `kubectl top` prints it: millicores (`250m`).

@@ -301,18 +301,59 @@ impl SlimResources {
     }
 }
 
-/// The `cpu` and `memory` entries of a resource list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// The `cpu` and `memory` entries of a resource list (a map of quantities in the Pod's schema,
+/// of which the other keys are dropped).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuMemory {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "quantity",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cpu: Option<Str>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "quantity",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub memory: Option<Str>,
+}
+
+/// A quantity as a string, or as the number a quantity may also be written as (`cpu: 2`).
+fn quantity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum IntOrString {
+        Str(Str),
+        Int(i64),
+        Float(f64),
+    }
+    Ok(match Option::<IntOrString>::deserialize(d)? {
+        None => None,
+        Some(IntOrString::Str(s)) => Some(s),
+        Some(IntOrString::Int(n)) => Some(crate::api::pod::intern(&n.to_string())),
+        Some(IntOrString::Float(n)) => Some(crate::api::pod::intern(&n.to_string())),
+    })
 }
 
 impl CpuMemory {
     pub fn is_empty(&self) -> bool {
         self.cpu.is_none() && self.memory.is_none()
+    }
+}
+
+impl JsonSchema for CpuMemory {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CpuMemory".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <std::collections::BTreeMap<
+            String,
+            k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        >>::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        true
     }
 }
 
