@@ -104,6 +104,7 @@ fn main() -> anyhow::Result<()> {
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
             kruise_rollout: true,
             streaming_lists: true,
+            metrics: true,
         })
         .await?;
         let serving = started.elapsed();

@@ -311,6 +311,10 @@ pub struct DemoServerArgs {
     /// (WatchList gate off) or an aggregated API does: clients then list in pages.
     #[arg(long)]
     pub no_streaming_lists: bool,
+    /// Serve no resource metrics API (`metrics.k8s.io`, what metrics-server adds): the shape
+    /// of a cluster without metrics-server, where `kubectl top` says the API is not available.
+    #[arg(long)]
+    pub no_metrics: bool,
     /// Start empty: no demo scenario.
     #[arg(long)]
     pub no_seed: bool,

@@ -122,6 +122,7 @@ fn main() -> ExitCode {
             kruise_version: kruise_tui::kruise::KruiseVersion::V1_8,
             kruise_rollout: false,
             streaming_lists: true,
+            metrics: true,
         })
         .await
         .expect("the embedded cluster starts");

@@ -46,6 +46,7 @@ pub fn demo_server(args: DemoServerArgs) -> Result<()> {
             kruise_version: args.kruise_version.into(),
             kruise_rollout: !args.no_kruise_rollout,
             streaming_lists: !args.no_streaming_lists,
+            metrics: !args.no_metrics,
         })
         .await?;
         demo.start_churn(args.churn);

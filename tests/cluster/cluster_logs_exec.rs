@@ -27,6 +27,7 @@ async fn cluster() -> (DemoCluster, tempfile::TempDir) {
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .expect("demo cluster starts");

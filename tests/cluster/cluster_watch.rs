@@ -289,6 +289,7 @@ async fn shutdown_completes_while_watchers_are_connected() {
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .unwrap();

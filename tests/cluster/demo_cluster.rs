@@ -30,6 +30,7 @@ async fn a_private_demo_cluster_runs_and_cleans_up() {
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .unwrap();

@@ -363,3 +363,40 @@ fn no_streaming_lists_refuses_watch_lists_as_v1_33_does() {
         "{stdout}"
     );
 }
+
+/// `--no-metrics`: no `metrics.k8s.io` in discovery and kubectl top says the API is not
+/// available, as on a cluster without metrics-server; without the flag the group is served and
+/// its APIService stored.
+#[test]
+fn no_metrics_serves_no_metrics_api() {
+    let quiet = ["--no-seed", "--no-controllers", "--no-nodes"];
+    let dir = tempfile::tempdir().unwrap();
+    let without = dir.path().join("without");
+    let _server = start(&without, &[&quiet[..], &["--no-metrics"]].concat());
+    let out = kubectl(&without, &["api-versions"]);
+    assert!(out.status.success());
+    let versions = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!versions.contains("metrics.k8s.io"), "{versions}");
+    let out = kubectl(&without, &["top", "nodes"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Metrics API not available"), "{stderr}");
+
+    let with = dir.path().join("with");
+    let _server = start(&with, &quiet);
+    let out = kubectl(&with, &["api-versions"]);
+    let versions = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        versions.lines().any(|l| l == "metrics.k8s.io/v1beta1"),
+        "{versions}"
+    );
+    let out = kubectl(
+        &with,
+        &["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", "name"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

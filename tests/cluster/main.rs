@@ -39,5 +39,6 @@ mod kube_rbac_console;
 mod kube_stale_rows;
 mod kube_versions;
 mod kube_watchlist;
+mod metrics;
 mod plan_e2e;
 mod sim_nodes;

@@ -110,6 +110,7 @@ async fn triage_all_contexts_lists_both_clusters_and_the_dead_one_and_pages() {
         kruise_version: kruise_version(),
         kruise_rollout: false,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .expect("the second cluster starts");

@@ -107,6 +107,7 @@ async fn bare_cluster() -> (DemoCluster, tempfile::TempDir, PathBuf) {
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .expect("starts");

@@ -343,6 +343,7 @@ async fn controllers_refuse_a_cluster_with_a_kruise_rollout_manager() {
         kruise_version: kruise_tui::kruise::KruiseVersion::V1_9,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
     .expect("starts");

@@ -176,6 +176,7 @@ impl Testbed {
                     kruise_version: version,
                     kruise_rollout: true,
                     streaming_lists: true,
+                    metrics: true,
                 })
                 .await
                 .expect("the embedded cluster starts");

@@ -35,6 +35,7 @@ pub async fn start_in_process(
         kruise_version,
         kruise_rollout: true,
         streaming_lists: true,
+        metrics: true,
     })
     .await
 }

@@ -52,6 +52,7 @@ pub mod jsonpath;
 pub mod listopts;
 pub mod managed;
 pub mod meta;
+pub mod metrics;
 pub mod nsinit;
 pub mod objectmeta;
 pub mod openapi;
@@ -94,6 +95,10 @@ pub struct ServerOptions {
     /// Whether watches may stream their initial list (`sendInitialEvents`, the `WatchList` gate:
     /// on in v1.32 and from v1.34). Off, such a watch is refused with 422 as v1.33 refuses it.
     pub streaming_lists: bool,
+    /// Whether the resource metrics API (`metrics.k8s.io`, what metrics-server serves) answers,
+    /// from the simulated containers' usage. Off, the cluster answers as one without
+    /// metrics-server.
+    pub metrics: bool,
 }
 
 impl Default for ServerOptions {
@@ -104,6 +109,7 @@ impl Default for ServerOptions {
             kruise_version: KruiseVersion::V1_9,
             kruise_rollout: true,
             streaming_lists: true,
+            metrics: true,
         }
     }
 }
@@ -138,6 +144,10 @@ impl EmbeddedCluster {
         let addr = listener.local_addr()?;
         let store = Store::with_crds(opts.kruise_version, opts.kruise_rollout)?;
         authz::bootstrap::install(&store)?;
+        // Before aggregation: its ClusterRole aggregates into view, edit and admin.
+        if opts.metrics {
+            metrics::install(&store)?;
+        }
         authz::aggregation::aggregate(&store);
         let token = opts.token.unwrap_or_else(|| meta::random_suffix(40));
         let tls = tls::Tls::generate()?;
@@ -152,6 +162,7 @@ impl EmbeddedCluster {
             requests: Default::default(),
             ca_pem,
             watch_list: listopts::WatchListGate::new(opts.streaming_lists),
+            metrics: metrics::MetricsApi::new(opts.metrics),
         });
         let aggregation = authz::aggregation::spawn(store.clone());
         let gc = gc::spawn(store);
@@ -184,6 +195,11 @@ impl EmbeddedCluster {
     /// watch-list requests received and refused.
     pub fn watch_list(&self) -> &listopts::WatchListGate {
         &self.shared.watch_list
+    }
+
+    /// The resource metrics API: switch it on or off while serving.
+    pub fn metrics_api(&self) -> &metrics::MetricsApi {
+        &self.shared.metrics
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -50,6 +50,9 @@ pub struct DemoOptions {
     pub kruise_rollout: bool,
     /// Serve streaming lists (`sendInitialEvents`); false refuses them as v1.33 does.
     pub streaming_lists: bool,
+    /// Serve the resource metrics API (`metrics.k8s.io`) from the simulated containers' usage;
+    /// false answers as a cluster without metrics-server.
+    pub metrics: bool,
 }
 
 /// A running demo cluster.
@@ -76,6 +79,7 @@ impl DemoCluster {
             kruise_version: opts.kruise_version,
             kruise_rollout: opts.kruise_rollout,
             streaming_lists: opts.streaming_lists,
+            metrics: opts.metrics,
         })
         .await?;
         write_private(

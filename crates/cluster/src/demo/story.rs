@@ -286,6 +286,32 @@ mod tests {
     }
 
     #[test]
+    fn the_main_containers_have_requests_and_limits_in_every_revision_and_db_runs_hot() {
+        let story = objects::story("demo", None);
+        let find = |name: &str| story.objects.iter().position(|o| o.name() == name).unwrap();
+        let db = &story.objects[find("db")].body["spec"]["template"];
+        assert_eq!(
+            db["metadata"]["annotations"][kruise_core::sim::usage::HOT_ANNOTATION],
+            "hot"
+        );
+        for (name, container) in [
+            ("web", "nginx"),
+            ("checkout", "checkout"),
+            ("db", "postgres"),
+        ] {
+            let index = find(name);
+            let first = &story.objects[index].body["spec"]["template"]["spec"]["containers"][0];
+            assert_eq!(first["name"], container);
+            assert!(first["resources"]["limits"]["cpu"].is_string(), "{name}");
+            // A merge patch replaces the list: each change carries them again.
+            for (_, change) in story.history.iter().filter(|(i, _)| *i == index) {
+                let changed = &change["spec"]["template"]["spec"]["containers"][0];
+                assert_eq!(changed["resources"], first["resources"], "{name}");
+            }
+        }
+    }
+
+    #[test]
     fn bulk_pods_are_spread_over_cloneset_of_about_a_hundred() {
         let story = objects::story("demo", Some(10_000));
         let bulk: Vec<&Obj> = story

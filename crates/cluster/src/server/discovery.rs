@@ -173,7 +173,7 @@ pub fn aggregated_version(accept: &str) -> Option<&'static str> {
 }
 
 /// One group/version's resources in the aggregated form: each resource with its subresources.
-fn aggregated_resources(list: &Value) -> Vec<Value> {
+pub(super) fn aggregated_resources(list: &Value) -> Vec<Value> {
     let entries = list["resources"].as_array().cloned().unwrap_or_default();
     let mut out: Vec<Value> = Vec::new();
     for e in &entries {

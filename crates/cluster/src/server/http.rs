@@ -39,6 +39,8 @@ pub struct Shared {
     pub ca_pem: String,
     /// The `WatchList` gate: whether watches may ask for `sendInitialEvents` (streaming lists).
     pub watch_list: super::listopts::WatchListGate,
+    /// The resource metrics API (`metrics.k8s.io`): whether it is served, and its pod cache.
+    pub metrics: super::metrics::MetricsApi,
 }
 
 /// A parsed request.

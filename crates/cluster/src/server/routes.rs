@@ -55,7 +55,10 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
         ["api" | "apis"]
             if let Some(v) = discovery::aggregated_version(req.header(http::header::ACCEPT)) =>
         {
-            let doc = discovery::aggregated(&shared.store.registry(), s[0] == "api", v);
+            let mut doc = discovery::aggregated(&shared.store.registry(), s[0] == "api", v);
+            if s[0] == "apis" {
+                super::metrics::add_aggregated(shared, &mut doc);
+            }
             let mut r = json_response(200, &doc);
             let ct =
                 format!("application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList");
@@ -65,7 +68,11 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
             return r;
         }
         ["api"] => return json_response(200, &discovery::api_versions(shared.addr)),
-        ["apis"] => return json_response(200, &discovery::api_groups(&shared.store.registry())),
+        ["apis"] => {
+            let mut doc = discovery::api_groups(&shared.store.registry());
+            super::metrics::add_group(shared, &mut doc);
+            return json_response(200, &doc);
+        }
         ["openapi", "v3"] => return json_response(200, &openapi::root(&shared.store.registry())),
         ["openapi", "v3", rest @ ..] => {
             return match openapi::group_doc(&shared.store.registry(), &rest.join("/")) {
@@ -74,6 +81,9 @@ pub async fn dispatch(shared: &Arc<Shared>, stop: &CancellationToken, req: Req) 
             };
         }
         _ => {}
+    }
+    if let Some(r) = super::metrics::route(shared, &req, &s) {
+        return r;
     }
     let (group, version, rest): (&str, &str, &[&str]) = match s.as_slice() {
         ["api", v, rest @ ..] => ("", v, rest),

@@ -3,14 +3,14 @@
 //! seeder can write what the simulated kubelet would have written.
 
 /// FNV-1a over `bytes`, continuing from `seed`.
-fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(seed, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
 /// splitmix64's finalizer: every input bit flips about half the output bits.
-fn mix(mut z: u64) -> u64 {
+pub(super) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

@@ -51,10 +51,30 @@ pub(super) fn kruise(
     }
 }
 
+/// The requests and limits a user would have set on the story's main containers (the same in
+/// every revision: an image change keeps them), so usage has something to be measured against.
+fn resources(container: &str) -> Option<Value> {
+    let (cpu_req, mem_req, cpu_lim, mem_lim) = match container {
+        "nginx" => ("50m", "64Mi", "200m", "128Mi"),
+        "checkout" => ("100m", "128Mi", "500m", "256Mi"),
+        "postgres" => ("250m", "512Mi", "500m", "1Gi"),
+        "fluent-bit" => ("20m", "32Mi", "100m", "64Mi"),
+        _ => return None,
+    };
+    Some(json!({"requests": {"cpu": cpu_req, "memory": mem_req},
+                "limits": {"cpu": cpu_lim, "memory": mem_lim}}))
+}
+
 fn containers(list: &[(&str, &str)]) -> Value {
     json!(
         list.iter()
-            .map(|(name, image)| json!({"name": name, "image": image}))
+            .map(|(name, image)| {
+                let mut c = json!({"name": name, "image": image});
+                if let Some(r) = resources(name) {
+                    c["resources"] = r;
+                }
+                c
+            })
             .collect::<Vec<_>>()
     )
 }
@@ -227,7 +247,10 @@ pub(crate) fn story(ns: &str, pods: Option<usize>) -> Story {
                     "serviceName": "db",
                     "selector": {"matchLabels": {"app": "db"}},
                     "template": {
-                        "metadata": {"labels": {"app": "db"}},
+                        // Busy: its pods run near their CPU limit (what the simulated usage
+                        // reads), so the demo has something burning.
+                        "metadata": {"labels": {"app": "db"}, "annotations": {
+                            (kruise_core::sim::usage::HOT_ANNOTATION): "hot"}},
                         // In-place updates need this gate in the template (upstream's webhook
                         // insists).
                         "spec": {
