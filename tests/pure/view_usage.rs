@@ -206,3 +206,60 @@ fn a_failed_read_keeps_the_last_figures() {
     assert!(!after.contains("unable"), "no error shown:\n{after}");
     assert_eq!(before.lines().count(), after.lines().count());
 }
+
+/// `kruise-tui top`'s table: every pod (a pod not measured yet with dashes), per container with
+/// `--containers`, and the total of the measured ones.
+#[test]
+fn top_prints_a_table_with_the_total() {
+    use kruise_tui::{
+        app::usage::{Bounds, Figures},
+        cli::TopTarget,
+        cmd::top::{ContainerLine, PodLine, Report, table},
+    };
+    let bounds = Bounds {
+        cpu_request: Some(100),
+        cpu_limit: Some(500),
+        memory_request: Some(64 << 20),
+        memory_limit: Some(128 << 20),
+    };
+    let measured = |cpu: i64, mem: i64| Figures {
+        cpu,
+        memory: mem << 20,
+        bounds,
+    };
+    let pod = |name: &str, f: Option<Figures>| PodLine {
+        namespace: "demo".into(),
+        name: name.into(),
+        figures: f,
+        containers: vec![ContainerLine {
+            name: "main".into(),
+            figures: f,
+        }],
+    };
+    let report = Report {
+        what: "CloneSet demo/web".into(),
+        all_namespaces: false,
+        pods: vec![
+            pod("web-a", Some(measured(120, 60))),
+            pod("web-b", Some(measured(480, 120))),
+            pod("web-c", None),
+        ],
+    };
+    insta::assert_snapshot!(table(&report, true));
+    let plain = table(&report, false);
+    assert_eq!(plain.lines().count(), 5, "{plain}");
+    assert!(
+        plain
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("TOTAL (2/3 pods)   600m   200m/1000m   180Mi   128Mi/256Mi"),
+        "{plain}"
+    );
+    assert_eq!(TopTarget::parse("pods"), Ok(TopTarget::Pods));
+    assert!(matches!(
+        TopTarget::parse("cs/web"),
+        Ok(TopTarget::Workload(_))
+    ));
+    assert!(TopTarget::parse("deploy/web").is_err());
+}
