@@ -119,7 +119,7 @@ impl Cli {
                 ))
             }
             Command::Top(t) if c.kube.all_namespaces && t.target != TopTarget::Pods => Some(
-                format!("--all-namespaces does not apply to top KIND/NAME: it measures one workload (use -n NAMESPACE, or top pods -A)"),
+                "--all-namespaces does not apply to top KIND/NAME: it measures one workload (use -n NAMESPACE, or top pods -A)".to_owned(),
             ),
             Command::Triage(t) if t.all_contexts && c.kube.context.is_some() => Some(
                 "--all-contexts and --context exclude each other (--context a,b names the contexts)"

@@ -16,7 +16,7 @@ use kube::api::{Api, ListParams};
 use super::{Session, block_on, emit, workload_kind};
 use crate::{
     api::SlimPod,
-    app::usage::{Figures, container_bounds},
+    app::usage::{Bounds, Figures, container_bounds, requests_limits},
     cli::{KubeArgs, TopArgs, TopTarget, TriageOutput},
     kube::{metrics, workload},
 };
@@ -39,6 +39,8 @@ pub struct PodLine {
     pub namespace: String,
     pub name: String,
     pub figures: Option<Figures>,
+    /// The pod's requests and limits (shown also before it is measured).
+    pub bounds: Bounds,
     pub containers: Vec<ContainerLine>,
 }
 
@@ -46,6 +48,7 @@ pub struct PodLine {
 pub struct ContainerLine {
     pub name: String,
     pub figures: Option<Figures>,
+    pub bounds: Bounds,
 }
 
 impl Report {
@@ -167,25 +170,29 @@ pub fn join(
                 .iter()
                 .map(|c| {
                     let used = usage.and_then(|u| u.containers.iter().find(|m| m.name == c.name));
+                    let bounds = container_bounds(c);
                     ContainerLine {
                         name: c.name.to_string(),
                         figures: used.map(|m| Figures {
                             cpu: m.cpu_millis,
                             memory: m.memory_bytes,
-                            bounds: container_bounds(c),
+                            bounds,
                         }),
+                        bounds,
                     }
                 })
                 .collect();
+            let bounds = requests_limits(&pod);
             let figures = usage.map(|u| {
                 let mut f = Figures::used(u.cpu_millis(), u.memory_bytes());
-                f.set_bounds(crate::app::usage::requests_limits(&pod));
+                f.set_bounds(bounds);
                 f
             });
             PodLine {
                 namespace,
                 name,
                 figures,
+                bounds,
                 containers,
             }
         })

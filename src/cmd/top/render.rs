@@ -16,20 +16,15 @@ fn pair(req: Option<i64>, lim: Option<i64>, fmt: fn(i64) -> String) -> String {
     }
 }
 
-fn cells(f: Option<&Figures>) -> [String; 4] {
-    match f {
-        None => ["-".into(), "-".into(), "-".into(), "-".into()],
-        Some(f) => [
-            format_cpu(f.cpu),
-            pair(f.bounds.cpu_request, f.bounds.cpu_limit, format_cpu),
-            format_memory(f.memory),
-            pair(
-                f.bounds.memory_request,
-                f.bounds.memory_limit,
-                format_memory,
-            ),
-        ],
-    }
+/// The four cells: usage (`-` when not measured yet) and the requests/limits beside it.
+fn cells(f: Option<&Figures>, bounds: &Bounds) -> [String; 4] {
+    let b = f.map_or(bounds, |f| &f.bounds);
+    [
+        f.map_or_else(|| "-".to_owned(), |f| format_cpu(f.cpu)),
+        pair(b.cpu_request, b.cpu_limit, format_cpu),
+        f.map_or_else(|| "-".to_owned(), |f| format_memory(f.memory)),
+        pair(b.memory_request, b.memory_limit, format_memory),
+    ]
 }
 
 /// The table: NAMESPACE (with -A), POD, CPU, CPU REQ/LIM, MEM, MEM REQ/LIM; with
@@ -48,7 +43,7 @@ pub fn table(report: &Report, containers: bool) -> String {
             row.push(pod.namespace.clone());
         }
         row.push(pod.name.clone());
-        row.extend(cells(pod.figures.as_ref()));
+        row.extend(cells(pod.figures.as_ref(), &pod.bounds));
         rows.push(row);
         if containers {
             for c in &pod.containers {
@@ -57,7 +52,7 @@ pub fn table(report: &Report, containers: bool) -> String {
                     row.push(String::new());
                 }
                 row.push(format!("  {}", c.name));
-                row.extend(cells(c.figures.as_ref()));
+                row.extend(cells(c.figures.as_ref(), &c.bounds));
                 rows.push(row);
             }
         }
@@ -68,7 +63,7 @@ pub fn table(report: &Report, containers: bool) -> String {
         row.push(String::new());
     }
     row.push(format!("TOTAL ({measured}/{} pods)", report.pods.len()));
-    row.extend(cells(Some(&total)));
+    row.extend(cells(Some(&total), &total.bounds));
     rows.push(row);
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
