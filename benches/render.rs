@@ -116,6 +116,7 @@ fn world(now: Timestamp) -> (Stores, PodWriter, Vec<SlimPod>) {
                     containers: vec![SlimContainer {
                         name: "main".into(),
                         image: "img".into(),
+                        resources: None,
                     }]
                     .into(),
                     ..Default::default()

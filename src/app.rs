@@ -48,6 +48,7 @@ pub mod shell;
 pub mod stores;
 pub mod uniteddeployments;
 pub mod update;
+pub mod usage;
 pub mod whatif;
 pub mod workloadspreads;
 
@@ -176,6 +177,8 @@ pub struct App {
     pub(crate) pod_index: podindex::PodIndex,
     /// The on-call views' rows (triage, restarts, budgets, sidecars, probes).
     pub(crate) oncall: oncall::Oncall,
+    /// CPU and memory from `metrics.k8s.io`, per pod and per workload.
+    pub(crate) usage: usage::Usage,
     pub(crate) stack: Vec<Route>,
     pub(crate) mode: Mode,
     pub(crate) status: Option<Status>,
@@ -216,6 +219,7 @@ impl App {
             pods: Vec::new(),
             pod_index: podindex::PodIndex::default(),
             oncall: oncall::Oncall::default(),
+            usage: usage::Usage::default(),
             stack: vec![Route::List(ListView::new(Scope::Workloads))],
             mode: Mode::Normal,
             status: None,
@@ -458,6 +462,11 @@ impl App {
     /// The workload rows (every workload in scope, sorted).
     pub fn workloads(&self) -> &[WorkloadRow] {
         &self.workloads
+    }
+
+    /// The resource usage read from `metrics.k8s.io`.
+    pub fn usage(&self) -> &usage::Usage {
+        &self.usage
     }
 
     /// The status line's message, if one is showing.

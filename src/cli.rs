@@ -9,7 +9,7 @@ use clap::{Args, CommandFactory as _, Parser, Subcommand, error::ErrorKind};
 pub mod args;
 pub mod oncall;
 
-pub use oncall::{JournalArgs, ReportArgs, TriageArgs, TriageOutput};
+pub use oncall::{JournalArgs, ReportArgs, TopArgs, TopTarget, TriageArgs, TriageOutput};
 
 use args::{ImageArg, PartitionArg, WorkloadArg};
 
@@ -118,6 +118,9 @@ impl Cli {
                     "--all-namespaces does not apply to {name}: it acts on one object (use -n NAMESPACE)"
                 ))
             }
+            Command::Top(t) if c.kube.all_namespaces && t.target != TopTarget::Pods => Some(
+                "--all-namespaces does not apply to top KIND/NAME: it measures one workload (use -n NAMESPACE, or top pods -A)".to_owned(),
+            ),
             Command::Triage(t) if t.all_contexts && c.kube.context.is_some() => Some(
                 "--all-contexts and --context exclude each other (--context a,b names the contexts)"
                     .to_owned(),
@@ -235,6 +238,9 @@ pub enum Command {
     Report(ReportArgs),
     /// The action journal: every mutating request this tool sent, with its result.
     Journal(JournalArgs),
+    /// CPU and memory of a workload's pods (or of the namespace's: `top pods`) from
+    /// metrics.k8s.io, with requests/limits and the total; exit 1 when no metrics API answers.
+    Top(TopArgs),
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -264,6 +270,7 @@ impl Command {
             Command::Triage(_) => "triage",
             Command::Report(_) => "report",
             Command::Journal(_) => "journal",
+            Command::Top(_) => "top",
             Command::Config(ConfigCommand::Paths) => "config paths",
         }
     }

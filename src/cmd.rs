@@ -17,6 +17,7 @@ pub mod rollout;
 pub mod scale;
 pub mod serve;
 pub mod set_image;
+pub mod top;
 pub mod triage;
 
 use std::{future::Future, sync::Arc};

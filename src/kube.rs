@@ -3,7 +3,7 @@
 //! Everything that talks to an API server lives here; `app` and `view` never do.
 
 // The plumbing shared with the controllers and the embedded cluster (crate `kruise_client`).
-pub use kruise_client::{connect, detect, discovery, errors, lease};
+pub use kruise_client::{connect, detect, discovery, errors, lease, metrics};
 
 pub mod act;
 pub mod exec;
@@ -15,6 +15,7 @@ pub mod report;
 pub mod restart;
 pub mod shell;
 pub mod triage_all;
+pub mod usage;
 pub mod watch;
 pub mod watch_rollouts;
 pub mod watchset;

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Some(Command::Triage(args)) => cmd::triage::run(&kube, args),
         Some(Command::Report(args)) => cmd::report::run(&kube, args),
         Some(Command::Journal(args)) => cmd::report::journal(&kube, args),
+        Some(Command::Top(args)) => cmd::top::run(&kube, args),
         Some(Command::Config(ConfigCommand::Paths)) => kruise_tui::config::print_paths(),
     };
     match result {

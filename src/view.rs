@@ -23,6 +23,7 @@ pub mod protect;
 pub mod rollout;
 pub mod seedlist;
 pub mod uniteddeployments;
+pub mod usage;
 pub mod whatif;
 pub mod widgets;
 pub mod workloads;

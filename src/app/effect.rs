@@ -71,6 +71,9 @@ pub enum Effect {
     /// Suspend the console and run `kubectl exec -it` in a container (the runtime runs it, not
     /// the executor); answered by `Msg::Shell`.
     Shell(ShellRequest),
+    /// Read the PodMetrics of the namespace watched (`check`: first ask discovery whether
+    /// `metrics.k8s.io` is served); answered by `EffectResult::Usage` with this id.
+    FetchUsage { id: u64, check: bool },
     /// Leave the console.
     Quit,
 }

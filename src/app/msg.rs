@@ -157,6 +157,11 @@ pub enum EffectResult {
     },
     /// An effect failed; the message is shown to the user.
     Failed { what: String, error: String },
+    /// What [`super::Effect::FetchUsage`] read.
+    Usage {
+        id: u64,
+        answer: super::usage::Answer,
+    },
 }
 
 /// A reference to one object the user selected.

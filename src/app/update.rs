@@ -23,6 +23,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // stale (throttled; nothing is asked while nothing changes).
     effects.extend(app.rollout_due());
     effects.extend(super::poll::due(app, false));
+    effects.extend(super::usage::due(app));
     effects
 }
 
@@ -139,6 +140,9 @@ fn apply(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.list_modes.clear();
             app.failed.clear();
             app.forbidden.clear();
+            // Another cluster or namespace: its usage is read afresh (a read still out is
+            // ignored when it answers).
+            app.usage.reset();
             app.rebuild_workloads();
             app.rebuild_pods();
             app.mark_dirty();
@@ -214,6 +218,7 @@ fn effect_done(app: &mut App, result: EffectResult) -> Vec<Effect> {
                 .to_owned();
             app.set_status(Level::Info, format!("watching {target}"));
         }
+        EffectResult::Usage { id, answer } => super::usage::apply(app, id, answer),
         EffectResult::Failed { what, error } => {
             // A YAML/Events view still waiting is the one that failed.
             if let Some(route) = app.stack.last_mut() {

@@ -1,4 +1,4 @@
-//! The on-call subcommands' arguments: `triage`, `report`, `journal`.
+//! The on-call subcommands' arguments: `triage`, `report`, `journal`, `top`.
 
 use clap::Args;
 
@@ -46,4 +46,40 @@ pub struct JournalArgs {
     /// Only what was sent this far back from now (10m, 2h).
     #[arg(long, value_name = "DURATION", value_parser = args::duration)]
     pub since: Option<std::time::Duration>,
+}
+
+/// `kruise-tui top`.
+#[derive(Debug, Clone, Args)]
+pub struct TopArgs {
+    /// A workload as KIND/NAME (cs/web, asts/db, ads/agent), or `pods` for every pod of the
+    /// namespace (narrowed by -l).
+    #[arg(value_name = "KIND/NAME|pods", value_parser = TopTarget::parse)]
+    pub target: TopTarget,
+    /// With `pods`: only the pods this label selector selects (as kubectl's -l).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// One line per container under each pod.
+    #[arg(long)]
+    pub containers: bool,
+    /// text (a table and the total) or json (one object).
+    #[arg(short = 'o', long, value_name = "text|json", default_value = "text")]
+    pub output: TriageOutput,
+}
+
+/// What `top` measures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TopTarget {
+    /// Every pod of the namespace.
+    Pods,
+    /// The pods a workload controls.
+    Workload(args::WorkloadArg),
+}
+
+impl TopTarget {
+    pub fn parse(text: &str) -> Result<TopTarget, String> {
+        match text {
+            "pods" | "pod" | "po" => Ok(TopTarget::Pods),
+            _ => args::WorkloadArg::rollout(text).map(TopTarget::Workload),
+        }
+    }
 }

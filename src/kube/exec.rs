@@ -241,6 +241,9 @@ impl Executor {
                 }
             }
             Effect::List(what) => self.answer(list(client, namespace, what)),
+            Effect::FetchUsage { id, check } => {
+                self.answer(super::usage::fetch(client, namespace, id, check))
+            }
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
             Effect::ExportReport { since, until } => {
                 let args = self.args.clone();

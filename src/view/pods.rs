@@ -32,6 +32,12 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
         Column::new("READY", Constraint::Length(5), 0),
         Column::new("STATUS", Constraint::Length(17), 0),
         Column::new("RESTARTS", Constraint::Length(8), 3),
+    ]);
+    let usage = app.usage.shown();
+    if usage {
+        columns.extend(super::usage::columns(3, 7));
+    }
+    columns.extend([
         Column::new("REVISION", Constraint::Length(14), 1),
         Column::new("NODE", Constraint::Fill(1), 5),
         Column::new("AGE", Constraint::Length(4), 2),
@@ -70,7 +76,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
     };
     table::render(spec, &app.theme, area, buf, |i| {
         match list.visible.get(i).and_then(|&r| app.pods.get(r as usize)) {
-            Some(pod) => pod_cells(app, pod, all_ns),
+            Some(pod) => pod_cells(app, pod, all_ns, usage),
             None => Vec::new(),
         }
     });
@@ -108,8 +114,8 @@ fn status_role(status: &str, all_ready: bool) -> Role {
     }
 }
 
-fn pod_cells<'a>(app: &App, p: &'a PodRow, all_ns: bool) -> Vec<Cell<'a>> {
-    let mut cells: Vec<Cell> = Vec::with_capacity(8);
+fn pod_cells<'a>(app: &App, p: &'a PodRow, all_ns: bool, usage: bool) -> Vec<Cell<'a>> {
+    let mut cells: Vec<Cell> = Vec::with_capacity(12);
     if all_ns {
         cells.push(Cell::from(p.namespace.as_str()));
     }
@@ -136,6 +142,12 @@ fn pod_cells<'a>(app: &App, p: &'a PodRow, all_ns: bool) -> Vec<Cell<'a>> {
         p.restarts.to_string(),
         role(app, restarts_role),
     )));
+    if usage {
+        cells.extend(super::usage::cells(
+            app,
+            app.usage.pod(&p.namespace, &p.name),
+        ));
+    }
     cells.push(Cell::from(revision(app, p)));
     cells.push(Cell::from(p.node.as_str()));
     cells.push(Cell::from(age(app.now, p.created)));

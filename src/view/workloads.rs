@@ -50,6 +50,12 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
         Column::new("UPDATED", Constraint::Length(7), 0),
         Column::new("PARTITION", Constraint::Length(9), 1),
         Column::new("PAUSED", Constraint::Length(6), 6),
+    ]);
+    let usage = app.usage.shown();
+    if usage {
+        columns.extend(super::usage::columns(4, 8));
+    }
+    columns.extend([
         Column::new("REVISION", Constraint::Length(21), 2),
         Column::new("AGE", Constraint::Length(4), 7),
     ]);
@@ -80,7 +86,7 @@ pub fn render(app: &App, list: &ListView, area: Rect, buf: &mut Buffer) {
             .get(i)
             .and_then(|&r| app.workloads.get(r as usize));
         match row {
-            Some(row) => workload_cells(app, row, kind.is_none(), all_ns),
+            Some(row) => workload_cells(app, row, kind.is_none(), all_ns, usage),
             None => Vec::new(),
         }
     });
@@ -136,8 +142,9 @@ fn workload_cells<'a>(
     w: &'a WorkloadRow,
     show_kind: bool,
     all_ns: bool,
+    usage: bool,
 ) -> Vec<Cell<'a>> {
-    let mut cells: Vec<Cell> = Vec::with_capacity(11);
+    let mut cells: Vec<Cell> = Vec::with_capacity(15);
     if show_kind {
         cells.push(Cell::from(kind_short(w.kind)));
     }
@@ -184,6 +191,9 @@ fn workload_cells<'a>(
     } else {
         Cell::from("-")
     });
+    if usage {
+        cells.extend(super::usage::cells(app, app.usage.workload(&w.uid)));
+    }
     cells.push(Cell::from(revision(app, w)));
     cells.push(Cell::from(age(app.now, w.created)));
     cells

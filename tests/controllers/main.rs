@@ -24,6 +24,7 @@ mod cmd_recovery;
 mod cmd_report;
 mod cmd_restart_many;
 mod cmd_rollout;
+mod cmd_top;
 mod cmd_triage;
 mod cmd_workloads;
 mod controllers_cloneset;

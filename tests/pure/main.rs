@@ -42,4 +42,5 @@ mod view_seed_spread;
 mod view_seed_state;
 mod view_snapshots;
 mod view_triage_all;
+mod view_usage;
 mod view_whatif;

@@ -38,6 +38,7 @@ fn pod(name: &str, containers: &[&str], annotations: &[(&str, &str)]) -> SlimPod
         .map(|c| SlimContainer {
             name: (*c).into(),
             image: format!("demo/{c}:1").into(),
+            resources: None,
         })
         .collect();
     pod.status.phase = Some("Running".into());

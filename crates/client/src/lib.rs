@@ -2,7 +2,7 @@
 //! kubeconfig ([`connect`]), discovering the Kruise kinds a cluster serves ([`discovery`]),
 //! reading API errors as a user would ([`errors`]), mapping watch streams ([`events`]),
 //! streaming lists with their paged fallback ([`watchlist`]),
-//! conflict-safe writes ([`write`]), the controllers' leader Lease ([`lease`]), finding a
+//! conflict-safe writes ([`write`]), the resource metrics API ([`metrics`]), the controllers' leader Lease ([`lease`]), finding a
 //! kruise-manager or its webhooks ([`detect`]) and the headless commands' signal handling and
 //! logging ([`process`]).
 //!
@@ -17,6 +17,7 @@ pub mod discovery;
 pub mod errors;
 pub mod events;
 pub mod lease;
+pub mod metrics;
 pub mod process;
 pub mod release;
 pub mod watchlist;

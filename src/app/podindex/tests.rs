@@ -102,6 +102,7 @@ fn pod(ns: &str, owner: &str, i: u64, ready: bool, restarts: i32, crash: bool) -
             containers: vec![SlimContainer {
                 name: "app".into(),
                 image: "app:1".into(),
+                resources: None,
             }]
             .into(),
             ..Default::default()

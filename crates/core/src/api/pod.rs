@@ -262,6 +262,99 @@ pub struct SlimContainer {
     pub name: Str,
     #[serde(default, deserialize_with = "crate::api::common::null_as_default")]
     pub image: Str,
+    /// The CPU and memory requests and limits, when any is set (the usage columns show them
+    /// beside the usage); boxed so a container without them costs one pointer.
+    #[serde(
+        default,
+        deserialize_with = "SlimResources::none_if_empty",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resources: Option<Box<SlimResources>>,
+}
+
+/// A container's `resources`, of which only CPU and memory are kept (quantity strings,
+/// interned: they repeat across the pods of a workload).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimResources {
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "CpuMemory::is_empty"
+    )]
+    pub requests: CpuMemory,
+    #[serde(
+        default,
+        deserialize_with = "crate::api::common::null_as_default",
+        skip_serializing_if = "CpuMemory::is_empty"
+    )]
+    pub limits: CpuMemory,
+}
+
+impl SlimResources {
+    fn none_if_empty<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Box<SlimResources>>, D::Error> {
+        let r: Option<SlimResources> = Option::deserialize(d)?;
+        Ok(r.filter(|r| !r.requests.is_empty() || !r.limits.is_empty())
+            .map(Box::new))
+    }
+}
+
+/// The `cpu` and `memory` entries of a resource list (a map of quantities in the Pod's schema,
+/// of which the other keys are dropped).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuMemory {
+    #[serde(
+        default,
+        deserialize_with = "quantity",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cpu: Option<Str>,
+    #[serde(
+        default,
+        deserialize_with = "quantity",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub memory: Option<Str>,
+}
+
+/// A quantity as a string, or as the number a quantity may also be written as (`cpu: 2`).
+fn quantity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum IntOrString {
+        Str(Str),
+        Int(i64),
+        Float(f64),
+    }
+    Ok(match Option::<IntOrString>::deserialize(d)? {
+        None => None,
+        Some(IntOrString::Str(s)) => Some(s),
+        Some(IntOrString::Int(n)) => Some(crate::api::pod::intern(&n.to_string())),
+        Some(IntOrString::Float(n)) => Some(crate::api::pod::intern(&n.to_string())),
+    })
+}
+
+impl CpuMemory {
+    pub fn is_empty(&self) -> bool {
+        self.cpu.is_none() && self.memory.is_none()
+    }
+}
+
+impl JsonSchema for CpuMemory {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CpuMemory".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <std::collections::BTreeMap<
+            String,
+            k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        >>::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        true
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -264,3 +264,32 @@ fn the_interner_bound_falls_when_what_is_held_falls() {
     }
     assert!(interner.len() <= 2 * 8 + 1, "{}", interner.len());
 }
+
+#[test]
+fn container_resources_keep_cpu_and_memory_only() {
+    let pod: SlimPod = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {"containers": [
+            {"name": "a", "resources": {
+                "requests": {"cpu": "100m", "memory": "64Mi", "ephemeral-storage": "1Gi"},
+                "limits": {"cpu": 2}}},
+            {"name": "b", "resources": {}},
+            {"name": "c", "resources": {"requests": null}},
+            {"name": "d"}
+        ]}
+    }))
+    .unwrap();
+    let c = &pod.spec.containers;
+    let a = c[0].resources.as_deref().unwrap();
+    assert_eq!(a.requests.cpu.as_deref(), Some("100m"));
+    assert_eq!(a.requests.memory.as_deref(), Some("64Mi"));
+    assert_eq!(a.limits.cpu.as_deref(), Some("2"));
+    assert_eq!(a.limits.memory, None);
+    assert!(c[1..].iter().all(|c| c.resources.is_none()), "{c:?}");
+    let back = serde_json::to_value(&pod).unwrap();
+    assert_eq!(
+        back["spec"]["containers"][0]["resources"],
+        json!({"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "2"}})
+    );
+    assert!(back["spec"]["containers"][1].get("resources").is_none());
+}

@@ -131,6 +131,20 @@ pub fn nanos(s: &str) -> Option<i128> {
     Some(if q.negative { -v } else { v })
 }
 
+/// `Quantity.MilliValue()`: the value in thousandths, rounded up (CPU in millicores: `"250m"`
+/// → 250, `"123456789n"` → 124, `"2"` → 2000), or None when it cannot be parsed or does not fit.
+pub fn milli_value(s: &str) -> Option<i64> {
+    let n = nanos(s)?;
+    i64::try_from(n.div_euclid(1_000_000) + i128::from(n.rem_euclid(1_000_000) != 0)).ok()
+}
+
+/// `Quantity.Value()`: the value in whole units, rounded up (memory in bytes: `"51200Ki"` →
+/// 52428800, `"1e3"` → 1000), or None when it cannot be parsed or does not fit.
+pub fn value(s: &str) -> Option<i64> {
+    let n = nanos(s)?;
+    i64::try_from(n.div_euclid(1_000_000_000) + i128::from(n.rem_euclid(1_000_000_000) != 0)).ok()
+}
+
 /// Whether a quantity is written with a binary suffix (`Ki`, `Mi`, ...): Go keeps that format
 /// through arithmetic, so results print as `200Mi` rather than `209715200`.
 pub fn is_binary(s: &str) -> bool {
@@ -207,7 +221,37 @@ fn canonical_of(q: Parsed) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::canonical;
+    use super::{canonical, milli_value, value};
+
+    #[test]
+    fn milli_and_whole_values_round_up_as_go_does() {
+        for (input, milli) in [
+            ("250m", Some(250)),
+            ("123456789n", Some(124)),
+            ("1u", Some(1)),
+            ("0", Some(0)),
+            ("2", Some(2000)),
+            ("1.5", Some(1500)),
+            ("5e-3", Some(5)),
+            ("x", None),
+        ] {
+            assert_eq!(milli_value(input), milli, "{input}");
+        }
+        for (input, bytes) in [
+            ("51200Ki", Some(52_428_800)),
+            ("128Mi", Some(134_217_728)),
+            ("1Gi", Some(1_073_741_824)),
+            ("1k", Some(1000)),
+            ("2M", Some(2_000_000)),
+            ("1G", Some(1_000_000_000)),
+            ("1e3", Some(1000)),
+            ("12345", Some(12345)),
+            ("500m", Some(1)),
+            ("Mi", None),
+        ] {
+            assert_eq!(value(input), bytes, "{input}");
+        }
+    }
 
     #[test]
     fn canonical_forms() {

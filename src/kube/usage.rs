@@ -1,0 +1,38 @@
+//! `Effect::FetchUsage`: the PodMetrics of the namespace watched, read in pages. A cluster
+//! without `metrics.k8s.io` (the group missing, or its APIService unavailable) answers
+//! `NotServed`, never an error: the console then shows no usage columns.
+
+use kube::Client;
+
+use super::metrics;
+use crate::app::{msg::EffectResult, usage::Answer};
+
+/// Reads the usage; `check` first asks discovery whether the API is served.
+pub async fn fetch(
+    client: Client,
+    namespace: Option<String>,
+    id: u64,
+    check: bool,
+) -> EffectResult {
+    let answer = read(&client, namespace.as_deref(), check).await;
+    EffectResult::Usage { id, answer }
+}
+
+async fn read(client: &Client, namespace: Option<&str>, check: bool) -> Answer {
+    if check && !metrics::served(client).await {
+        return Answer::NotServed;
+    }
+    match metrics::pod_usage(client, namespace, None).await {
+        Ok(usage) => Answer::Read {
+            pods: usage.pods,
+            window_seconds: usage.window_seconds,
+        },
+        Err(err) if not_served(&err) => Answer::NotServed,
+        Err(err) => Answer::Failed(super::errors::text(&err)),
+    }
+}
+
+/// Whether an error means the API went away (rather than a read that failed).
+pub fn not_served(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(status) if status.code == 404 || status.code == 503)
+}
