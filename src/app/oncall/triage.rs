@@ -37,8 +37,22 @@ pub const READS: [Kind; 8] = [
 pub const ASKED_RESTART_SECONDS: i64 = 120;
 
 /// Whether the restart seen at `rose` was asked for: a ContainerRecreateRequest for the pod, or
-/// an in-place update of it, started at most [`ASKED_RESTART_SECONDS`] before.
+/// an in-place update of it, started at most [`ASKED_RESTART_SECONDS`] before, and every
+/// container's last run ended as a stop ends (exit 0, or 137/143 from SIGKILL/SIGTERM), not by
+/// failing on its own — the new image crashing right after an in-place update is a crash loop.
 fn restart_was_asked(p: &PodRow, rose: Timestamp, restarts: &[CrrRow]) -> bool {
+    let stopped = p.pod.status.container_statuses.iter().all(|c| {
+        c.last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .is_none_or(|t| {
+                t.reason.as_deref() != Some("OOMKilled")
+                    && matches!(t.exit_code, None | Some(0 | 137 | 143))
+            })
+    });
+    if !stopped {
+        return false;
+    }
     let explains = |started: Timestamp| {
         let d = rose.as_second() - started.as_second();
         (0..=ASKED_RESTART_SECONDS).contains(&d)

@@ -237,6 +237,24 @@ fn a_restart_someone_asked_for_is_not_a_crash_loop() {
         1
     );
     assert_eq!(run(&[crr(101)], &index).len(), 1);
+    // The container failed on its own (exit 1) after the ask: a crash, asked for or not.
+    let mut crashed = (*restarted).clone();
+    let mut slim = (*crashed.pod).clone();
+    let mut statuses = slim.status.container_statuses.to_vec();
+    statuses[0].last_state = Some(crate::api::pod::SlimContainerState {
+        terminated: Some(Box::new(crate::api::pod::SlimStateDetail {
+            reason: Some("Error".into()),
+            exit_code: Some(1),
+            ..Default::default()
+        })),
+        ..Default::default()
+    });
+    slim.status.container_statuses = statuses.into();
+    crashed.pod = Arc::new(slim);
+    let crashed = Arc::new(crashed);
+    let mut crash_index = PodIndex::build(std::slice::from_ref(&first));
+    crash_index.replace(Some(&first), Some(&crashed), at(100));
+    assert_eq!(run(&[crr(95)], &crash_index).len(), 1);
     // An in-place update that began just before: asked for too.
     let mut in_place = (*restarted).clone();
     let mut slim = (*in_place.pod).clone();
