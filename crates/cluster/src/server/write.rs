@@ -26,6 +26,10 @@ use super::{
     typed::typed_body,
 };
 
+mod bind;
+
+use bind::bind;
+
 pub use super::remove::{delete, delete_collection};
 
 fn reason_for(code: u16) -> &'static str {
@@ -418,43 +422,6 @@ pub fn create(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> 
     }
     let obj = typed_body(req, &t.res, None)?;
     create_object(shared, req, t, obj)
-}
-
-/// `POST pods/NAME/binding` (what a scheduler does): sets `spec.nodeName` once.
-fn bind(shared: &Shared, req: &Req, t: &Target) -> Result<Resp, ApiError> {
-    let body = body_json(req)?;
-    let node = body["target"]["name"]
-        .as_str()
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| ApiError::bad_request("a Binding needs target.name"))?
-        .to_string();
-    let name = t.name.clone().unwrap_or_default();
-    let old = shared.store.get(&t.res, t.ns(), &name)?;
-    let served = output_value(&t.res, &old);
-    let mut new = served.clone();
-    if let Some(bound) = new["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
-        return Err(ApiError::new(
-            409,
-            "Conflict",
-            format!(
-                "Operation cannot be fulfilled on pods/binding \"{name}\": pod {name} is already assigned to node \"{bound}\""
-            ),
-        ));
-    }
-    meta::set_path(&mut new, ".spec.nodeName", json!(node));
-    // Admitted as the real server admits it: an update of pods/binding (not of the pod's spec,
-    // which no client may change this way).
-    let binding = Target {
-        res: t.res.clone(),
-        namespace: t.namespace.clone(),
-        name: t.name.clone(),
-        sub: Some("binding".into()),
-    };
-    commit_update(shared, req, &binding, &served, new)?;
-    Ok(json_response(
-        201,
-        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
-    ))
 }
 
 /// A written object (None when dry-run) with its value (Null when written and not a scale) and

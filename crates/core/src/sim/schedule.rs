@@ -64,17 +64,20 @@ pub fn fits(pod: &PodSpec, node: &Node) -> Result<(), Unfit> {
 }
 
 /// Picks the node for `pod`: the feasible node holding the fewest pods (`load`), ties by name.
-/// `Err` carries the scheduler's message for a pod no node fits.
+/// `Err` carries the scheduler's message for a pod no node fits. The nodes are borrowed (any
+/// iterator of them): the simulator places each pod without copying every node.
 pub fn pick_node<'a>(
     pod: &Pod,
-    nodes: &'a [Node],
+    nodes: impl IntoIterator<Item = &'a Node>,
     load: &HashMap<String, usize>,
 ) -> Result<&'a str, String> {
     let default_spec = PodSpec::default();
     let spec = pod.spec.as_ref().unwrap_or(&default_spec);
     let mut reasons: BTreeMap<Unfit, usize> = BTreeMap::new();
     let mut best: Option<(usize, &str)> = None;
+    let mut count = 0;
     for node in nodes {
+        count += 1;
         let name = node.metadata.name.as_deref().unwrap_or_default();
         if node.metadata.deletion_timestamp.is_some() || name.is_empty() {
             continue;
@@ -102,8 +105,7 @@ pub fn pick_node<'a>(
         format!(" {}.", detail.join(", "))
     };
     Err(format!(
-        "0/{} nodes are available:{detail} preemption: not eligible.",
-        nodes.len()
+        "0/{count} nodes are available:{detail} preemption: not eligible."
     ))
 }
 

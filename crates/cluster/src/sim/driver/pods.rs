@@ -188,8 +188,9 @@ impl Sim {
             if !self.schedules() || !schedule::wants_scheduling(&pod) {
                 return None;
             }
-            let nodes: Vec<Node> = self.sim_nodes.values().cloned().collect();
-            return match schedule::pick_node(&pod, &nodes, &self.load) {
+            // The nodes by reference: cloning every node for every pod to place was a twentieth
+            // of the server's time while 100,000 pods were created.
+            return match schedule::pick_node(&pod, self.sim_nodes.values(), &self.load) {
                 Ok(node) => {
                     let node = node.to_owned();
                     self.place(key, Some(node.clone()));
