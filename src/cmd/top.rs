@@ -77,7 +77,10 @@ pub fn run(kube: &KubeArgs, args: TopArgs) -> Result<()> {
 async fn measure(kube: &KubeArgs, args: &TopArgs) -> Result<Report> {
     let session = Session::open(kube).await?;
     let client = session.client();
-    if !metrics::served(client).await {
+    let served = metrics::served(client)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", crate::kube::errors::text(&e)))?;
+    if !served {
         bail!(
             "Metrics API not available (this cluster does not serve {})",
             metrics::GROUP_VERSION

@@ -19,8 +19,12 @@ pub async fn fetch(
 }
 
 async fn read(client: &Client, namespace: Option<&str>, check: bool) -> Answer {
-    if check && !metrics::served(client).await {
-        return Answer::NotServed;
+    if check {
+        match metrics::served(client).await {
+            Ok(true) => {}
+            Ok(false) => return Answer::NotServed,
+            Err(err) => return Answer::Failed(super::errors::text(&err)),
+        }
     }
     match metrics::pod_usage(client, namespace, None).await {
         Ok(usage) => Answer::Read {

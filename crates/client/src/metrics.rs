@@ -25,15 +25,19 @@ pub fn served_in(list: &APIResourceList) -> bool {
         .any(|r| r.name == "pods" && r.verbs.iter().any(|v| v == "list"))
 }
 
-/// Whether the cluster serves PodMetrics. Any error (the group is missing: 404; its APIService
-/// is unavailable: 503) means not served: the callers then show no usage and no error.
-pub async fn served(client: &Client) -> bool {
+/// Whether the cluster serves PodMetrics. An error the server answers (the group is missing:
+/// 404; its APIService is unavailable: 503) means not served: the callers then show no usage
+/// and no error. A request that got no answer is the error itself (`top` says so).
+pub async fn served(client: &Client) -> Result<bool, kube::Error> {
     match client.list_api_group_resources(GROUP_VERSION).await {
-        Ok(list) => served_in(&list),
-        Err(err) => {
-            tracing::debug!(%err, "{GROUP_VERSION} not served");
-            false
+        Ok(list) => Ok(served_in(&list)),
+        // The server answered (404, 503 from an aggregated API that is down): not served.
+        Err(kube::Error::Api(status)) => {
+            tracing::debug!(code = status.code, "{GROUP_VERSION} not served");
+            Ok(false)
         }
+        // No answer at all: the server, not the metrics API, is the problem.
+        Err(err) => Err(err),
     }
 }
 
