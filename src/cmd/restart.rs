@@ -66,24 +66,11 @@ async fn pods(session: &Session, targets: &[RestartTarget]) -> Result<(Vec<Strin
                 w.kind.title,
             )
             .await?;
-            let uid = object
-                .pointer("/metadata/uid")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            // Its own pods (controller reference), not every pod its selector matches.
             let mut names: Vec<String> =
-                workload::pods_of(session.client(), &session.namespace, &object)
+                workload::owned_pods(session.client(), &session.namespace, &object)
                     .await?
                     .into_iter()
                     .filter(|p| p.metadata.deletion_timestamp.is_none())
-                    .filter(|p| {
-                        p.metadata
-                            .owner_references
-                            .iter()
-                            .flatten()
-                            .any(|o| o.controller == Some(true) && !uid.is_empty() && o.uid == uid)
-                    })
                     .filter_map(|p| p.metadata.name)
                     .collect();
             names.sort();

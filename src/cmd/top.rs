@@ -91,11 +91,6 @@ async fn measure(kube: &KubeArgs, args: &TopArgs) -> Result<Report> {
             let ns = session.namespace.clone();
             let resource = workload::resource_for(client, workload_kind(w)).await?;
             let object = workload::get(client, &resource, &ns, &w.name, w.kind.title).await?;
-            let uid = object
-                .pointer("/metadata/uid")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
             let selector: LabelSelector = object
                 .pointer("/spec/selector")
                 .filter(|v| !v.is_null())
@@ -104,17 +99,7 @@ async fn measure(kube: &KubeArgs, args: &TopArgs) -> Result<Report> {
                 .context("cannot read the workload's selector")?
                 .unwrap_or_default();
             let selector = workload::pod_selector(&selector)?.to_string();
-            let pods: Vec<Pod> = workload::pods_of(client, &ns, &object)
-                .await?
-                .into_iter()
-                .filter(|p| {
-                    p.metadata
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .any(|o| o.controller == Some(true) && !uid.is_empty() && o.uid == uid)
-                })
-                .collect();
+            let pods = workload::owned_pods(client, &ns, &object).await?;
             let what = format!("{} {ns}/{}", w.kind.title, w.name);
             (what, Some(ns), Some(selector), pods)
         }

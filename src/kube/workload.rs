@@ -95,6 +95,26 @@ pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Resu
         .map(|l| l.items)
 }
 
+/// The workload's own pods: those its selector matches that name it as their controller (not
+/// every pod the selector happens to match).
+pub async fn owned_pods(client: &Client, namespace: &str, workload: &Value) -> Result<Vec<Pod>> {
+    let uid = workload
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Ok(pods_of(client, namespace, workload)
+        .await?
+        .into_iter()
+        .filter(|p| {
+            p.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.controller == Some(true) && !uid.is_empty() && o.uid == uid)
+        })
+        .collect())
+}
+
 /// The cluster's nodes.
 pub async fn nodes(client: &Client) -> Result<Vec<Node>> {
     Api::<Node>::all(client.clone())
