@@ -9,10 +9,8 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use jiff::Timestamp;
 use k8s_openapi::api::{
     apps::v1::ControllerRevision,
-    authentication::v1::SelfSubjectReview,
     authorization::v1::{ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec},
 };
 use kube::{
@@ -26,9 +24,10 @@ use serde_json::Value;
 use crate::{
     actions::{self, Action, ActionError, ObjectState, Prepared, Recheck, RevisionInfo, Target},
     api::kinds::KindInfo,
-    journal::{Entry, Journal, Outcome},
+    journal::{Journal, Outcome},
 };
 
+mod journal;
 mod merge;
 
 pub use merge::{APPROVE_SETTLE, APPROVE_TRIES};
@@ -570,47 +569,6 @@ impl Actor {
                 ActError::Forbidden(m) if !m.contains("you may not") => ActError::Rejected(m),
                 other => other,
             }),
-        }
-    }
-
-    /// The username the server authenticates this client as (`kubectl auth whoami`), asked once;
-    /// `None` when the server does not say (before 1.28, or forbidden).
-    async fn user(&self) -> Option<String> {
-        self.user
-            .get_or_init(|| async {
-                let api: Api<SelfSubjectReview> = Api::all(self.client.clone());
-                match api
-                    .create(&PostParams::default(), &SelfSubjectReview::default())
-                    .await
-                {
-                    Ok(review) => review.status.and_then(|s| s.user_info?.username),
-                    Err(err) => {
-                        tracing::info!("the server does not say who we are: {err}");
-                        None
-                    }
-                }
-            })
-            .await
-            .clone()
-    }
-
-    async fn journal(&self, prepared: &Prepared, result: Outcome) {
-        let Some(journal) = &self.journal else {
-            return;
-        };
-        let entry = Entry {
-            time: Timestamp::now(),
-            context: self.context.clone(),
-            user: self.user().await,
-            cluster: self.cluster.clone(),
-            target: prepared.target.clone(),
-            action: prepared.action.clone(),
-            request: prepared.request.clone(),
-            inverse: prepared.inverse.clone().filter(|_| result.ok),
-            result,
-        };
-        if let Err(err) = journal.append(&entry) {
-            tracing::warn!("cannot journal an action: {err:#}");
         }
     }
 }
