@@ -209,6 +209,17 @@ async fn triage_all_contexts_lists_both_clusters_and_the_dead_one_and_pages() {
         "{text:?}"
     );
 
+    // Other subcommands on the dead context say the server cannot be reached (not, for `top`,
+    // that the metrics API is missing), exit 1.
+    let top = cli.run(&["top", "cs/web", "--context", "dead"]).await;
+    assert_eq!(top.code, 1, "{top:?}");
+    assert!(
+        top.stderr
+            .contains("cannot reach the server: connection refused")
+            && !top.stderr.contains("Metrics API"),
+        "{top:?}"
+    );
+
     // Fixed on both clusters: nothing unhealthy, exit 0.
     a_kubectl
         .ok(&["delete", "cloneset", "web", "--wait=true"])
