@@ -46,6 +46,13 @@ use crate::sim::shell::{self, Event, Session};
 /// The subprotocols served, preferred first.
 const PROTOCOLS: [&str; 2] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
 
+/// How long after the upgrade the first frame goes out. A container runtime takes at least
+/// this long to start a process; kubectl registers its stream readers only after the upgrade,
+/// and a frame for a stream it has not registered yet is dropped (client-go's
+/// `readDemuxLoop`: "Unknown stream id, discarding message"). Sending at once lost a command's
+/// stderr — or its exit Status — when kubectl was slow to get there (seen under load).
+const START_LATENCY: std::time::Duration = std::time::Duration::from_millis(100);
+
 const STDIN: u8 = 0;
 const STDOUT: u8 = 1;
 const STDERR: u8 = 2;
@@ -299,6 +306,7 @@ async fn finish(sink: &mut Sink, status: &Value) {
 impl Stream {
     async fn run(self, ws: Ws) {
         let (mut sink, mut incoming) = ws.split();
+        tokio::time::sleep(START_LATENCY).await;
         let Some(status) = running(&self.pod, &self.container) else {
             let msg = format!(
                 "unable to upgrade connection: container not found ({:?})",
