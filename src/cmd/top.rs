@@ -10,7 +10,7 @@ mod render;
 use std::collections::HashMap;
 
 use anyhow::{Context as _, Result, bail};
-use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::LabelSelector};
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 
 use super::{Session, block_on, emit, workload_kind};
@@ -91,14 +91,7 @@ async fn measure(kube: &KubeArgs, args: &TopArgs) -> Result<Report> {
             let ns = session.namespace.clone();
             let resource = workload::resource_for(client, workload_kind(w)).await?;
             let object = workload::get(client, &resource, &ns, &w.name, w.kind.title).await?;
-            let selector: LabelSelector = object
-                .pointer("/spec/selector")
-                .filter(|v| !v.is_null())
-                .map(|v| serde_json::from_value(v.clone()))
-                .transpose()
-                .context("cannot read the workload's selector")?
-                .unwrap_or_default();
-            let selector = workload::pod_selector(&selector)?.to_string();
+            let selector = workload::selector_of(&ns, &object)?.to_string();
             let pods = workload::owned_pods(client, &ns, &object).await?;
             let what = format!("{} {ns}/{}", w.kind.title, w.name);
             (what, Some(ns), Some(selector), pods)

@@ -74,8 +74,8 @@ pub fn pod_selector(selector: &LabelSelector) -> Result<Selector> {
         .map_err(|e| anyhow!("the workload's pod selector is not valid: {}", e.0))
 }
 
-/// The pods matching the workload's `spec.selector` (owned or not: the mapping filters).
-pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Result<Vec<Pod>> {
+/// The workload's `spec.selector` (read from the object) as a label [`Selector`].
+pub fn selector_of(namespace: &str, workload: &Value) -> Result<Selector> {
     let name = workload
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -87,8 +87,17 @@ pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Resu
         .transpose()
         .with_context(|| format!("cannot read the selector of {namespace}/{name}"))?
         .unwrap_or_default();
+    pod_selector(&selector)
+}
+
+/// The pods matching the workload's `spec.selector` (owned or not: the mapping filters).
+pub async fn pods_of(client: &Client, namespace: &str, workload: &Value) -> Result<Vec<Pod>> {
+    let name = workload
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     Api::<Pod>::namespaced(client.clone(), namespace)
-        .list(&ListParams::default().labels_from(&pod_selector(&selector)?))
+        .list(&ListParams::default().labels_from(&selector_of(namespace, workload)?))
         .await
         .plain()
         .with_context(|| format!("cannot list the pods of {namespace}/{name}"))
