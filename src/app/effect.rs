@@ -71,9 +71,14 @@ pub enum Effect {
     /// Suspend the console and run `kubectl exec -it` in a container (the runtime runs it, not
     /// the executor); answered by `Msg::Shell`.
     Shell(ShellRequest),
-    /// Read the PodMetrics of the namespace watched (`check`: first ask discovery whether
-    /// `metrics.k8s.io` is served); answered by `EffectResult::Usage` with this id.
-    FetchUsage { id: u64, check: bool },
+    /// Read the PodMetrics of the namespace watched, or only of `namespaces` when set (a big
+    /// cluster: the namespaces of the rows on screen); `check`: first ask discovery whether
+    /// `metrics.k8s.io` is served. Answered by `EffectResult::Usage` with this id.
+    FetchUsage {
+        id: u64,
+        check: bool,
+        namespaces: Option<Vec<String>>,
+    },
     /// Leave the console.
     Quit,
 }

@@ -241,9 +241,13 @@ impl Executor {
                 }
             }
             Effect::List(what) => self.answer(list(client, namespace, what)),
-            Effect::FetchUsage { id, check } => {
-                self.answer(super::usage::fetch(client, namespace, id, check))
-            }
+            Effect::FetchUsage {
+                id,
+                check,
+                namespaces,
+            } => self.answer(super::usage::fetch(
+                client, namespace, namespaces, id, check,
+            )),
             Effect::ReadJournal => self.answer(act::read_journal(self.journal.clone())),
             Effect::ExportReport { since, until } => {
                 let args = self.args.clone();

@@ -1,4 +1,5 @@
-//! `Effect::FetchUsage`: the PodMetrics of the namespace watched, read in pages. A cluster
+//! `Effect::FetchUsage`: the PodMetrics of the namespace watched (or of the namespaces the app
+//! names, one after another), read in pages. A cluster
 //! without `metrics.k8s.io` (the group missing, or its APIService unavailable) answers
 //! `NotServed`, never an error: the console then shows no usage columns.
 
@@ -11,11 +12,40 @@ use crate::app::{msg::EffectResult, usage::Answer};
 pub async fn fetch(
     client: Client,
     namespace: Option<String>,
+    namespaces: Option<Vec<String>>,
     id: u64,
     check: bool,
 ) -> EffectResult {
-    let answer = read(&client, namespace.as_deref(), check).await;
+    let answer = match namespaces {
+        Some(namespaces) => read_each(&client, &namespaces, check).await,
+        None => read(&client, namespace.as_deref(), check).await,
+    };
     EffectResult::Usage { id, answer }
+}
+
+/// The PodMetrics of each namespace in turn, answered together.
+async fn read_each(client: &Client, namespaces: &[String], check: bool) -> Answer {
+    let mut all = Vec::new();
+    let mut window: Option<f64> = None;
+    for (i, ns) in namespaces.iter().enumerate() {
+        match read(client, Some(ns), check && i == 0).await {
+            Answer::Read {
+                pods,
+                window_seconds,
+            } => {
+                all.extend(pods);
+                window = match (window, window_seconds) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            other => return other,
+        }
+    }
+    Answer::Read {
+        pods: all,
+        window_seconds: window,
+    }
 }
 
 async fn read(client: &Client, namespace: Option<&str>, check: bool) -> Answer {

@@ -36,7 +36,8 @@ spec:
 "#;
 
 async fn console_read(tb: &Testbed) -> Answer {
-    match kruise_tui::kube::usage::fetch(tb.client.clone(), Some(tb.ns().to_owned()), 7, true).await
+    match kruise_tui::kube::usage::fetch(tb.client.clone(), Some(tb.ns().to_owned()), None, 7, true)
+        .await
     {
         EffectResult::Usage { id: 7, answer } => answer,
         other => panic!("not a usage answer: {other:?}"),

@@ -271,3 +271,89 @@ fn top_prints_a_table_with_the_total() {
     ));
     assert!(TopTarget::parse("deploy/web").is_err());
 }
+
+fn scopes(effects: &[Effect]) -> Vec<Option<Vec<String>>> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::FetchUsage { namespaces, .. } => Some(namespaces.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// At scale (all namespaces watched, more than `SCOPE_ABOVE_PODS` pods) a read asks only for
+/// the namespaces of the rows on screen; scrolling onto another namespace asks for it at once,
+/// and its figures show.
+#[test]
+fn a_big_cluster_reads_the_usage_of_the_namespaces_on_screen() {
+    use kruise_tui::app::usage::SCOPE_ABOVE_PODS;
+    let mut h = with_resources(None, (160, 24));
+    assert_eq!(scopes(&[]), Vec::<Option<Vec<String>>>::new());
+    answer(&mut h, read());
+    let template = fixture::<SlimPod>("pods.yaml")
+        .into_iter()
+        .next()
+        .expect("a fixture pod");
+    let per_ns = 100;
+    let namespaces = SCOPE_ABOVE_PODS / per_ns + 5;
+    for ns in 0..namespaces {
+        for i in 0..per_ns {
+            let mut p = template.clone();
+            p.metadata.name = Some(format!("bulk-{i:03}").into());
+            p.metadata.namespace = Some(format!("scale-{ns:02}").into());
+            use harness::Fill;
+            h.writers.pods.fill(p);
+        }
+    }
+    h.feed(Msg::StoreChanged(Kind::Pod));
+    h.command("pods");
+    // Due on the interval: only the namespaces on screen (the fixtures' and the first bulk one).
+    let first = scopes(&tick(&mut h, 15));
+    assert_eq!(first.len(), 1, "{first:?}");
+    let on_screen = first[0].clone().expect("a scoped read");
+    let screen = h.screen();
+    assert!(
+        !on_screen.is_empty() && on_screen.len() <= 8,
+        "{on_screen:?}"
+    );
+    for ns in &on_screen {
+        assert!(screen.contains(ns.as_str()), "{ns} is on screen:\n{screen}");
+    }
+    assert!(
+        !on_screen.iter().any(|ns| ns == "scale-20"),
+        "{on_screen:?}"
+    );
+    answer(&mut h, read());
+    // Nothing more until the interval while the screen stays where it is.
+    assert_eq!(scopes(&tick(&mut h, 16)), Vec::<Option<Vec<String>>>::new());
+    // The last page: another namespace on screen is read at once, before the interval.
+    let effects = h.press(&["G"]);
+    let last = format!("scale-{:02}", namespaces - 1);
+    assert_eq!(scopes(&effects), vec![Some(vec![last.clone()])]);
+    answer(
+        &mut h,
+        Answer::Read {
+            pods: vec![pod(&last, &format!("bulk-{:03}", per_ns - 1), 321, 77)],
+            window_seconds: Some(15.0),
+        },
+    );
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&last) && l.contains(&format!("bulk-{:03}", per_ns - 1)))
+        .unwrap_or_default();
+    assert!(
+        row.contains("321m") && row.contains("77Mi"),
+        "{row}\n{screen}"
+    );
+}
+
+/// A small cluster (or one namespace watched) reads everything watched, as before.
+#[test]
+fn a_small_cluster_reads_all_its_usage_at_once() {
+    let mut h = with_resources(None, (160, 24));
+    answer(&mut h, read());
+    h.command("pods");
+    assert_eq!(scopes(&tick(&mut h, 15)), vec![None]);
+}
