@@ -150,11 +150,18 @@ pub fn scope(app: &App) -> Option<Vec<String>> {
     Some(namespaces.into_iter().map(str::to_owned).collect())
 }
 
-/// The read the console is due for: none while one is out or no usage view is on top; else one
+/// The read the console is due for: none while one is out, no usage view is on top, or the pods
+/// are still loading; else one
 /// when the last answer is older than its interval (or there is none), or at once when the rows
 /// on screen moved to namespaces the last read did not cover.
 pub fn due(app: &mut App) -> Vec<Effect> {
-    if app.usage.in_flight.is_some() || !shows_usage(app.top()) {
+    // Not before the pods have loaded: their rows give the figures their requests, limits and
+    // workloads, and on a big cluster they say which namespaces are on screen (a read before
+    // them would read every pod's figures to attribute none).
+    if app.usage.in_flight.is_some()
+        || !shows_usage(app.top())
+        || !app.ready.contains(&super::Kind::Pod)
+    {
         return Vec::new();
     }
     let wait = match app.usage.served {

@@ -357,3 +357,24 @@ fn a_small_cluster_reads_all_its_usage_at_once() {
     h.command("pods");
     assert_eq!(scopes(&tick(&mut h, 15)), vec![None]);
 }
+
+/// No read while the pods load: their rows attribute the figures (requests, limits, workloads)
+/// and say which namespaces are on screen. The first read goes out when they are in.
+#[test]
+fn the_first_read_waits_for_the_pods() {
+    let (stores, writers) = harness::fixture_stores();
+    let mut h = Harness::bare(
+        stores,
+        writers,
+        kruise_tui::config::LoadedConfig::default(),
+        (160, 24),
+    );
+    let mut effects = h.feed(Msg::Discovered(harness::discovery(None)));
+    for kind in [Kind::CloneSet, Kind::StatefulSet, Kind::DaemonSet] {
+        effects.extend(h.feed(Msg::StoreReady(kind)));
+    }
+    effects.extend(tick(&mut h, 30));
+    assert_eq!(fetches(&effects), Vec::<bool>::new());
+    assert!(h.app.usage().in_flight.is_none());
+    assert_eq!(fetches(&h.feed(Msg::StoreReady(Kind::Pod))), vec![true]);
+}
