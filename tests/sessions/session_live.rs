@@ -51,6 +51,66 @@ async fn partition_of(kubectl: &Kubectl, name: &str) -> String {
         .await
 }
 
+/// The pods of CloneSet `name` on its update revision, as the server holds them, once its
+/// controller has seen its latest spec (`status.observedGeneration == metadata.generation`);
+/// None while it has not.
+async fn server_updated(kubectl: &Kubectl, name: &str) -> Option<BTreeSet<String>> {
+    let cs = kubectl
+        .jsonpath(
+            &["cloneset", name],
+            "{.metadata.generation} {.status.observedGeneration} {.status.updateRevision}",
+        )
+        .await;
+    let mut it = cs.split_whitespace();
+    let (generation, observed, revision) = (it.next()?, it.next()?, it.next()?);
+    if generation != observed {
+        return None;
+    }
+    let label = format!("app={name}");
+    let pods = kubectl
+        .jsonpath(
+            &["pods", "-l", &label],
+            r#"{range .items[*]}{.metadata.name} {.metadata.labels.controller-revision-hash}{"\n"}{end}"#,
+        )
+        .await;
+    Some(
+        pods.lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(_, rev)| kruise_tui::app::rows::same_revision(rev, revision))
+            .map(|(pod, _)| pod.to_owned())
+            .collect(),
+    )
+}
+
+/// Waits until the rollout view settled at `partition` and agrees with the server, after the
+/// controller has seen the latest spec. A view that settles before the controller acted on a
+/// change (or before the console heard of what it did) is answered by a move that no
+/// prediction made from it foresaw: someone else's partition, lowered and put back while a
+/// dialog was open, can update a pod and roll it back meanwhile.
+async fn settle_at(live: &mut Live, kubectl: &Kubectl, what: &str, partition: i32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        live.until(what, 90, |app| {
+            rollout(app)
+                .and_then(|v| v.summary.as_ref())
+                .is_some_and(|s| s.partition_pods == partition)
+                && settled(app)
+        })
+        .await;
+        if let Some(server) = server_updated(kubectl, "web").await
+            && server == updated(&live.app)
+            && settled(&live.app)
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the view never agreed with the server"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
     if testbed::skip_on_existing_cluster(REQUEST_LOG) {
@@ -152,25 +212,13 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                     &format!(r#"{{"spec":{{"updateStrategy":{{"partition":{current}}}}}}}"#),
                 ])
                 .await;
-            live.until("the partition back", 30, |app| {
-                rollout(app)
-                    .and_then(|v| v.summary.as_ref())
-                    .is_some_and(|s| s.partition_pods == current)
-                    && settled(app)
-            })
-            .await;
+            settle_at(&mut live, &kubectl, "the partition back", current).await;
             continue;
         }
         let status = live.confirm().await;
         assert!(status.contains(": sent: "), "{status}");
         partitions.push(next.partition);
-        live.until("the step to settle", 90, |app| {
-            rollout(app)
-                .and_then(|v| v.summary.as_ref())
-                .is_some_and(|s| s.partition_pods == next.partition)
-                && settled(app)
-        })
-        .await;
+        settle_at(&mut live, &kubectl, "the step to settle", next.partition).await;
         let moved: BTreeSet<String> = updated(&live.app).difference(&before).cloned().collect();
         assert_eq!(
             moved, predicted,
@@ -218,13 +266,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
             assert_eq!(back.len(), 1, "one step back: one pod");
             let status = live.confirm().await;
             assert!(status.contains("sent: partition 3 → 4"), "{status}");
-            live.until("the step back to settle", 90, |app| {
-                rollout(app)
-                    .and_then(|v| v.summary.as_ref())
-                    .is_some_and(|s| s.partition_pods == 4)
-                    && settled(app)
-            })
-            .await;
+            settle_at(&mut live, &kubectl, "the step back to settle", 4).await;
             let moved_back: BTreeSet<String> =
                 before.difference(&updated(&live.app)).cloned().collect();
             assert_eq!(moved_back, back, "the pod predicted to roll back did");
