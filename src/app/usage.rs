@@ -151,9 +151,8 @@ pub fn scope(app: &App) -> Option<Vec<String>> {
 }
 
 /// The read the console is due for: none while one is out, no usage view is on top, or the pods
-/// are still loading; else one
-/// when the last answer is older than its interval (or there is none), or at once when the rows
-/// on screen moved to namespaces the last read did not cover.
+/// are still loading; else one when the last answer is older than its interval (or there is
+/// none), or at once when the rows on screen moved to namespaces the last read did not cover.
 pub fn due(app: &mut App) -> Vec<Effect> {
     // Not before the pods have loaded: their rows give the figures their requests, limits and
     // workloads, and on a big cluster they say which namespaces are on screen (a read before

@@ -34,10 +34,7 @@ async fn read_each(client: &Client, namespaces: &[String], check: bool) -> Answe
                 window_seconds,
             } => {
                 all.extend(pods);
-                window = match (window, window_seconds) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
+                window = metrics::longest_window(window, window_seconds);
             }
             other => return other,
         }

@@ -82,12 +82,12 @@ async fn server_updated(kubectl: &Kubectl, name: &str) -> Option<BTreeSet<String
     )
 }
 
-/// Waits until the rollout view settled at `partition` and agrees with the server, after the
-/// controller has seen the latest spec. A view that settles before the controller acted on a
+/// Waits until the rollout view of CloneSet `name` settled at `partition` and agrees with the
+/// server, after the controller has seen the latest spec. A view that settles before the controller acted on a
 /// change (or before the console heard of what it did) is answered by a move that no
 /// prediction made from it foresaw: someone else's partition, lowered and put back while a
 /// dialog was open, can update a pod and roll it back meanwhile.
-async fn settle_at(live: &mut Live, kubectl: &Kubectl, what: &str, partition: i32) {
+async fn settle_at(live: &mut Live, kubectl: &Kubectl, name: &str, what: &str, partition: i32) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
     loop {
         live.until(what, 90, |app| {
@@ -97,7 +97,7 @@ async fn settle_at(live: &mut Live, kubectl: &Kubectl, what: &str, partition: i3
                 && settled(app)
         })
         .await;
-        if let Some(server) = server_updated(kubectl, "web").await
+        if let Some(server) = server_updated(kubectl, name).await
             && server == updated(&live.app)
             && settled(&live.app)
         {
@@ -212,13 +212,20 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
                     &format!(r#"{{"spec":{{"updateStrategy":{{"partition":{current}}}}}}}"#),
                 ])
                 .await;
-            settle_at(&mut live, &kubectl, "the partition back", current).await;
+            settle_at(&mut live, &kubectl, "web", "the partition back", current).await;
             continue;
         }
         let status = live.confirm().await;
         assert!(status.contains(": sent: "), "{status}");
         partitions.push(next.partition);
-        settle_at(&mut live, &kubectl, "the step to settle", next.partition).await;
+        settle_at(
+            &mut live,
+            &kubectl,
+            "web",
+            "the step to settle",
+            next.partition,
+        )
+        .await;
         let moved: BTreeSet<String> = updated(&live.app).difference(&before).cloned().collect();
         assert_eq!(
             moved, predicted,
@@ -266,7 +273,7 @@ async fn a_cloneset_rollout_walked_to_100_percent_step_by_step() {
             assert_eq!(back.len(), 1, "one step back: one pod");
             let status = live.confirm().await;
             assert!(status.contains("sent: partition 3 → 4"), "{status}");
-            settle_at(&mut live, &kubectl, "the step back to settle", 4).await;
+            settle_at(&mut live, &kubectl, "web", "the step back to settle", 4).await;
             let moved_back: BTreeSet<String> =
                 before.difference(&updated(&live.app)).cloned().collect();
             assert_eq!(moved_back, back, "the pod predicted to roll back did");

@@ -53,6 +53,15 @@ pub struct Usage {
     pub pages: u32,
 }
 
+/// The longer of two collection windows, either of which may be unknown: what reads put
+/// together (pages, namespaces) are paced by.
+pub fn longest_window(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Lists the PodMetrics of `namespace` (None: all namespaces), optionally only the pods
 /// `selector` selects, [`PAGE_SIZE`] at a time.
 pub async fn pod_usage(
@@ -80,10 +89,7 @@ pub async fn pod_usage(
         let page = parse_page(&text).map_err(kube::Error::SerdeError)?;
         usage.pages += 1;
         usage.pods.extend(page.pods);
-        usage.window_seconds = match (usage.window_seconds, page.window_seconds) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        usage.window_seconds = longest_window(usage.window_seconds, page.window_seconds);
         match page.continue_token {
             Some(next) if !next.is_empty() => token = Some(next),
             _ => return Ok(usage),
